@@ -1,0 +1,178 @@
+#include "results.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FS_WEEK_S (7 * 86400.0)
+
+int fs_results_create(const fs_scenario *s, size_t n_policies, uint32_t n_reps, fs_results **out)
+{
+    fs_results *r = calloc(1, sizeof *r);
+    if (!r)
+        return ENOMEM;
+    r->scenario = s;
+    r->loads = calloc(s->n_services ? s->n_services : 1, sizeof *r->loads);
+    r->policies = calloc(n_policies, sizeof *r->policies);
+    if (!r->loads || !r->policies)
+        goto err;
+    r->n_policies = n_policies;
+    for (size_t p = 0; p < n_policies; p++) {
+        r->policies[p].reps = calloc(n_reps, sizeof *r->policies[p].reps);
+        if (!r->policies[p].reps)
+            goto err;
+        r->policies[p].n_reps = n_reps;
+    }
+    *out = r;
+    return 0;
+err:
+    fs_results_destroy(r);
+    return ENOMEM;
+}
+
+void fs_results_destroy(fs_results *r)
+{
+    if (!r)
+        return;
+    for (size_t p = 0; r->policies && p < r->n_policies; p++) {
+        fs_policy_result *pol = &r->policies[p];
+        for (uint32_t k = 0; pol->reps && k < pol->n_reps; k++)
+            fs_rep_result_fini(&pol->reps[k], r->scenario);
+        free(pol->reps);
+        free(pol->name);
+    }
+    free(r->policies);
+    free(r->loads);
+    free(r);
+}
+
+int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replication)
+{
+    *rep = (fs_rep_result){.replication = replication};
+    rep->services = calloc(s->n_services ? s->n_services : 1, sizeof *rep->services);
+    rep->pools = calloc(s->n_pools ? s->n_pools : 1, sizeof *rep->pools);
+    if (!rep->services || !rep->pools)
+        goto err;
+    for (size_t i = 0; i < s->n_services; i++)
+        if (fs_hist_init(&rep->services[i].latency) != 0)
+            goto err;
+    return 0;
+err:
+    fs_rep_result_fini(rep, s);
+    return ENOMEM;
+}
+
+void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
+{
+    if (rep->services) {
+        for (size_t i = 0; i < s->n_services; i++) {
+            fs_hist_fini(&rep->services[i].latency);
+            free(rep->services[i].windows);
+        }
+    }
+    if (rep->pools)
+        for (size_t i = 0; i < s->n_pools; i++)
+            free(rep->pools[i].windows);
+    free(rep->services);
+    free(rep->pools);
+    rep->services = NULL;
+    rep->pools = NULL;
+}
+
+double fs_results_measured_s(const fs_results *r)
+{
+    return r->scenario->horizon_s - r->scenario->warmup_s;
+}
+
+/* Field accessors keep the summary code one line per figure instead of one
+ * loop per figure. */
+typedef double (*fs__service_field)(const fs_service_rep *s, double measured_s);
+
+#define FS__NS_TO_MS 1e-6
+static double f_requests(const fs_service_rep *s, double m) { (void)m; return (double)s->requests; }
+static double f_completed(const fs_service_rep *s, double m) { (void)m; return (double)s->completed; }
+static double f_dropped(const fs_service_rep *s, double m) { (void)m; return (double)s->dropped; }
+static double f_in_start(const fs_service_rep *s, double m) { (void)m; return (double)s->in_flight_start; }
+static double f_in_end(const fs_service_rep *s, double m) { (void)m; return (double)s->in_flight_end; }
+static double f_mean(const fs_service_rep *s, double m) { (void)m; return fs_hist_mean(&s->latency) * FS__NS_TO_MS; }
+static double f_p50(const fs_service_rep *s, double m) { (void)m; return fs_hist_quantile(&s->latency, 0.50) * FS__NS_TO_MS; }
+static double f_p95(const fs_service_rep *s, double m) { (void)m; return fs_hist_quantile(&s->latency, 0.95) * FS__NS_TO_MS; }
+static double f_p99(const fs_service_rep *s, double m) { (void)m; return fs_hist_quantile(&s->latency, 0.99) * FS__NS_TO_MS; }
+static double f_p999(const fs_service_rep *s, double m) { (void)m; return fs_hist_quantile(&s->latency, 0.999) * FS__NS_TO_MS; }
+static double f_wait(const fs_service_rep *s, double m) { (void)m; return s->started ? s->wait_sum_s / (double)s->started * 1e3 : 0; }
+static double f_pwait(const fs_service_rep *s, double m) { (void)m; return s->started ? (double)s->waited / (double)s->started : 0; }
+static double f_in_system(const fs_service_rep *s, double m) { (void)m; return s->mean_in_system; }
+static double f_tput(const fs_service_rep *s, double m) { return m > 0 ? (double)s->completed / m : 0; }
+static double f_breach(const fs_service_rep *s, double m) { (void)m; return (double)s->slo_breach_windows; }
+static double f_breach_week(const fs_service_rep *s, double m) { return m > 0 ? (double)s->slo_breach_windows * FS_WEEK_S / m : 0; }
+static double f_growth(const fs_service_rep *s, double m) { (void)m; return s->queue_growth_per_h; }
+
+static fs_summary fs__summarize(const fs_policy_result *pol, size_t service, double measured_s,
+                                fs__service_field field, double *scratch)
+{
+    for (uint32_t k = 0; k < pol->n_reps; k++)
+        scratch[k] = field(&pol->reps[k].services[service], measured_s);
+    return fs_summary_of(scratch, 1, pol->n_reps);
+}
+
+int fs_results_service_summary(const fs_results *r, size_t policy, size_t service,
+                               fs_service_summary *out)
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    double measured = fs_results_measured_s(r);
+    double *x = malloc(pol->n_reps * sizeof *x);
+    fs_hist merged;
+    if (!x || fs_hist_init(&merged) != 0) {
+        free(x);
+        return ENOMEM;
+    }
+    *out = (fs_service_summary){0};
+    out->requests = fs__summarize(pol, service, measured, f_requests, x);
+    out->completed = fs__summarize(pol, service, measured, f_completed, x);
+    out->dropped = fs__summarize(pol, service, measured, f_dropped, x);
+    out->in_flight_start = fs__summarize(pol, service, measured, f_in_start, x);
+    out->in_flight_end = fs__summarize(pol, service, measured, f_in_end, x);
+    out->mean_ms = fs__summarize(pol, service, measured, f_mean, x);
+    out->p50_ms = fs__summarize(pol, service, measured, f_p50, x);
+    out->p95_ms = fs__summarize(pol, service, measured, f_p95, x);
+    out->p99_ms = fs__summarize(pol, service, measured, f_p99, x);
+    out->p999_ms = fs__summarize(pol, service, measured, f_p999, x);
+    out->wait_mean_ms = fs__summarize(pol, service, measured, f_wait, x);
+    out->wait_probability = fs__summarize(pol, service, measured, f_pwait, x);
+    out->mean_in_system = fs__summarize(pol, service, measured, f_in_system, x);
+    out->throughput_rps = fs__summarize(pol, service, measured, f_tput, x);
+    out->slo_breach_windows = fs__summarize(pol, service, measured, f_breach, x);
+    out->slo_breach_windows_per_week = fs__summarize(pol, service, measured, f_breach_week, x);
+    out->queue_growth_per_h = fs__summarize(pol, service, measured, f_growth, x);
+    out->slo_windows = pol->reps[0].services[service].slo_windows;
+    out->queue_unbounded = r->loads[service].offered_load >= 1.0;
+
+    for (uint32_t k = 0; k < pol->n_reps; k++)
+        fs_hist_merge(&merged, &pol->reps[k].services[service].latency);
+    out->merged_mean_ms = fs_hist_mean(&merged) * FS__NS_TO_MS;
+    out->merged_p50_ms = fs_hist_quantile(&merged, 0.50) * FS__NS_TO_MS;
+    out->merged_p95_ms = fs_hist_quantile(&merged, 0.95) * FS__NS_TO_MS;
+    out->merged_p99_ms = fs_hist_quantile(&merged, 0.99) * FS__NS_TO_MS;
+    out->merged_p999_ms = fs_hist_quantile(&merged, 0.999) * FS__NS_TO_MS;
+    out->merged_max_ms = merged.total ? (double)merged.max_ns * FS__NS_TO_MS : 0;
+    fs_hist_fini(&merged);
+    free(x);
+    return 0;
+}
+
+void fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out)
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    double gpu[pol->n_reps], busy[pol->n_reps], idle[pol->n_reps], util[pol->n_reps];
+    for (uint32_t k = 0; k < pol->n_reps; k++) {
+        const fs_pool_rep *p = &pol->reps[k].pools[pool];
+        gpu[k] = p->gpu_s / 3600.0;
+        busy[k] = p->busy_gpu_s / 3600.0;
+        idle[k] = p->idle_gpu_s / 3600.0;
+        util[k] = p->gpu_s > 0 ? p->busy_gpu_s / p->gpu_s : 0;
+    }
+    out->gpu_hours = fs_summary_of(gpu, 1, pol->n_reps);
+    out->busy_gpu_hours = fs_summary_of(busy, 1, pol->n_reps);
+    out->idle_gpu_hours = fs_summary_of(idle, 1, pol->n_reps);
+    out->utilization = fs_summary_of(util, 1, pol->n_reps);
+}

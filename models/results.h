@@ -1,0 +1,137 @@
+/*
+ * results — what a run produced, per replication, and its summary.
+ *
+ * A run of a scenario produces, for each policy (one, "default", until
+ * policies arrive) and each replication, the figures of every service and
+ * pool: counters, a latency histogram, stability measures and the per-window
+ * time series.  fs_results_summarize combines replications: histograms merge
+ * exactly, every other figure gets its mean and 95% confidence interval
+ * across replications.  reports/ reads these structures and never runs a
+ * simulation.
+ *
+ * Ownership: fs_results owns every array and histogram in it and borrows the
+ * scenario (which must outlive it).  fs_results_destroy frees everything.
+ */
+#ifndef FS_RESULTS_H
+#define FS_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "scenario.h"
+#include "summary.h"
+
+#define FS_RESULTS_SCHEMA "fleetsim-results/1"
+
+/* One time-series window of one service. */
+typedef struct fs_service_window {
+    double start_s, end_s;
+    uint64_t arrivals, completed, dropped;
+    double mean_ms, p50_ms, p95_ms, p99_ms, max_ms; /* of completions in the window; 0 if none */
+    double mean_in_system;   /* time average of requests waiting or in service */
+    uint64_t queue_end;      /* requests waiting at the window's end */
+} fs_service_window;
+
+/* One time-series window of one pool. */
+typedef struct fs_pool_window {
+    double start_s, end_s;
+    double busy_gpus;        /* time-average GPUs serving at least one request */
+    double utilization;      /* busy_gpus / gpus */
+} fs_pool_window;
+
+/* One service in one replication; figures cover [warmup, horizon]. */
+typedef struct fs_service_rep {
+    uint64_t requests;        /* arrivals */
+    uint64_t completed;
+    uint64_t dropped;         /* arrivals refused because the queue was at its limit */
+    uint64_t in_flight_start; /* waiting or in service at the warm-up instant */
+    uint64_t in_flight_end;   /* waiting or in service at the horizon */
+    uint64_t waited;          /* requests that started service after waiting */
+    uint64_t started;         /* requests that started service */
+    double wait_sum_s;        /* total waiting time of requests that started service */
+    fs_hist latency;          /* response time (wait + service) of completions */
+    double mean_in_system;    /* time average, for Little's law */
+    uint64_t peak_queue;      /* most requests waiting at once */
+    double queue_growth_per_h;/* least-squares slope of queue length at window ends */
+    uint32_t slo_windows;     /* complete SLO windows */
+    uint32_t slo_breach_windows;
+    fs_service_window *windows;
+    size_t n_windows;
+} fs_service_rep;
+
+typedef struct fs_pool_rep {
+    double gpu_s;             /* provisioned GPU-seconds */
+    double busy_gpu_s;        /* GPU-seconds with at least one request in service */
+    double idle_gpu_s;        /* GPU-seconds idle, integrated separately (conservation check) */
+    fs_pool_window *windows;
+    size_t n_windows;
+} fs_pool_rep;
+
+typedef struct fs_rep_result {
+    uint32_t replication;
+    fs_service_rep *services; /* scenario->n_services */
+    fs_pool_rep *pools;       /* scenario->n_pools */
+    uint64_t events;
+} fs_rep_result;
+
+typedef struct fs_policy_result {
+    char *name;
+    fs_rep_result *reps;
+    uint32_t n_reps;
+} fs_policy_result;
+
+/* Analytic load of a service over the measured interval. */
+typedef struct fs_service_load {
+    double mean_rps, peak_rps;
+    double capacity_rps;      /* replicas x concurrency / E[service time] */
+    double offered_load;      /* mean_rps / capacity_rps: >= 1 means the queue grows without bound */
+    double peak_offered_load;
+} fs_service_load;
+
+typedef struct fs_results {
+    const fs_scenario *scenario; /* borrowed */
+    fs_service_load *loads;      /* scenario->n_services */
+    fs_policy_result *policies;
+    size_t n_policies;
+    uint64_t events;             /* all replications */
+    double wall_s;
+    double peak_rss_mb;
+} fs_results;
+
+/* Summary of one service across replications. */
+typedef struct fs_service_summary {
+    fs_summary requests, completed, dropped, in_flight_start, in_flight_end;
+    fs_summary mean_ms, p50_ms, p95_ms, p99_ms, p999_ms; /* per-replication spread, for the CI */
+    double merged_mean_ms, merged_p50_ms, merged_p95_ms, merged_p99_ms, merged_p999_ms, merged_max_ms;
+    fs_summary wait_mean_ms, wait_probability;
+    fs_summary mean_in_system, throughput_rps;
+    fs_summary slo_breach_windows, slo_breach_windows_per_week;
+    fs_summary queue_growth_per_h;
+    uint32_t slo_windows;
+    bool queue_unbounded;     /* offered load >= 1 */
+} fs_service_summary;
+
+typedef struct fs_pool_summary {
+    fs_summary gpu_hours, busy_gpu_hours, idle_gpu_hours, utilization;
+} fs_pool_summary;
+
+/* Allocates an empty result for `n_policies` policies of `n_reps` each. */
+int fs_results_create(const fs_scenario *s, size_t n_policies, uint32_t n_reps, fs_results **out);
+void fs_results_destroy(fs_results *r);
+
+/* Allocates the per-service/per-pool arrays of one replication (histograms
+ * initialised).  0 or ENOMEM. */
+int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replication);
+void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s);
+
+/* Summaries across the replications of one policy.  0 or ENOMEM. */
+int fs_results_service_summary(const fs_results *r, size_t policy, size_t service,
+                               fs_service_summary *out);
+void fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out);
+
+/* Measured length of a run: horizon - warmup, in seconds. */
+double fs_results_measured_s(const fs_results *r);
+
+#endif

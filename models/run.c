@@ -1,0 +1,188 @@
+#include "run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "pool.h"
+#include "service.h"
+#include "sim.h"
+
+/* Everything one replication builds; torn down by fs__replication_fini. */
+typedef struct fs__replication {
+    const fs_scenario *scenario;
+    fs_sim sim;
+    fs_pool *pools;
+    fs_service *services;
+    size_t n_services_ready;
+    uint32_t kind_warmup, kind_window;
+    double window_start;  /* start of the open time-series window */
+} fs__replication;
+
+static void fs__start_measuring(fs__replication *run, double now)
+{
+    run->window_start = now;
+    for (size_t i = 0; i < run->scenario->n_pools; i++)
+        fs_pool_start_measuring(&run->pools[i], now);
+    for (size_t i = 0; i < run->scenario->n_services; i++)
+        fs_service_start_measuring(&run->services[i], now);
+}
+
+static void fs__on_warmup(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    (void)ev;
+    fs__start_measuring(ctx, sim->now);
+}
+
+static int fs__close_windows(fs__replication *run, double now)
+{
+    for (size_t i = 0; i < run->scenario->n_pools; i++)
+        if (fs_pool_close_window(&run->pools[i], now) != 0)
+            return ENOMEM;
+    for (size_t i = 0; i < run->scenario->n_services; i++)
+        if (fs_service_close_window(&run->services[i], now) != 0)
+            return ENOMEM;
+    run->window_start = now;
+    return 0;
+}
+
+static void fs__on_window(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    (void)ev;
+    fs__replication *run = ctx;
+    if (fs__close_windows(run, sim->now) != 0) {
+        fs_sim_fail(sim, ENOMEM, "out of memory for time-series windows");
+        return;
+    }
+    double next = sim->now + run->scenario->window_s;
+    if (next <= run->scenario->horizon_s)
+        fs_sim_schedule(sim, next, 0, run->kind_window, 0, 0);
+}
+
+static void fs__replication_fini(fs__replication *run)
+{
+    for (size_t i = 0; i < run->n_services_ready; i++)
+        fs_service_fini(&run->services[i]);
+    if (run->pools)
+        for (size_t i = 0; i < run->scenario->n_pools; i++)
+            fs_pool_fini(&run->pools[i]);
+    free(run->services);
+    free(run->pools);
+    fs_sim_fini(&run->sim);
+}
+
+static int fs__run_replication(const fs_scenario *s, uint32_t replication, fs_rep_result *rep,
+                               fs_error *err)
+{
+    fs__replication run = {.scenario = s};
+    int rc = FS_OK;
+    if (fs_sim_init(&run.sim) != 0)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory creating the engine");
+    run.pools = calloc(s->n_pools, sizeof *run.pools);
+    run.services = calloc(s->n_services, sizeof *run.services);
+    int64_t k_warm = fs_sim_register(&run.sim, fs__on_warmup, &run);
+    int64_t k_win = fs_sim_register(&run.sim, fs__on_window, &run);
+    if (!run.pools || !run.services || k_warm < 0 || k_win < 0) {
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory building replication %u", replication);
+        goto out;
+    }
+    run.kind_warmup = (uint32_t)k_warm;
+    run.kind_window = (uint32_t)k_win;
+    for (size_t i = 0; i < s->n_pools; i++)
+        fs_pool_init(&run.pools[i], &s->pools[i]);
+    for (size_t i = 0; i < s->n_services; i++) {
+        const fs_service_spec *spec = &s->services[i];
+        rc = fs_service_init(&run.services[i], spec, s, &run.sim, &run.pools[spec->pool], replication,
+                             &rep->services[i], err);
+        if (rc != FS_OK)
+            goto out;
+        run.n_services_ready++;
+    }
+    /* Measuring starts at the warm-up instant; windows tick from there.  Ticks
+     * have priority 0, so at equal times they run before request events. */
+    if (s->warmup_s > 0)
+        fs_sim_schedule(&run.sim, s->warmup_s, 0, run.kind_warmup, 0, 0);
+    else
+        fs__start_measuring(&run, 0);
+    if (s->warmup_s + s->window_s <= s->horizon_s)
+        fs_sim_schedule(&run.sim, s->warmup_s + s->window_s, 0, run.kind_window, 0, 0);
+
+    if (fs_sim_run(&run.sim, s->horizon_s) != 0) {
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "replication %u: %s", replication, run.sim.failure);
+        goto out;
+    }
+    /* A last, shorter window when the horizon is not a whole number of windows. */
+    if (s->horizon_s > run.window_start + 1e-9 && fs__close_windows(&run, s->horizon_s) != 0) {
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory for time-series windows");
+        goto out;
+    }
+    for (size_t i = 0; i < s->n_services; i++)
+        fs_service_finish(&run.services[i], s->horizon_s);
+    for (size_t i = 0; i < s->n_pools; i++)
+        fs_pool_finish(&run.pools[i], s->horizon_s, &rep->pools[i]);
+    rep->events = run.sim.events;
+out:
+    fs__replication_fini(&run);
+    return rc;
+}
+
+static double fs__peak_rss_mb(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_maxrss / 1024.0; /* Linux reports kilobytes */
+}
+
+static void fs__compute_loads(const fs_scenario *s, fs_results *r)
+{
+    for (size_t i = 0; i < s->n_services; i++) {
+        const fs_service_spec *spec = &s->services[i];
+        fs_arrival_profile profile = {.spec = &spec->arrivals, .start_weekday = s->start_weekday};
+        fs_service_load *load = &r->loads[i];
+        load->mean_rps = fs_arrivals_mean_rate(&profile, s->warmup_s, s->horizon_s);
+        load->peak_rps = fs_arrivals_peak_rate(&profile, s->warmup_s, s->horizon_s);
+        double mean_service = fs_dist_mean(&spec->service_time);
+        load->capacity_rps = mean_service > 0
+                                 ? (double)spec->replicas * spec->concurrency / mean_service
+                                 : INFINITY;
+        load->offered_load = load->mean_rps / load->capacity_rps;
+        load->peak_offered_load = load->peak_rps / load->capacity_rps;
+    }
+}
+
+int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fs_results *r;
+    if (fs_results_create(s, 1, s->replications, &r) != 0)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
+    fs_policy_result *policy = &r->policies[0];
+    policy->name = strdup("default");
+    if (!policy->name) {
+        fs_results_destroy(r);
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
+    }
+    fs__compute_loads(s, r);
+    for (uint32_t k = 0; k < s->replications; k++) {
+        if (fs_rep_result_init(&policy->reps[k], s, k) != 0) {
+            fs_results_destroy(r);
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
+        }
+        int rc = fs__run_replication(s, k, &policy->reps[k], err);
+        if (rc != FS_OK) {
+            fs_results_destroy(r);
+            return rc;
+        }
+        r->events += policy->reps[k].events;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    r->peak_rss_mb = fs__peak_rss_mb();
+    *out = r;
+    return FS_OK;
+}

@@ -1,0 +1,892 @@
+/*
+ * scenario — reading a "fleetsim/1" JSON file into an fs_scenario; see scenario.h.
+ *
+ * Structure: jansson parses the text (rejecting duplicate keys), then one
+ * function per JSON object reads it through an fs_jpath cursor (jsonpath.h),
+ * which keeps the path for messages and refuses unknown keys.  The scenario
+ * is built in freshly zeroed memory and handed out only when everything,
+ * cross-checks included, has passed; on any failure fs_scenario_destroy
+ * frees the partial scenario, which works because every owned pointer starts
+ * NULL and every count is set together with its array.
+ */
+#include "scenario.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "duration.h"
+#include "gpu.h"
+#include "jsonpath.h"
+
+#define MAX_REPLICATIONS 10000
+#define DEFAULT_WINDOW_S 300.0
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Our own copy instead of POSIX strdup so that every allocation this module
+ * makes goes through malloc/calloc, which is what fault-injection tests hook. */
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d != NULL)
+        memcpy(d, s, n);
+    return d;
+}
+
+static int dup_into(fs_jpath *p, char **dst, const char *src)
+{
+    *dst = dup_str(src);
+    return *dst == NULL ? fs_jpath_oom(p) : FS_OK;
+}
+
+/* ASCII only, unlike tolower(), so the result does not depend on the locale. */
+static char ascii_lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool ascii_iequal(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (ascii_lower(*a) != ascii_lower(*b))
+            return false;
+    return *a == *b;
+}
+
+/* ------------------------------------------------------------------ fields */
+
+static const char *const weekday_names[] = {"monday", "tuesday",  "wednesday", "thursday",
+                                            "friday", "saturday", "sunday"};
+
+static int parse_weekday(fs_jpath *p, const json_t *root, int *out)
+{
+    const char *text = NULL;
+    int rc = fs_jpath_get_string(p, root, "start_weekday", false, false, &text);
+    if (rc != FS_OK || text == NULL)
+        return rc;
+    for (int d = 0; d < 7; d++) {
+        char abbrev[4];
+        memcpy(abbrev, weekday_names[d], 3);
+        abbrev[3] = '\0';
+        if (ascii_iequal(text, weekday_names[d]) || ascii_iequal(text, abbrev)) {
+            *out = d;
+            return FS_OK;
+        }
+    }
+    size_t mark = fs_jpath_push_key(p, "start_weekday");
+    rc = fs_jpath_expected(p, json_object_get(root, "start_weekday"),
+                           "a day of the week (\"monday\"..\"sunday\" or \"mon\"..\"sun\")");
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* Twenty-four hourly multipliers, hour 0 first. */
+static int parse_profile(fs_jpath *p, const json_t *arrivals, const char *key, double out[24],
+                         bool *present)
+{
+    json_t *v = NULL;
+    int rc = fs_jpath_get(p, arrivals, key, false, &v);
+    if (rc != FS_OK || v == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, key);
+    if (!json_is_array(v))
+        rc = fs_jpath_expected(p, v, "an array of 24 hourly multipliers");
+    else if (json_array_size(v) != 24)
+        rc = fs_jpath_fail(p, "expected an array of 24 hourly multipliers, got an array of %zu",
+                           json_array_size(v));
+    for (size_t h = 0; rc == FS_OK && h < 24; h++) {
+        size_t m = fs_jpath_push_index(p, h);
+        rc = fs_jpath_number(p, json_array_get(v, h), FS_JPATH_NONNEG, &out[h]);
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        *present = true;
+    return rc;
+}
+
+static int burst_cmp(const void *pa, const void *pb)
+{
+    const fs_burst *a = pa, *b = pb;
+    /* All three fields, so equal keys are equal bursts and qsort's
+     * instability cannot change the order between runs. */
+    if (a->at_s != b->at_s)
+        return a->at_s < b->at_s ? -1 : 1;
+    if (a->duration_s != b->duration_s)
+        return a->duration_s < b->duration_s ? -1 : 1;
+    return (a->multiplier > b->multiplier) - (a->multiplier < b->multiplier);
+}
+
+static int parse_bursts(fs_jpath *p, const json_t *arrivals, fs_arrivals *a)
+{
+    static const char *const keys[] = {"at", "multiplier", "duration"};
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, arrivals, "bursts", false, false, &list);
+    if (rc != FS_OK || list == NULL || json_array_size(list) == 0)
+        return rc;
+    size_t n = json_array_size(list);
+    a->bursts = calloc(n, sizeof *a->bursts);
+    if (a->bursts == NULL)
+        return fs_jpath_oom(p);
+    a->n_bursts = n;
+    size_t mark = fs_jpath_push_key(p, "bursts");
+    for (size_t i = 0; rc == FS_OK && i < n; i++) {
+        json_t *b = json_array_get(list, i);
+        fs_burst *out = &a->bursts[i];
+        size_t m = fs_jpath_push_index(p, i);
+        if (!json_is_object(b))
+            rc = fs_jpath_expected(p, b, "an object {\"at\", \"multiplier\", \"duration\"}");
+        if (rc == FS_OK)
+            rc = fs_jpath_check_keys(p, b, keys, COUNT(keys));
+        if (rc == FS_OK)
+            rc = fs_jpath_get_duration(p, b, "at", true, FS_JPATH_NONNEG, &out->at_s);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, b, "multiplier", true, FS_JPATH_POSITIVE, &out->multiplier);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_duration(p, b, "duration", true, FS_JPATH_POSITIVE, &out->duration_s);
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        qsort(a->bursts, n, sizeof *a->bursts, burst_cmp);
+    return rc;
+}
+
+static int parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a)
+{
+    static const char *const keys[] = {"poisson_rps", "diurnal", "weekday", "weekend", "bursts"};
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, svc, "arrivals", true, &obj);
+    if (rc != FS_OK)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "arrivals");
+    double diurnal[24], weekday[24], weekend[24];
+    bool has_diurnal = false, has_weekday = false, has_weekend = false;
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "poisson_rps", true, FS_JPATH_NONNEG, &a->base_rps);
+    if (rc == FS_OK)
+        rc = parse_profile(p, obj, "diurnal", diurnal, &has_diurnal);
+    if (rc == FS_OK)
+        rc = parse_profile(p, obj, "weekday", weekday, &has_weekday);
+    if (rc == FS_OK)
+        rc = parse_profile(p, obj, "weekend", weekend, &has_weekend);
+    if (rc == FS_OK)
+        rc = parse_bursts(p, obj, a);
+    fs_jpath_pop(p, mark);
+    if (rc != FS_OK)
+        return rc;
+    for (int h = 0; h < 24; h++) {
+        a->weekday[h] = has_weekday ? weekday[h] : has_diurnal ? diurnal[h] : 1.0;
+        a->weekend[h] = has_weekend ? weekend[h] : has_diurnal ? diurnal[h] : 1.0;
+    }
+    return FS_OK;
+}
+
+/* ----------------------------------------------------------- service time */
+
+static const char *const dist_kinds[] = {"exponential", "deterministic", "lognormal",
+                                         "gamma",       "uniform",       "empirical"};
+
+static int parse_empirical(fs_jpath *p, const json_t *params, fs_dist *d)
+{
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, params, "samples_ms", true, true, &list);
+    if (rc != FS_OK)
+        return rc;
+    size_t n = json_array_size(list);
+    double *samples = malloc(n * sizeof *samples);
+    if (samples == NULL)
+        return fs_jpath_oom(p);
+    size_t mark = fs_jpath_push_key(p, "samples_ms");
+    for (size_t i = 0; rc == FS_OK && i < n; i++) {
+        size_t m = fs_jpath_push_index(p, i);
+        rc = fs_jpath_number(p, json_array_get(list, i), FS_JPATH_NONNEG, &samples[i]);
+        if (rc == FS_OK)
+            samples[i] /= 1000.0;
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK) {
+        int e = fs_dist_empirical(d, samples, n);
+        if (e == ENOMEM)
+            rc = fs_jpath_oom(p);
+        else if (e != 0)
+            rc = fs_jpath_fail(p, "invalid empirical distribution (%zu samples)", n);
+    }
+    free(samples);
+    return rc;
+}
+
+/* Reads the one distribution in params (the object under the kind's key).
+ * The getters already refuse out-of-range parameters with a message naming
+ * the field; a constructor's own refusal is reported too, in case dist.c is
+ * stricter than what is checked here. */
+static int parse_dist_params(fs_jpath *p, const char *kind, const json_t *params, fs_dist *d)
+{
+    static const char *const k_exp[] = {"mean"}, *const k_det[] = {"value"},
+                             *const k_logn[] = {"median", "sigma"},
+                             *const k_gamma[] = {"mean", "cv"}, *const k_unif[] = {"min", "max"},
+                             *const k_emp[] = {"samples_ms"};
+    double a = 0, b = 0;
+    int rc, e;
+    if (strcmp(kind, "exponential") == 0) {
+        rc = fs_jpath_check_keys(p, params, k_exp, COUNT(k_exp));
+        if (rc == FS_OK)
+            rc = fs_jpath_get_duration(p, params, "mean", true, FS_JPATH_POSITIVE, &a);
+        e = rc == FS_OK ? fs_dist_exponential(d, a) : 0;
+    } else if (strcmp(kind, "deterministic") == 0) {
+        rc = fs_jpath_check_keys(p, params, k_det, COUNT(k_det));
+        if (rc == FS_OK)
+            rc = fs_jpath_get_duration(p, params, "value", true, FS_JPATH_NONNEG, &a);
+        e = rc == FS_OK ? fs_dist_deterministic(d, a) : 0;
+    } else if (strcmp(kind, "lognormal") == 0) {
+        rc = fs_jpath_check_keys(p, params, k_logn, COUNT(k_logn));
+        if (rc == FS_OK)
+            rc = fs_jpath_get_duration(p, params, "median", true, FS_JPATH_POSITIVE, &a);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, params, "sigma", true, FS_JPATH_NONNEG, &b);
+        e = rc == FS_OK ? fs_dist_lognormal(d, a, b) : 0;
+    } else if (strcmp(kind, "gamma") == 0) {
+        rc = fs_jpath_check_keys(p, params, k_gamma, COUNT(k_gamma));
+        if (rc == FS_OK)
+            rc = fs_jpath_get_duration(p, params, "mean", true, FS_JPATH_POSITIVE, &a);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, params, "cv", true, FS_JPATH_POSITIVE, &b);
+        e = rc == FS_OK ? fs_dist_gamma(d, a, b) : 0;
+    } else if (strcmp(kind, "uniform") == 0) {
+        rc = fs_jpath_check_keys(p, params, k_unif, COUNT(k_unif));
+        if (rc == FS_OK)
+            rc = fs_jpath_get_duration(p, params, "min", true, FS_JPATH_NONNEG, &a);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_duration(p, params, "max", true, FS_JPATH_NONNEG, &b);
+        if (rc == FS_OK && b < a) {
+            char min_text[64];
+            fs_duration_format(a, min_text, sizeof min_text);
+            size_t m = fs_jpath_push_key(p, "max");
+            rc = fs_jpath_expected(p, json_object_get(params, "max"),
+                                   "a duration no shorter than min (%s)", min_text);
+            fs_jpath_pop(p, m);
+        }
+        e = rc == FS_OK ? fs_dist_uniform(d, a, b) : 0;
+    } else {
+        assert(strcmp(kind, "empirical") == 0);
+        rc = fs_jpath_check_keys(p, params, k_emp, COUNT(k_emp));
+        return rc == FS_OK ? parse_empirical(p, params, d) : rc;
+    }
+    if (rc == FS_OK && e == ENOMEM)
+        return fs_jpath_oom(p);
+    if (rc == FS_OK && e != 0)
+        return fs_jpath_fail(p, "invalid %s distribution parameters (%g, %g)", kind, a, b);
+    return rc;
+}
+
+static int parse_service_time(fs_jpath *p, const json_t *svc, fs_dist *d)
+{
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, svc, "service_time", true, &obj);
+    if (rc != FS_OK)
+        return rc;
+    char kinds[256];
+    fs_jpath_list(dist_kinds, COUNT(dist_kinds), kinds, sizeof kinds);
+    size_t mark = fs_jpath_push_key(p, "service_time");
+    if (json_object_size(obj) == 0)
+        rc = fs_jpath_expected(p, obj, "an object with one distribution (%s)", kinds);
+    if (rc == FS_OK)
+        rc = fs_jpath_check_keys(p, obj, dist_kinds, COUNT(dist_kinds));
+    if (rc == FS_OK && json_object_size(obj) > 1) {
+        const char *names[COUNT(dist_kinds)];
+        size_t n = 0;
+        const char *key;
+        json_t *value;
+        json_object_foreach (obj, key, value) {
+            (void)value;
+            names[n++] = key; /* check_keys passed and keys are unique: n <= 6 */
+        }
+        char given[256];
+        fs_jpath_list(names, n, given, sizeof given);
+        rc = fs_jpath_fail(p, "expected exactly one distribution, got %zu (%s)", n, given);
+    }
+    if (rc == FS_OK) {
+        const char *kind = json_object_iter_key(json_object_iter(obj));
+        json_t *params = json_object_get(obj, kind);
+        size_t m = fs_jpath_push_key(p, kind);
+        if (!json_is_object(params))
+            rc = fs_jpath_expected(p, params, "an object with the %s distribution's parameters",
+                                   kind);
+        else
+            rc = parse_dist_params(p, kind, params, d);
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ service */
+
+static int parse_replicas(fs_jpath *p, const json_t *svc, fs_service_spec *out)
+{
+    static const char *const keys[] = {"count", "concurrency"};
+    json_t *v = NULL;
+    uint64_t count = 1, concurrency = 1;
+    int rc = fs_jpath_get(p, svc, "replicas", false, &v);
+    if (rc != FS_OK)
+        return rc;
+    if (v != NULL) {
+        size_t mark = fs_jpath_push_key(p, "replicas");
+        if (json_is_object(v)) {
+            rc = fs_jpath_check_keys(p, v, keys, COUNT(keys));
+            if (rc == FS_OK)
+                rc = fs_jpath_get_uint(p, v, "count", true, 1, UINT32_MAX, &count);
+            if (rc == FS_OK)
+                rc = fs_jpath_get_uint(p, v, "concurrency", false, 1, UINT32_MAX, &concurrency);
+        } else if (json_is_number(v)) {
+            rc = fs_jpath_uint(p, v, 1, UINT32_MAX, &count);
+        } else {
+            rc = fs_jpath_expected(p, v,
+                                   "a positive integer or an object {\"count\", \"concurrency\"}");
+        }
+        fs_jpath_pop(p, mark);
+    }
+    out->replicas = (uint32_t)count;
+    out->concurrency = (uint32_t)concurrency;
+    return rc;
+}
+
+static const struct {
+    const char *key;
+    double quantile;
+} slo_keys[FS_SLO_MAX_TARGETS] = {
+    {"p50_ms", 0.5}, {"p90_ms", 0.9}, {"p95_ms", 0.95}, {"p99_ms", 0.99}, {"p999_ms", 0.999},
+};
+
+static int parse_slo(fs_jpath *p, const json_t *svc, double default_window_s, fs_slo *slo)
+{
+    static const char *const keys[] = {"p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "window"};
+    slo->n_targets = 0;
+    slo->window_s = default_window_s;
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, svc, "slo", false, &obj);
+    if (rc != FS_OK || obj == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "slo");
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    /* Targets in quantile order, whatever the order in the file. */
+    for (size_t i = 0; rc == FS_OK && i < FS_SLO_MAX_TARGETS; i++) {
+        double ms = -1;
+        rc = fs_jpath_get_number(p, obj, slo_keys[i].key, false, FS_JPATH_POSITIVE, &ms);
+        if (rc == FS_OK && ms > 0) {
+            slo->targets[slo->n_targets].quantile = slo_keys[i].quantile;
+            slo->targets[slo->n_targets].threshold_s = ms / 1000.0;
+            slo->n_targets++;
+        }
+    }
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "window", false, FS_JPATH_POSITIVE, &slo->window_s);
+    if (rc == FS_OK && slo->n_targets == 0) {
+        char list[128];
+        fs_jpath_list(keys, FS_SLO_MAX_TARGETS, list, sizeof list);
+        rc = fs_jpath_fail(p, "expected at least one latency target (%s), got none", list);
+    }
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+static void pool_list(const fs_scenario *s, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < s->n_pools && len < size; i++) {
+        int w = snprintf(buf + len, size - len, "%s\"%s\"", i ? ", " : "", s->pools[i].name);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+}
+
+static int parse_service_pool(fs_jpath *p, const json_t *svc, const fs_scenario *s, size_t *pool)
+{
+    char names[512];
+    pool_list(s, names, sizeof names);
+    const char *name = NULL;
+    int rc = fs_jpath_get_string(p, svc, "pool", false, false, &name);
+    if (rc != FS_OK)
+        return rc;
+    if (name == NULL) {
+        if (s->n_pools == 1) {
+            *pool = 0;
+            return FS_OK;
+        }
+        return fs_jpath_fail(p,
+                             "missing required key \"pool\" (needed when there is more than one "
+                             "pool: %s)",
+                             names);
+    }
+    const char *near = NULL;
+    size_t near_d = SIZE_MAX;
+    for (size_t i = 0; i < s->n_pools; i++) {
+        if (strcmp(name, s->pools[i].name) == 0) {
+            *pool = i;
+            return FS_OK;
+        }
+        fs_jpath_nearer(name, s->pools[i].name, &near_d, &near);
+    }
+    size_t limit = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
+    size_t mark = fs_jpath_push_key(p, "pool");
+    char got[128];
+    fs_jpath_describe(json_object_get(svc, "pool"), got, sizeof got);
+    if (near != NULL && near_d <= limit)
+        rc = fs_jpath_fail(p, "expected the name of a pool (%s), got %s (did you mean \"%s\"?)",
+                           names, got, near);
+    else
+        rc = fs_jpath_fail(p, "expected the name of a pool (%s), got %s", names, got);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+static int parse_service(fs_jpath *p, const json_t *svc, size_t index, fs_scenario *s)
+{
+    static const char *const keys[] = {"name",         "tenant",   "pool",        "arrivals",
+                                       "service_time", "replicas", "queue_limit", "slo"};
+    fs_service_spec *out = &s->services[index];
+    if (!json_is_object(svc))
+        return fs_jpath_expected(p, svc, "an object describing a service");
+    int rc = fs_jpath_check_keys(p, svc, keys, COUNT(keys));
+    const char *name = NULL, *tenant = NULL;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, svc, "name", true, true, &name);
+    /* O(n^2) over services, which number in the tens. */
+    for (size_t j = 0; rc == FS_OK && j < index; j++) {
+        if (strcmp(s->services[j].name, name) == 0) {
+            size_t mark = fs_jpath_push_key(p, "name");
+            rc = fs_jpath_fail(p, "duplicate service name \"%s\" (also services[%zu])", name, j);
+            fs_jpath_pop(p, mark);
+        }
+    }
+    if (rc == FS_OK)
+        rc = dup_into(p, &out->name, name);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, svc, "tenant", false, true, &tenant);
+    if (rc == FS_OK)
+        rc = dup_into(p, &out->tenant, tenant != NULL ? tenant : name);
+    if (rc == FS_OK)
+        rc = parse_service_pool(p, svc, s, &out->pool);
+    if (rc == FS_OK)
+        rc = parse_arrivals(p, svc, &out->arrivals);
+    if (rc == FS_OK)
+        rc = parse_service_time(p, svc, &out->service_time);
+    if (rc == FS_OK)
+        rc = parse_replicas(p, svc, out);
+    out->queue_limit = FS_QUEUE_UNLIMITED;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, svc, "queue_limit", false, 0, UINT64_MAX, &out->queue_limit);
+    if (rc == FS_OK)
+        rc = parse_slo(p, svc, s->window_s, &out->slo);
+    return rc;
+}
+
+/* -------------------------------------------------------------------- pools */
+
+static int parse_gpu(fs_jpath *p, const json_t *pool, char **out)
+{
+    const char *type = NULL;
+    int rc = fs_jpath_get_string(p, pool, "gpu", true, true, &type);
+    if (rc != FS_OK)
+        return rc;
+    if (fs_gpu_find(type) != NULL)
+        return dup_into(p, out, type);
+
+    /* Always suggest something: a catalog name that contains what was typed
+     * ("H100" -> "H100-SXM-80GB") beats plain edit distance, which favours
+     * short names that merely share a few characters. */
+    size_t n;
+    const fs_gpu_type *cat = fs_gpu_catalog(&n);
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (int pass = 0; pass < 2 && best == NULL; pass++) {
+        for (size_t i = 0; i < n; i++) {
+            if (pass == 0) {
+                size_t lt = strlen(type), ln = strlen(cat[i].name);
+                bool contains = false;
+                for (size_t off = 0; !contains && lt <= ln && off + lt <= ln; off++) {
+                    size_t k = 0;
+                    while (k < lt && ascii_lower(cat[i].name[off + k]) == ascii_lower(type[k]))
+                        k++;
+                    contains = k == lt;
+                }
+                if (!contains)
+                    continue;
+            }
+            fs_jpath_nearer(type, cat[i].name, &best_d, &best);
+        }
+    }
+    char list[512];
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < n && len < sizeof list; i++) {
+        int w = snprintf(list + len, sizeof list - len, "%s\"%s\"", i ? ", " : "", cat[i].name);
+        if (w > 0)
+            len += (size_t)w;
+    }
+    char got[128];
+    fs_jpath_describe(json_object_get(pool, "gpu"), got, sizeof got);
+    size_t mark = fs_jpath_push_key(p, "gpu");
+    rc = fs_jpath_fail(
+        p, "expected a GPU type from the catalog, got %s (did you mean \"%s\"? known types: %s)",
+        got, best, list);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+static int parse_pool(fs_jpath *p, const json_t *pool, size_t index, fs_scenario *s)
+{
+    static const char *const keys[] = {"name", "gpu", "gpus"};
+    fs_pool_spec *out = &s->pools[index];
+    if (!json_is_object(pool))
+        return fs_jpath_expected(p, pool, "an object describing a pool");
+    int rc = fs_jpath_check_keys(p, pool, keys, COUNT(keys));
+    const char *name = NULL;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, pool, "name", true, true, &name);
+    for (size_t j = 0; rc == FS_OK && j < index; j++) {
+        if (strcmp(s->pools[j].name, name) == 0) {
+            size_t mark = fs_jpath_push_key(p, "name");
+            rc = fs_jpath_fail(p, "duplicate pool name \"%s\" (also pools[%zu])", name, j);
+            fs_jpath_pop(p, mark);
+        }
+    }
+    if (rc == FS_OK)
+        rc = dup_into(p, &out->name, name);
+    if (rc == FS_OK)
+        rc = parse_gpu(p, pool, &out->gpu);
+    uint64_t gpus = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, pool, "gpus", true, 1, UINT32_MAX, &gpus);
+    out->gpus = (uint32_t)gpus;
+    return rc;
+}
+
+/* Each replica holds one whole GPU, so a pool must have at least as many GPUs
+ * as the replicas placed on it. */
+static int check_capacity(fs_jpath *p, const fs_scenario *s)
+{
+    for (size_t i = 0; i < s->n_pools; i++) {
+        uint64_t need = 0;
+        for (size_t j = 0; j < s->n_services; j++)
+            if (s->services[j].pool == i)
+                need += s->services[j].replicas;
+        if (need <= s->pools[i].gpus)
+            continue;
+        char who[512];
+        size_t len = 0;
+        who[0] = '\0';
+        for (size_t j = 0; j < s->n_services && len < sizeof who; j++) {
+            if (s->services[j].pool != i)
+                continue;
+            int w = snprintf(who + len, sizeof who - len, "%s%s %" PRIu32, len ? ", " : "",
+                             s->services[j].name, s->services[j].replicas);
+            if (w > 0)
+                len += (size_t)w;
+        }
+        size_t mark = fs_jpath_push_key(p, "pools");
+        fs_jpath_push_index(p, i);
+        int rc = fs_jpath_fail(p,
+                               "pool \"%s\" has %" PRIu32 " GPU%s but its services ask for %" PRIu64
+                               " replicas (%s); each replica takes one whole GPU",
+                               s->pools[i].name, s->pools[i].gpus, s->pools[i].gpus == 1 ? "" : "s",
+                               need, who);
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
+    return FS_OK;
+}
+
+/* ---------------------------------------------------------------- scenario */
+
+static int parse_schema(fs_jpath *p, const json_t *root)
+{
+    json_t *v = json_object_get(root, "schema");
+    if (v == NULL)
+        return fs_jpath_fail(p, "missing required key \"schema\" (expected \"%s\")",
+                             FS_SCENARIO_SCHEMA);
+    if (json_is_string(v) && strcmp(json_string_value(v), FS_SCENARIO_SCHEMA) == 0)
+        return FS_OK;
+    size_t mark = fs_jpath_push_key(p, "schema");
+    int rc = fs_jpath_expected(p, v, "\"%s\"", FS_SCENARIO_SCHEMA);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* "runs/morning-tail.json" -> "morning-tail"; an origin that is not a path
+ * ("<string>") comes back as it is. */
+static int default_name(fs_jpath *p, const char *origin, char **out)
+{
+    const char *base = strrchr(origin, '/');
+    base = base != NULL && base[1] != '\0' ? base + 1 : origin;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    *out = malloc(len + 1);
+    if (*out == NULL)
+        return fs_jpath_oom(p);
+    memcpy(*out, base, len);
+    (*out)[len] = '\0';
+    return FS_OK;
+}
+
+static int parse_array_of(fs_jpath *p, const json_t *root, const char *key, fs_scenario *s,
+                          int (*parse_one)(fs_jpath *, const json_t *, size_t, fs_scenario *))
+{
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, root, key, true, true, &list);
+    if (rc != FS_OK)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, key);
+    for (size_t i = 0; rc == FS_OK && i < json_array_size(list); i++) {
+        size_t m = fs_jpath_push_index(p, i);
+        rc = parse_one(p, json_array_get(list, i), i, s);
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* Length of root[key] when it is an array, else 0 (parse_array_of then
+ * reports the missing or mistyped key). */
+static size_t array_length(const json_t *root, const char *key)
+{
+    json_t *list = json_object_get(root, key);
+    return json_is_array(list) ? json_array_size(list) : 0;
+}
+
+static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
+{
+    static const char *const keys[] = {"schema",        "name",   "description", "horizon",
+                                       "warmup",        "window", "seed",        "replications",
+                                       "start_weekday", "pools",  "services"};
+    if (!json_is_object(root))
+        return fs_jpath_expected(p, root, "an object at the top level");
+    int rc = parse_schema(p, root);
+    if (rc == FS_OK)
+        rc = fs_jpath_check_keys(p, root, keys, COUNT(keys));
+
+    const char *name = NULL, *description = "";
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, root, "name", false, true, &name);
+    if (rc == FS_OK)
+        rc = name != NULL ? dup_into(p, &s->name, name) : default_name(p, p->origin, &s->name);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, root, "description", false, false, &description);
+    if (rc == FS_OK)
+        rc = dup_into(p, &s->description, description);
+
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, root, "horizon", true, FS_JPATH_POSITIVE, &s->horizon_s);
+    s->warmup_s = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, root, "warmup", false, FS_JPATH_NONNEG, &s->warmup_s);
+    if (rc == FS_OK && s->warmup_s >= s->horizon_s) {
+        char horizon[64];
+        fs_duration_format(s->horizon_s, horizon, sizeof horizon);
+        size_t mark = fs_jpath_push_key(p, "warmup");
+        rc = fs_jpath_expected(p, json_object_get(root, "warmup"),
+                               "a duration shorter than the horizon (%s)", horizon);
+        fs_jpath_pop(p, mark);
+    }
+    s->window_s = DEFAULT_WINDOW_S;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, root, "window", false, FS_JPATH_POSITIVE, &s->window_s);
+
+    uint64_t seed = 1, replications = 1;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, root, "seed", false, 0, UINT64_MAX, &seed);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, root, "replications", false, 1, MAX_REPLICATIONS, &replications);
+    s->seed = seed;
+    s->replications = (uint32_t)replications;
+    s->start_weekday = 0;
+    if (rc == FS_OK)
+        rc = parse_weekday(p, root, &s->start_weekday);
+
+    /* Arrays are allocated zeroed at their final size before any element is
+     * read, with the count set at once, so destroy can free a half-read one. */
+    size_t n = array_length(root, "pools");
+    if (rc == FS_OK && n > 0) {
+        s->pools = calloc(n, sizeof *s->pools);
+        rc = s->pools == NULL ? fs_jpath_oom(p) : FS_OK;
+        s->n_pools = s->pools == NULL ? 0 : n;
+    }
+    if (rc == FS_OK)
+        rc = parse_array_of(p, root, "pools", s, parse_pool);
+    n = array_length(root, "services");
+    if (rc == FS_OK && n > 0) {
+        s->services = calloc(n, sizeof *s->services);
+        rc = s->services == NULL ? fs_jpath_oom(p) : FS_OK;
+        s->n_services = s->services == NULL ? 0 : n;
+    }
+    if (rc == FS_OK)
+        rc = parse_array_of(p, root, "services", s, parse_service);
+    if (rc == FS_OK)
+        rc = check_capacity(p, s);
+    return rc;
+}
+
+/* Parses len bytes of text; origin names it in messages and becomes s->path. */
+static int parse_buffer(const char *text, size_t len, const char *origin, fs_scenario **out,
+                        fs_error *err)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL) {
+        /* jansson marks some allocation failures as such, leaves others with
+         * no text and no position (line -1), and reports the rest, from inside
+         * its lexer, as a syntax error near a perfectly good token; the last
+         * kind cannot be told apart and is reported as bad input. */
+        if (json_error_code(&jerr) == json_error_out_of_memory || jerr.line < 0 ||
+            jerr.text[0] == '\0')
+            return fs_error_set(err, FS_ERR_RUNTIME, "%s: out of memory", origin);
+        return fs_error_set(err, FS_ERR_INPUT, "%s:%d:%d: %s", origin, jerr.line, jerr.column,
+                            jerr.text);
+    }
+    fs_jpath p;
+    fs_jpath_init(&p, origin, err);
+    fs_scenario *s = calloc(1, sizeof *s);
+    int rc = s == NULL ? fs_jpath_oom(&p) : dup_into(&p, &s->path, origin);
+    if (rc == FS_OK)
+        rc = parse_root(&p, root, s);
+    json_decref(root);
+    if (rc != FS_OK) {
+        fs_scenario_destroy(s);
+        return rc;
+    }
+    *out = s;
+    return FS_OK;
+}
+
+int fs_scenario_parse(const char *text, const char *origin, fs_scenario **out, fs_error *err)
+{
+    assert(text != NULL && out != NULL);
+    return parse_buffer(text, strlen(text), origin != NULL ? origin : "<string>", out, err);
+}
+
+/* Reads the whole file into memory: scenario files are kilobytes, and
+ * reading it ourselves (rather than json_load_file) tells "cannot read"
+ * apart from "bad JSON" with the real errno.  A file the user named that
+ * cannot be read is bad input (exit 2), like a file that does not parse. */
+static int read_file(const char *path, char **text, size_t *len, fs_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return fs_error_set(err, FS_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
+    size_t cap = 64 * 1024, n = 0;
+    char *buf = malloc(cap);
+    int rc = buf == NULL ? fs_error_set(err, FS_ERR_RUNTIME, "%s: out of memory", path) : FS_OK;
+    while (rc == FS_OK) {
+        if (n == cap) {
+            char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (bigger == NULL) {
+                rc = fs_error_set(err, FS_ERR_RUNTIME, "%s: out of memory", path);
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        errno = 0;
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f))
+                rc = fs_error_set(err, FS_ERR_INPUT, "%s: cannot read: %s", path,
+                                  strerror(errno != 0 ? errno : EIO));
+            break;
+        }
+    }
+    fclose(f);
+    if (rc != FS_OK) {
+        free(buf);
+        return rc;
+    }
+    *text = buf;
+    *len = n;
+    return FS_OK;
+}
+
+int fs_scenario_load(const char *path, fs_scenario **out, fs_error *err)
+{
+    assert(path != NULL && out != NULL);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_file(path, &text, &len, err);
+    if (rc != FS_OK)
+        return rc;
+    rc = parse_buffer(text, len, path, out, err);
+    free(text);
+    return rc;
+}
+
+void fs_scenario_destroy(fs_scenario *s)
+{
+    if (s == NULL)
+        return;
+    free(s->path);
+    free(s->name);
+    free(s->description);
+    for (size_t i = 0; i < s->n_pools; i++) {
+        free(s->pools[i].name);
+        free(s->pools[i].gpu);
+    }
+    free(s->pools);
+    for (size_t i = 0; i < s->n_services; i++) {
+        fs_service_spec *svc = &s->services[i];
+        free(svc->name);
+        free(svc->tenant);
+        free(svc->arrivals.bursts);
+        /* Safe on a service whose distribution was never built: its zeroed
+         * fs_dist is a deterministic one with no samples. */
+        fs_dist_fini(&svc->service_time);
+    }
+    free(s->services);
+    free(s);
+}
+
+int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, double horizon_s,
+                         fs_error *err)
+{
+    assert(s != NULL);
+    /* Check everything before changing anything, so a refused override
+     * leaves the scenario as it was. */
+    if (replications > MAX_REPLICATIONS)
+        return fs_error_set(
+            err, FS_ERR_INPUT,
+            "%s: replications (override): expected an integer from 1 to %d, got %" PRId64, s->path,
+            MAX_REPLICATIONS, replications);
+    if (horizon_s > 0) {
+        char got[64], warmup[64];
+        fs_duration_format(horizon_s, got, sizeof got);
+        fs_duration_format(s->warmup_s, warmup, sizeof warmup);
+        if (!isfinite(horizon_s))
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s: horizon (override): expected a finite duration, got %s",
+                                s->path, got);
+        if (s->warmup_s >= horizon_s)
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s: horizon (override): expected a duration longer than the "
+                                "warm-up (%s), got %s",
+                                s->path, warmup, got);
+    }
+    if (seed >= 0)
+        s->seed = (uint64_t)seed;
+    if (replications > 0)
+        s->replications = (uint32_t)replications;
+    if (horizon_s > 0)
+        s->horizon_s = horizon_s;
+    return FS_OK;
+}

@@ -1,0 +1,355 @@
+#include "service.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gsl/gsl_fit.h>
+
+#include "rng.h"
+
+#define FS__NONE UINT32_MAX
+#define FS__PRIORITY_REQUEST 1 /* window and warm-up ticks (priority 0) run first at equal times */
+
+/* ---- replica load buckets ---------------------------------------------- */
+
+static inline void fs__bucket_remove(fs_service *svc, uint32_t r)
+{
+    uint32_t l = svc->load[r];
+    if (svc->prev[r] == FS__NONE)
+        svc->bucket_head[l] = svc->next[r];
+    else
+        svc->next[svc->prev[r]] = svc->next[r];
+    if (svc->next[r] != FS__NONE)
+        svc->prev[svc->next[r]] = svc->prev[r];
+}
+
+static inline void fs__bucket_insert(fs_service *svc, uint32_t r)
+{
+    uint32_t l = svc->load[r];
+    svc->prev[r] = FS__NONE;
+    svc->next[r] = svc->bucket_head[l];
+    if (svc->bucket_head[l] != FS__NONE)
+        svc->prev[svc->bucket_head[l]] = r;
+    svc->bucket_head[l] = r;
+}
+
+/* The least-loaded replica with a free slot; requires free_slots > 0. */
+static inline uint32_t fs__pick_replica(const fs_service *svc)
+{
+    for (uint32_t l = 0;; l++)
+        if (svc->bucket_head[l] != FS__NONE)
+            return svc->bucket_head[l];
+}
+
+static inline void fs__occupy(fs_service *svc, uint32_t r, double now)
+{
+    fs__bucket_remove(svc, r);
+    if (svc->load[r]++ == 0)
+        fs_pool_gpu_busy(svc->pool, now, +1);
+    fs__bucket_insert(svc, r);
+    svc->free_slots--;
+}
+
+static inline void fs__release(fs_service *svc, uint32_t r, double now)
+{
+    fs__bucket_remove(svc, r);
+    if (--svc->load[r] == 0)
+        fs_pool_gpu_busy(svc->pool, now, -1);
+    fs__bucket_insert(svc, r);
+    svc->free_slots++;
+}
+
+/* ---- waiting room -------------------------------------------------------- */
+
+static int fs__ring_push(fs_service *svc, double arrival)
+{
+    if (svc->waiting > svc->ring_mask) {
+        uint64_t cap = svc->ring_mask + 1;
+        double *grown = malloc(2 * cap * sizeof *grown);
+        if (!grown)
+            return ENOMEM;
+        /* Unwrap into the new buffer so the oldest request is at index 0. */
+        uint64_t first = cap - svc->head;
+        memcpy(grown, svc->ring + svc->head, first * sizeof *grown);
+        memcpy(grown + first, svc->ring, svc->head * sizeof *grown);
+        free(svc->ring);
+        svc->ring = grown;
+        svc->head = 0;
+        svc->ring_mask = 2 * cap - 1;
+    }
+    svc->ring[(svc->head + svc->waiting) & svc->ring_mask] = arrival;
+    svc->waiting++;
+    return 0;
+}
+
+static inline double fs__ring_pop(fs_service *svc)
+{
+    double arrival = svc->ring[svc->head];
+    svc->head = (svc->head + 1) & svc->ring_mask;
+    svc->waiting--;
+    return arrival;
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+static inline void fs__start(fs_service *svc, double now, double arrival, uint32_t replica)
+{
+    fs_service_rep *rep = svc->rep;
+    double wait = now - arrival;
+    rep->started++;
+    rep->wait_sum_s += wait;
+    double service = fs_dist_sample(&svc->spec->service_time, svc->service_rng);
+    fs_sim_schedule(svc->sim, now + service, FS__PRIORITY_REQUEST, svc->kind_departure, replica,
+                    arrival);
+}
+
+static inline void fs__count_slo_miss_all(fs_service *svc)
+{
+    svc->slo_total++;
+    for (size_t j = 0; j < svc->spec->slo.n_targets; j++)
+        svc->slo_bad[j]++;
+}
+
+static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    (void)ev;
+    fs_service *svc = ctx;
+    fs_service_rep *rep = svc->rep;
+    double now = sim->now;
+    rep->requests++;
+    svc->w_arrivals++;
+    if (svc->free_slots) {
+        uint32_t r = fs__pick_replica(svc);
+        fs__occupy(svc, r, now);
+        fs_level_add(&svc->in_system, now, +1);
+        fs__start(svc, now, now, r);
+    } else if (svc->waiting < svc->spec->queue_limit) {
+        if (svc->waiting >= FS_SERVICE_MAX_WAITING) {
+            fs_sim_fail(sim, ENOSPC,
+                        "service \"%s\": more than %llu requests waiting at t=%.0fs: arrivals "
+                        "exceed capacity; set a queue_limit to model drops instead",
+                        svc->spec->name, (unsigned long long)FS_SERVICE_MAX_WAITING, now);
+            return;
+        }
+        if (fs__ring_push(svc, now) != 0) {
+            fs_sim_fail(sim, ENOMEM, "service \"%s\": out of memory for %llu waiting requests",
+                        svc->spec->name, (unsigned long long)svc->waiting + 1);
+            return;
+        }
+        if (svc->waiting > rep->peak_queue)
+            rep->peak_queue = svc->waiting;
+        fs_level_add(&svc->in_system, now, +1);
+    } else {
+        rep->dropped++;
+        svc->w_dropped++;
+        fs__count_slo_miss_all(svc); /* a dropped request never meets a latency target */
+    }
+    double next = fs_nhpp_next(&svc->arrivals, now, svc->horizon, svc->arrival_rng);
+    if (next <= svc->horizon)
+        fs_sim_schedule(sim, next, FS__PRIORITY_REQUEST, svc->kind_arrival, 0, 0);
+}
+
+static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    fs_service *svc = ctx;
+    fs_service_rep *rep = svc->rep;
+    double now = sim->now;
+    uint64_t ns = (uint64_t)((now - ev->data) * 1e9 + 0.5);
+    fs_hist_record(&rep->latency, ns);
+    fs_hist_record(&svc->window_latency, ns);
+    rep->completed++;
+    svc->w_completed++;
+    fs_level_add(&svc->in_system, now, -1);
+    size_t n_targets = svc->spec->slo.n_targets;
+    if (n_targets) {
+        svc->slo_total++;
+        for (size_t j = 0; j < n_targets; j++)
+            svc->slo_bad[j] += ns > svc->slo_threshold_ns[j];
+    }
+    if (svc->waiting) {
+        /* The freed slot goes straight to the oldest waiting request: the
+         * replica's load is unchanged. */
+        rep->waited++;
+        fs__start(svc, now, fs__ring_pop(svc), ev->arg);
+    } else {
+        fs__release(svc, ev->arg, now);
+    }
+}
+
+/* A window meets a target q if at least ceil(q n) of its n requests did:
+ * exactly "the window's q-quantile is within the threshold", with drops
+ * counted as misses. */
+static void fs__on_slo_tick(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    (void)ev;
+    fs_service *svc = ctx;
+    const fs_slo *slo = &svc->spec->slo;
+    bool breached = false;
+    for (size_t j = 0; j < slo->n_targets; j++) {
+        double needed = ceil(slo->targets[j].quantile * (double)svc->slo_total - 1e-9);
+        if ((double)(svc->slo_total - svc->slo_bad[j]) < needed)
+            breached = true;
+        svc->slo_bad[j] = 0;
+    }
+    svc->slo_total = 0;
+    svc->rep->slo_windows++;
+    svc->rep->slo_breach_windows += breached;
+    double next = sim->now + slo->window_s;
+    if (next <= svc->horizon)
+        fs_sim_schedule(sim, next, 0, svc->kind_slo, 0, 0);
+}
+
+/* ---- lifecycle ------------------------------------------------------------- */
+
+int fs_service_init(fs_service *svc, const fs_service_spec *spec, const fs_scenario *s,
+                    fs_sim *sim, fs_pool *pool, uint32_t replication, fs_service_rep *rep,
+                    fs_error *err)
+{
+    *svc = (fs_service){.spec = spec, .sim = sim, .pool = pool, .horizon = s->horizon_s, .rep = rep};
+    svc->n_replicas = spec->replicas;
+    svc->concurrency = spec->concurrency;
+    svc->free_slots = (uint64_t)spec->replicas * spec->concurrency;
+    char stream[512];
+    snprintf(stream, sizeof stream, "arrivals/%s", spec->name);
+    svc->arrival_rng = fs_rng_create(s->seed, replication, stream);
+    snprintf(stream, sizeof stream, "service/%s", spec->name);
+    svc->service_rng = fs_rng_create(s->seed, replication, stream);
+    svc->load = calloc(svc->n_replicas, sizeof *svc->load);
+    svc->next = malloc(svc->n_replicas * sizeof *svc->next);
+    svc->prev = malloc(svc->n_replicas * sizeof *svc->prev);
+    svc->bucket_head = malloc((svc->concurrency + 1) * sizeof *svc->bucket_head);
+    svc->ring_mask = 1023;
+    svc->ring = malloc((svc->ring_mask + 1) * sizeof *svc->ring);
+    if (!svc->arrival_rng || !svc->service_rng || !svc->load || !svc->next || !svc->prev ||
+        !svc->bucket_head || !svc->ring || fs_hist_init(&svc->window_latency) != 0)
+        goto nomem;
+    for (uint32_t l = 0; l <= svc->concurrency; l++)
+        svc->bucket_head[l] = FS__NONE;
+    for (uint32_t r = svc->n_replicas; r-- > 0;)
+        fs__bucket_insert(svc, r); /* replica 0 ends up first */
+    for (size_t j = 0; j < spec->slo.n_targets; j++)
+        svc->slo_threshold_ns[j] = (uint64_t)(spec->slo.targets[j].threshold_s * 1e9 + 0.5);
+
+    int64_t k_arr = fs_sim_register(sim, fs__on_arrival, svc);
+    int64_t k_dep = fs_sim_register(sim, fs__on_departure, svc);
+    int64_t k_slo = fs_sim_register(sim, fs__on_slo_tick, svc);
+    if (k_arr < 0 || k_dep < 0 || k_slo < 0)
+        goto nomem;
+    svc->kind_arrival = (uint32_t)k_arr;
+    svc->kind_departure = (uint32_t)k_dep;
+    svc->kind_slo = (uint32_t)k_slo;
+
+    svc->profile = (fs_arrival_profile){.spec = &spec->arrivals, .start_weekday = s->start_weekday};
+    fs_nhpp_init(&svc->arrivals, fs_arrivals_rate, &svc->profile);
+    fs_level_init(&svc->in_system, 0, 0);
+    double first = fs_nhpp_next(&svc->arrivals, 0, svc->horizon, svc->arrival_rng);
+    if (first <= svc->horizon)
+        fs_sim_schedule(sim, first, FS__PRIORITY_REQUEST, svc->kind_arrival, 0, 0);
+    if (sim->failed)
+        goto nomem;
+    return FS_OK;
+nomem:
+    fs_service_fini(svc);
+    return fs_error_set(err, FS_ERR_RUNTIME, "service \"%s\": out of memory", spec->name);
+}
+
+void fs_service_fini(fs_service *svc)
+{
+    fs_rng_destroy(svc->arrival_rng);
+    fs_rng_destroy(svc->service_rng);
+    free(svc->load);
+    free(svc->next);
+    free(svc->prev);
+    free(svc->bucket_head);
+    free(svc->ring);
+    if (svc->window_latency.counts)
+        fs_hist_fini(&svc->window_latency);
+    *svc = (fs_service){0};
+}
+
+void fs_service_start_measuring(fs_service *svc, double now)
+{
+    fs_service_rep *rep = svc->rep;
+    uint64_t in_service = (uint64_t)svc->n_replicas * svc->concurrency - svc->free_slots;
+    rep->requests = rep->completed = rep->dropped = 0;
+    rep->started = rep->waited = 0;
+    rep->wait_sum_s = 0;
+    rep->in_flight_start = svc->waiting + in_service;
+    rep->peak_queue = svc->waiting;
+    fs_hist_reset(&rep->latency);
+    fs_level_restart(&svc->in_system, now);
+    svc->window_area_mark = 0;
+    fs_hist_reset(&svc->window_latency);
+    svc->w_arrivals = svc->w_completed = svc->w_dropped = 0;
+    svc->window_start = now;
+    svc->slo_total = 0;
+    memset(svc->slo_bad, 0, sizeof svc->slo_bad);
+    if (svc->spec->slo.n_targets && now + svc->spec->slo.window_s <= svc->horizon)
+        fs_sim_schedule(svc->sim, now + svc->spec->slo.window_s, 0, svc->kind_slo, 0, 0);
+}
+
+int fs_service_close_window(fs_service *svc, double now)
+{
+    fs_service_rep *rep = svc->rep;
+    if (rep->n_windows == svc->cap_windows) {
+        size_t cap = svc->cap_windows ? 2 * svc->cap_windows : 64;
+        fs_service_window *grown = realloc(rep->windows, cap * sizeof *grown);
+        if (!grown)
+            return ENOMEM;
+        rep->windows = grown;
+        svc->cap_windows = cap;
+    }
+    /* The window's time-average in system comes from the service-wide level's
+     * integral: area since the window opened over its length. */
+    fs_level_flush(&svc->in_system, now);
+    double area = svc->in_system.area - svc->window_area_mark;
+    const fs_hist *h = &svc->window_latency;
+    rep->windows[rep->n_windows++] = (fs_service_window){
+        .start_s = svc->window_start,
+        .end_s = now,
+        .arrivals = svc->w_arrivals,
+        .completed = svc->w_completed,
+        .dropped = svc->w_dropped,
+        .mean_ms = fs_hist_mean(h) * 1e-6,
+        .p50_ms = fs_hist_quantile(h, 0.50) * 1e-6,
+        .p95_ms = fs_hist_quantile(h, 0.95) * 1e-6,
+        .p99_ms = fs_hist_quantile(h, 0.99) * 1e-6,
+        .max_ms = h->total ? (double)h->max_ns * 1e-6 : 0,
+        .mean_in_system = now > svc->window_start ? area / (now - svc->window_start) : 0,
+        .queue_end = svc->waiting,
+    };
+    svc->window_area_mark = svc->in_system.area;
+    fs_hist_reset(&svc->window_latency);
+    svc->w_arrivals = svc->w_completed = svc->w_dropped = 0;
+    svc->window_start = now;
+    return 0;
+}
+
+void fs_service_finish(fs_service *svc, double now)
+{
+    fs_service_rep *rep = svc->rep;
+    uint64_t in_service = (uint64_t)svc->n_replicas * svc->concurrency - svc->free_slots;
+    rep->in_flight_end = svc->waiting + in_service;
+    rep->mean_in_system = fs_level_mean(&svc->in_system, now);
+    /* Growth of the queue, requests per hour: the least-squares slope of the
+     * queue length at window ends.  A stable queue has a slope near zero; an
+     * overloaded one grows at (arrival rate - capacity). */
+    rep->queue_growth_per_h = 0;
+    size_t n = rep->n_windows;
+    if (n >= 3) {
+        double *x = malloc(2 * n * sizeof *x);
+        if (x) {
+            double *y = x + n;
+            for (size_t i = 0; i < n; i++) {
+                x[i] = rep->windows[i].end_s / 3600.0;
+                y[i] = (double)rep->windows[i].queue_end;
+            }
+            double c0, c1, cov00, cov01, cov11, sumsq;
+            if (gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) == 0)
+                rep->queue_growth_per_h = c1;
+            free(x);
+        }
+    }
+}

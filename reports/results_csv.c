@@ -1,0 +1,88 @@
+#include "results_csv.h"
+
+#include <csv.h>
+#include <string.h>
+
+static void fs__field(FILE *fp, const char *text)
+{
+    csv_fwrite(fp, text, strlen(text));
+}
+
+static int fs__done(FILE *fp, fs_error *err, const char *what)
+{
+    if (ferror(fp))
+        return fs_error_set(err, FS_ERR_RUNTIME, "cannot write %s", what);
+    return FS_OK;
+}
+
+int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
+{
+    fputs("policy,replication,service,window_start_s,window_end_s,arrivals,completed,dropped,"
+          "mean_ms,p50_ms,p95_ms,p99_ms,max_ms,mean_in_system,queue_end\n",
+          fp);
+    for (size_t p = 0; p < r->n_policies; p++) {
+        const fs_policy_result *pol = &r->policies[p];
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            for (size_t i = 0; i < r->scenario->n_services; i++) {
+                const fs_service_rep *rep = &pol->reps[k].services[i];
+                for (size_t w = 0; w < rep->n_windows; w++) {
+                    const fs_service_window *row = &rep->windows[w];
+                    fs__field(fp, pol->name);
+                    fprintf(fp, ",%u,", pol->reps[k].replication);
+                    fs__field(fp, r->scenario->services[i].name);
+                    fprintf(fp, ",%.9g,%.9g,%llu,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%llu\n",
+                            row->start_s, row->end_s, (unsigned long long)row->arrivals,
+                            (unsigned long long)row->completed, (unsigned long long)row->dropped,
+                            row->mean_ms, row->p50_ms, row->p95_ms, row->p99_ms, row->max_ms,
+                            row->mean_in_system, (unsigned long long)row->queue_end);
+                }
+            }
+        }
+    }
+    return fs__done(fp, err, "the time series");
+}
+
+int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err)
+{
+    fputs("policy,replication,pool,window_start_s,window_end_s,busy_gpus,utilization\n", fp);
+    for (size_t p = 0; p < r->n_policies; p++) {
+        const fs_policy_result *pol = &r->policies[p];
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            for (size_t i = 0; i < r->scenario->n_pools; i++) {
+                const fs_pool_rep *rep = &pol->reps[k].pools[i];
+                for (size_t w = 0; w < rep->n_windows; w++) {
+                    const fs_pool_window *row = &rep->windows[w];
+                    fs__field(fp, pol->name);
+                    fprintf(fp, ",%u,", pol->reps[k].replication);
+                    fs__field(fp, r->scenario->pools[i].name);
+                    fprintf(fp, ",%.9g,%.9g,%.9g,%.9g\n", row->start_s, row->end_s, row->busy_gpus,
+                            row->utilization);
+                }
+            }
+        }
+    }
+    return fs__done(fp, err, "the pool time series");
+}
+
+int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err)
+{
+    fputs("policy,service,requests,completed,dropped,mean_ms,p50_ms,p95_ms,p99_ms,p999_ms,"
+          "p99_ci95_ms,slo_breach_windows,offered_load,queue_unbounded\n",
+          fp);
+    for (size_t p = 0; p < r->n_policies; p++) {
+        for (size_t i = 0; i < r->scenario->n_services; i++) {
+            fs_service_summary sum;
+            if (fs_results_service_summary(r, p, i, &sum) != 0)
+                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+            fs__field(fp, r->policies[p].name);
+            fputc(',', fp);
+            fs__field(fp, r->scenario->services[i].name);
+            fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n",
+                    sum.requests.mean, sum.completed.mean, sum.dropped.mean, sum.merged_mean_ms,
+                    sum.merged_p50_ms, sum.merged_p95_ms, sum.merged_p99_ms, sum.merged_p999_ms,
+                    sum.p99_ms.half_width, sum.slo_breach_windows.mean, r->loads[i].offered_load,
+                    sum.queue_unbounded ? "true" : "false");
+        }
+    }
+    return fs__done(fp, err, "the summary");
+}

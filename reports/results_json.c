@@ -1,0 +1,222 @@
+#include "results_json.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* Counts are integers when they are (one replication); means are reals.
+ * Non-finite numbers have no JSON form: they become null. */
+static json_t *fs__number(double x)
+{
+    if (!isfinite(x))
+        return json_null();
+    if (x == floor(x) && fabs(x) < 9007199254740992.0)
+        return json_integer((json_int_t)x);
+    return json_real(x);
+}
+
+static void fs__set(json_t *obj, const char *key, double x)
+{
+    json_object_set_new(obj, key, fs__number(x));
+}
+
+/* key: the mean; key_ci95: the half-width, only when an interval exists. */
+static void fs__set_summary(json_t *obj, const char *key, const fs_summary *s)
+{
+    fs__set(obj, key, s->mean);
+    if (s->valid) {
+        char ci_key[64];
+        snprintf(ci_key, sizeof ci_key, "%s_ci95", key);
+        fs__set(obj, ci_key, s->half_width);
+    }
+}
+
+static json_t *fs__latency_json(const fs_service_summary *sum)
+{
+    json_t *lat = json_object();
+    fs__set(lat, "mean", sum->merged_mean_ms);
+    fs__set(lat, "p50", sum->merged_p50_ms);
+    fs__set(lat, "p95", sum->merged_p95_ms);
+    fs__set(lat, "p99", sum->merged_p99_ms);
+    fs__set(lat, "p999", sum->merged_p999_ms);
+    fs__set(lat, "max", sum->merged_max_ms);
+    const fs_summary *spread[] = {&sum->mean_ms, &sum->p50_ms, &sum->p95_ms, &sum->p99_ms, &sum->p999_ms};
+    const char *keys[] = {"mean_ci95", "p50_ci95", "p95_ci95", "p99_ci95", "p999_ci95"};
+    for (size_t i = 0; i < 5; i++)
+        if (spread[i]->valid)
+            fs__set(lat, keys[i], spread[i]->half_width);
+    return lat;
+}
+
+static json_t *fs__slo_json(const fs_service_spec *spec, const fs_service_summary *sum)
+{
+    json_t *slo = json_object();
+    json_t *targets = json_object();
+    for (size_t j = 0; j < spec->slo.n_targets; j++) {
+        const fs_slo_target *t = &spec->slo.targets[j];
+        char key[16];
+        if (t->quantile == 0.999)
+            snprintf(key, sizeof key, "p999_ms");
+        else
+            snprintf(key, sizeof key, "p%.0f_ms", t->quantile * 100);
+        fs__set(targets, key, t->threshold_s * 1e3);
+    }
+    json_object_set_new(slo, "targets", targets);
+    fs__set(slo, "window_s", spec->slo.window_s);
+    fs__set(slo, "windows", sum->slo_windows);
+    fs__set_summary(slo, "breach_windows", &sum->slo_breach_windows);
+    fs__set_summary(slo, "breach_windows_per_week", &sum->slo_breach_windows_per_week);
+    return slo;
+}
+
+static json_t *fs__service_rep_json(const fs_service_rep *rep, double measured_s)
+{
+    json_t *o = json_object();
+    fs__set(o, "requests", (double)rep->requests);
+    fs__set(o, "completed", (double)rep->completed);
+    fs__set(o, "dropped", (double)rep->dropped);
+    fs__set(o, "in_flight_start", (double)rep->in_flight_start);
+    fs__set(o, "in_flight_end", (double)rep->in_flight_end);
+    fs__set(o, "throughput_rps", measured_s > 0 ? (double)rep->completed / measured_s : 0);
+    json_t *lat = json_object();
+    fs__set(lat, "mean", fs_hist_mean(&rep->latency) * 1e-6);
+    fs__set(lat, "p50", fs_hist_quantile(&rep->latency, 0.50) * 1e-6);
+    fs__set(lat, "p95", fs_hist_quantile(&rep->latency, 0.95) * 1e-6);
+    fs__set(lat, "p99", fs_hist_quantile(&rep->latency, 0.99) * 1e-6);
+    fs__set(lat, "p999", fs_hist_quantile(&rep->latency, 0.999) * 1e-6);
+    json_object_set_new(o, "latency_ms", lat);
+    fs__set(o, "slo_breach_windows", rep->slo_breach_windows);
+    fs__set(o, "mean_in_system", rep->mean_in_system);
+    fs__set(o, "peak_queue", (double)rep->peak_queue);
+    return o;
+}
+
+static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
+{
+    const fs_scenario *s = r->scenario;
+    const fs_service_spec *spec = &s->services[i];
+    const fs_policy_result *pol = &r->policies[policy];
+    fs_service_summary sum;
+    if (fs_results_service_summary(r, policy, i, &sum) != 0)
+        return NULL;
+    double measured = fs_results_measured_s(r);
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(spec->name));
+    json_object_set_new(o, "tenant", json_string(spec->tenant));
+    json_object_set_new(o, "pool", json_string(s->pools[spec->pool].name));
+    fs__set(o, "replicas", spec->replicas);
+    fs__set(o, "concurrency", spec->concurrency);
+    fs__set_summary(o, "requests", &sum.requests);
+    fs__set_summary(o, "completed", &sum.completed);
+    fs__set_summary(o, "dropped", &sum.dropped);
+    fs__set_summary(o, "in_flight_start", &sum.in_flight_start);
+    fs__set_summary(o, "in_flight_end", &sum.in_flight_end);
+    fs__set_summary(o, "throughput_rps", &sum.throughput_rps);
+    json_object_set_new(o, "latency_ms", fs__latency_json(&sum));
+    json_t *wait = json_object();
+    fs__set_summary(wait, "mean_ms", &sum.wait_mean_ms);
+    fs__set_summary(wait, "probability", &sum.wait_probability);
+    json_object_set_new(o, "wait", wait);
+    fs__set_summary(o, "mean_in_system", &sum.mean_in_system);
+    fs__set_summary(o, "slo_breach_windows", &sum.slo_breach_windows);
+    if (spec->slo.n_targets)
+        json_object_set_new(o, "slo", fs__slo_json(spec, &sum));
+
+    const fs_service_load *load = &r->loads[i];
+    json_t *stab = json_object();
+    fs__set(stab, "mean_arrival_rps", load->mean_rps);
+    fs__set(stab, "peak_arrival_rps", load->peak_rps);
+    fs__set(stab, "capacity_rps", load->capacity_rps);
+    fs__set(stab, "offered_load", load->offered_load);
+    fs__set(stab, "peak_offered_load", load->peak_offered_load);
+    json_object_set_new(stab, "queue_unbounded", json_boolean(sum.queue_unbounded));
+    fs__set_summary(stab, "queue_growth_per_hour", &sum.queue_growth_per_h);
+    json_object_set_new(o, "stability", stab);
+
+    json_t *reps = json_array();
+    for (uint32_t k = 0; k < pol->n_reps; k++)
+        json_array_append_new(reps, fs__service_rep_json(&pol->reps[k].services[i], measured));
+    json_object_set_new(o, "replications", reps);
+    return o;
+}
+
+static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
+{
+    const fs_pool_spec *spec = &r->scenario->pools[i];
+    fs_pool_summary sum;
+    fs_results_pool_summary(r, policy, i, &sum);
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(spec->name));
+    json_object_set_new(o, "gpu", json_string(spec->gpu));
+    fs__set(o, "gpus", spec->gpus);
+    fs__set_summary(o, "gpu_hours", &sum.gpu_hours);
+    fs__set_summary(o, "busy_gpu_hours", &sum.busy_gpu_hours);
+    fs__set_summary(o, "idle_gpu_hours", &sum.idle_gpu_hours);
+    fs__set_summary(o, "utilization", &sum.utilization);
+    return o;
+}
+
+json_t *fs_results_json(const fs_results *r, bool timing)
+{
+    const fs_scenario *s = r->scenario;
+    json_t *doc = json_object();
+    json_object_set_new(doc, "schema", json_string(FS_RESULTS_SCHEMA));
+    json_object_set_new(doc, "fleetsim_version", json_string(FLEETSIM_VERSION));
+    json_t *scen = json_object();
+    json_object_set_new(scen, "name", json_string(s->name));
+    json_object_set_new(scen, "path", json_string(s->path));
+    fs__set(scen, "horizon_s", s->horizon_s);
+    fs__set(scen, "warmup_s", s->warmup_s);
+    fs__set(scen, "window_s", s->window_s);
+    json_object_set_new(scen, "seed", json_integer((json_int_t)s->seed));
+    fs__set(scen, "replications", s->replications);
+    json_object_set_new(doc, "scenario", scen);
+
+    json_t *policies = json_array();
+    for (size_t p = 0; p < r->n_policies; p++) {
+        json_t *pol = json_object();
+        json_object_set_new(pol, "name", json_string(r->policies[p].name));
+        json_t *services = json_array();
+        for (size_t i = 0; i < s->n_services; i++) {
+            json_t *svc = fs__service_json(r, p, i);
+            if (!svc) {
+                json_decref(services);
+                json_decref(pol);
+                json_decref(policies);
+                json_decref(doc);
+                return NULL;
+            }
+            json_array_append_new(services, svc);
+        }
+        json_object_set_new(pol, "services", services);
+        json_t *pools = json_array();
+        for (size_t i = 0; i < s->n_pools; i++)
+            json_array_append_new(pools, fs__pool_json(r, p, i));
+        json_object_set_new(pol, "pools", pools);
+        json_array_append_new(policies, pol);
+    }
+    json_object_set_new(doc, "policies", policies);
+
+    json_t *sim = json_object();
+    fs__set(sim, "events", (double)r->events);
+    if (timing) {
+        fs__set(sim, "wall_s", r->wall_s);
+        fs__set(sim, "events_per_s", r->wall_s > 0 ? (double)r->events / r->wall_s : 0);
+        fs__set(sim, "peak_rss_mb", r->peak_rss_mb);
+    }
+    json_object_set_new(doc, "sim", sim);
+    return doc;
+}
+
+int fs_results_json_write(const fs_results *r, bool timing, FILE *fp, fs_error *err)
+{
+    json_t *doc = fs_results_json(r, timing);
+    if (!doc)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory building the results JSON");
+    /* Ten significant digits: plenty for any figure here, and short enough to
+     * read; fixed so the same run gives the same bytes. */
+    int rc = json_dumpf(doc, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(doc);
+    if (rc != 0 || fputc('\n', fp) == EOF)
+        return fs_error_set(err, FS_ERR_RUNTIME, "cannot write the results JSON");
+    return FS_OK;
+}

@@ -1,0 +1,97 @@
+#include "table.h"
+
+#include <string.h>
+
+#include "duration.h"
+
+/* Prints at most `width` bytes of name, padded, with control bytes replaced. */
+static void fs__name(FILE *fp, const char *name, int width)
+{
+    int n = 0;
+    for (const unsigned char *c = (const unsigned char *)name; *c && n < width; c++, n++)
+        fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, fp);
+    for (; n < width; n++)
+        fputc(' ', fp);
+}
+
+static int fs__name_width(const fs_results *r, int floor_width)
+{
+    int w = floor_width;
+    for (size_t i = 0; i < r->scenario->n_services; i++) {
+        int n = (int)strlen(r->scenario->services[i].name);
+        if (n > w)
+            w = n;
+    }
+    for (size_t i = 0; i < r->scenario->n_pools; i++) {
+        int n = (int)strlen(r->scenario->pools[i].name);
+        if (n > w)
+            w = n;
+    }
+    return w > 32 ? 32 : w;
+}
+
+int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
+{
+    const fs_scenario *s = r->scenario;
+    char horizon[32], warmup[32], window[32];
+    fs_duration_format(s->horizon_s, horizon, sizeof horizon);
+    fs_duration_format(s->warmup_s, warmup, sizeof warmup);
+    fs_duration_format(s->window_s, window, sizeof window);
+    fputs("scenario ", fp);
+    fs__name(fp, s->name, (int)strlen(s->name));
+    fprintf(fp, ": horizon %s, warm-up %s, window %s, seed %llu, %u replication%s\n", horizon,
+            warmup, window, (unsigned long long)s->seed, s->replications,
+            s->replications == 1 ? "" : "s");
+    int w = fs__name_width(r, 8);
+    for (size_t p = 0; p < r->n_policies; p++) {
+        fprintf(fp, "\npolicy %s\n", r->policies[p].name);
+        fs__name(fp, "service", w);
+        fprintf(fp, " %12s %10s %9s %9s %9s %16s %9s %8s %6s\n", "requests", "dropped", "mean ms",
+                "p50 ms", "p95 ms", "p99 ms (95% CI)", "p99.9 ms", "breaches", "load");
+        for (size_t i = 0; i < s->n_services; i++) {
+            fs_service_summary sum;
+            if (fs_results_service_summary(r, p, i, &sum) != 0)
+                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+            char p99[32];
+            if (sum.p99_ms.valid)
+                snprintf(p99, sizeof p99, "%.1f ±%.1f", sum.merged_p99_ms, sum.p99_ms.half_width);
+            else
+                snprintf(p99, sizeof p99, "%.1f", sum.merged_p99_ms);
+            char breaches[32] = "-";
+            if (s->services[i].slo.n_targets)
+                snprintf(breaches, sizeof breaches, "%.4g", sum.slo_breach_windows.mean);
+            fs__name(fp, s->services[i].name, w);
+            fprintf(fp, " %12.0f %10.0f %9.1f %9.1f %9.1f %16s %9.1f %8s %6.2f\n", sum.requests.mean,
+                    sum.dropped.mean, sum.merged_mean_ms, sum.merged_p50_ms, sum.merged_p95_ms, p99,
+                    sum.merged_p999_ms, breaches, r->loads[i].offered_load);
+        }
+        fputc('\n', fp);
+        fs__name(fp, "pool", w);
+        fprintf(fp, " %-16s %6s %12s %12s %8s\n", "gpu", "gpus", "GPU-hours", "busy GPU-h", "util");
+        for (size_t i = 0; i < s->n_pools; i++) {
+            fs_pool_summary sum;
+            fs_results_pool_summary(r, p, i, &sum);
+            fs__name(fp, s->pools[i].name, w);
+            fputc(' ', fp);
+            fs__name(fp, s->pools[i].gpu, 16);
+            fprintf(fp, " %6u %12.1f %12.1f %7.1f%%\n", s->pools[i].gpus, sum.gpu_hours.mean,
+                    sum.busy_gpu_hours.mean, 100 * sum.utilization.mean);
+        }
+        for (size_t i = 0; i < s->n_services; i++) {
+            const fs_service_load *load = &r->loads[i];
+            if (load->offered_load < 1.0)
+                continue;
+            fputs("\nUNSTABLE: service ", fp);
+            fs__name(fp, s->services[i].name, (int)strlen(s->services[i].name));
+            fprintf(fp,
+                    ": arrivals (%.4g/s on average) exceed capacity (%.4g/s), offered load %.2f: %s\n",
+                    load->mean_rps, load->capacity_rps, load->offered_load,
+                    s->services[i].queue_limit == FS_QUEUE_UNLIMITED
+                        ? "the queue grew without bound"
+                        : "the queue stays at its limit and the excess is dropped");
+        }
+    }
+    if (ferror(fp))
+        return fs_error_set(err, FS_ERR_RUNTIME, "cannot write the table");
+    return FS_OK;
+}

@@ -1,0 +1,93 @@
+#include "options.h"
+
+#include <string.h>
+
+static int fs__find_long(const fs_cli_option *t, int n, const char *name, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(t[i].name) == len && strncmp(t[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+static int fs__find_short(const fs_cli_option *t, int n, char letter)
+{
+    for (int i = 0; i < n; i++)
+        if (t[i].letter && t[i].letter == letter)
+            return i;
+    return -1;
+}
+
+int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options, int argc,
+                 char **argv, fs_cli_parsed *out)
+{
+    memset(out, 0, sizeof *out);
+    int only_positional = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_positional || a[0] != '-' || a[1] == '\0') {
+            if (out->n_positional == FS_CLI_MAX_POSITIONAL) {
+                fprintf(stderr, "fleetsim %s: too many arguments\n", command);
+                return -1;
+            }
+            out->positional[out->n_positional++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_positional = 1;
+            continue;
+        }
+        int opt;
+        const char *inline_value = NULL;
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+            opt = fs__find_long(table, n_options, a + 2, len);
+            if (eq)
+                inline_value = eq + 1;
+        } else {
+            opt = a[2] == '\0' ? fs__find_short(table, n_options, a[1]) : -1;
+        }
+        if (opt < 0) {
+            fprintf(stderr, "fleetsim %s: unknown option '%s' (see 'fleetsim %s --help')\n", command,
+                    a, command);
+            return -1;
+        }
+        if (!table[opt].arg) {
+            if (inline_value) {
+                fprintf(stderr, "fleetsim %s: option '--%s' takes no value\n", command, table[opt].name);
+                return -1;
+            }
+            out->values[opt] = "";
+        } else if (inline_value) {
+            out->values[opt] = inline_value;
+        } else if (i + 1 < argc) {
+            out->values[opt] = argv[++i];
+        } else {
+            fprintf(stderr, "fleetsim %s: option '--%s' needs a value (%s)\n", command,
+                    table[opt].name, table[opt].arg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void fs_cli_help(FILE *fp, const fs_cli_option *table, int n_options)
+{
+    int width = 0;
+    char left[64];
+    for (int i = 0; i < n_options; i++) {
+        int n = snprintf(left, sizeof left, "--%s%s%s", table[i].name, table[i].arg ? " " : "",
+                         table[i].arg ? table[i].arg : "");
+        if (n > width)
+            width = n;
+    }
+    for (int i = 0; i < n_options; i++) {
+        snprintf(left, sizeof left, "--%s%s%s", table[i].name, table[i].arg ? " " : "",
+                 table[i].arg ? table[i].arg : "");
+        if (table[i].letter)
+            fprintf(fp, "  -%c, %-*s  %s\n", table[i].letter, width, left, table[i].help);
+        else
+            fprintf(fp, "      %-*s  %s\n", width, left, table[i].help);
+    }
+}

@@ -1,0 +1,36 @@
+/*
+ * options — one option table per subcommand, used for parsing and --help.
+ *
+ * A table lists each option once (long name, optional short letter, the name
+ * of its argument or NULL for a flag, one line of help).  fs_cli_parse walks
+ * argv against it, accepting `--name value`, `--name=value` and `-x value`,
+ * and collects positional arguments; fs_cli_help prints the aligned
+ * `-x, --long ARG  help` block from the same table, so the two never drift.
+ */
+#ifndef FS_CLI_OPTIONS_H
+#define FS_CLI_OPTIONS_H
+
+#include <stdio.h>
+
+typedef struct fs_cli_option {
+    const char *name;   /* long name without "--" */
+    char letter;        /* short letter or 0 */
+    const char *arg;    /* argument name ("N", "DIR") or NULL for a flag */
+    const char *help;
+} fs_cli_option;
+
+#define FS_CLI_MAX_POSITIONAL 8
+
+typedef struct fs_cli_parsed {
+    const char *values[32];   /* per option: its value, "" for a flag given, NULL if absent */
+    const char *positional[FS_CLI_MAX_POSITIONAL];
+    int n_positional;
+} fs_cli_parsed;
+
+/* Returns 0, or -1 after printing "fleetsim CMD: ..." to stderr. */
+int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options, int argc,
+                 char **argv, fs_cli_parsed *out);
+
+void fs_cli_help(FILE *fp, const fs_cli_option *table, int n_options);
+
+#endif

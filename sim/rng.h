@@ -1,0 +1,33 @@
+/*
+ * rng — named, independent random streams (common random numbers).
+ *
+ * Every random quantity in a simulation draws from a stream named for what it
+ * drives ("arrivals/chat", "service/chat").  A stream's state is derived only
+ * from (base seed, replication, name), so two policies run with the same seed
+ * see the same arrivals and the same service draws whatever else they do:
+ * comparisons between policies are paired.  Adding a stream never shifts
+ * another stream's numbers.
+ *
+ * Streams are GSL generators (gsl_rng_mt19937: fast, 2^19937 period).  The
+ * seed is a 64-bit hash (FNV-1a of the name, mixed with seed and replication
+ * through splitmix64), folded to the 32 bits MT19937 accepts.
+ *
+ * Ownership: fs_rng_create returns a gsl_rng the caller frees with
+ * gsl_rng_free (or fs_rng_destroy).
+ */
+#ifndef FS_RNG_H
+#define FS_RNG_H
+
+#include <stdint.h>
+#include <gsl/gsl_rng.h>
+
+/* The 64-bit seed of stream `name` for (seed, replication). Pure. */
+uint64_t fs_rng_stream_seed(uint64_t seed, uint32_t replication, const char *name);
+
+/* A new generator for that stream, or NULL when out of memory (only once the
+ * program has called gsl_set_error_handler_off(): GSL's default handler
+ * aborts inside gsl_rng_alloc instead). */
+gsl_rng *fs_rng_create(uint64_t seed, uint32_t replication, const char *name);
+void fs_rng_destroy(gsl_rng *r);
+
+#endif

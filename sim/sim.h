@@ -1,0 +1,59 @@
+/*
+ * sim — the simulation engine: a clock, the future-event list and the loop.
+ *
+ * The engine knows nothing about GPUs or services.  Models register handlers
+ * (a function and a context); registration returns a kind, and events of that
+ * kind are dispatched to that handler.  One model instance (a service, a pool)
+ * registers its own kinds, so the handler finds its state through ctx without
+ * any lookup.
+ *
+ * A handler may schedule further events (never in the past) and may call
+ * fs_sim_fail to stop the run with an error.
+ *
+ * Ownership: fs_sim is caller-owned (init/fini); it owns the event list and
+ * the handler table, never the contexts.
+ */
+#ifndef FS_SIM_H
+#define FS_SIM_H
+
+#include <stdint.h>
+
+#include "event.h"
+
+typedef struct fs_sim fs_sim;
+typedef void (*fs_handler_fn)(fs_sim *sim, const fs_event *ev, void *ctx);
+
+typedef struct fs_handler {
+    fs_handler_fn fn;
+    void *ctx;
+} fs_handler;
+
+struct fs_sim {
+    double now;            /* the clock: time of the event being handled */
+    fs_evq queue;
+    fs_handler *handlers;
+    uint32_t n_handlers, cap_handlers;
+    uint64_t events;       /* events handled so far */
+    int failed;            /* first failure code (errno-style), 0 while fine */
+    char failure[256];     /* what failed, for the caller's error message */
+};
+
+int fs_sim_init(fs_sim *sim);  /* 0 or ENOMEM */
+void fs_sim_fini(fs_sim *sim);
+
+/* Registers a handler; returns its kind (>= 0) or -1 when out of memory. */
+int64_t fs_sim_register(fs_sim *sim, fs_handler_fn fn, void *ctx);
+
+/* Schedules an event of `kind` at `time` (>= now).  On ENOMEM the run is
+ * marked failed and stops at the next step. */
+void fs_sim_schedule(fs_sim *sim, double time, uint8_t priority, uint32_t kind, uint32_t arg,
+                     double data);
+
+/* Handles events in order while the earliest is at or before `until` and the
+ * run has not failed; then sets now = until.  Returns 0 or the failure code. */
+int fs_sim_run(fs_sim *sim, double until);
+
+/* Marks the run failed with a message; the loop stops after this event. */
+void fs_sim_fail(fs_sim *sim, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

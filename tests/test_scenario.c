@@ -1,0 +1,850 @@
+/*
+ * test_scenario — a full scenario lands field by field, defaults fill in, and
+ * every kind of bad input is refused with the message a user would need:
+ * file:line:column for malformed JSON, the JSON path and expected/got for
+ * bad values, the closest key for typos.
+ *
+ * Documents are written with single quotes for readability; doc() turns them
+ * into double quotes before parsing (no test document contains an apostrophe).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "scenario.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static char docbuf[16384];
+
+static const char *doc(const char *single_quoted)
+{
+    size_t n = strlen(single_quoted);
+    assert_true(n < sizeof docbuf);
+    for (size_t i = 0; i <= n; i++)
+        docbuf[i] = single_quoted[i] == '\'' ? '"' : single_quoted[i];
+    return docbuf;
+}
+
+static fs_scenario *parse_ok(const char *single_quoted)
+{
+    fs_error err = {0, ""};
+    fs_scenario *s = NULL;
+    int rc = fs_scenario_parse(doc(single_quoted), "scen.json", &s, &err);
+    if (rc != FS_OK)
+        fail_msg("refused: %s", err.msg);
+    assert_non_null(s);
+    return s;
+}
+
+/* Parses text (already in JSON quoting) and checks the refusal: the code,
+ * that *out was left alone, and that the message contains want. */
+static void expect_raw(const char *text, int code, const char *want)
+{
+    fs_error err = {0, ""};
+    fs_scenario *sentinel = (fs_scenario *)&err, *s = sentinel;
+    int rc = fs_scenario_parse(text, "scen.json", &s, &err);
+    if (rc == FS_OK) {
+        fs_scenario_destroy(s);
+        fail_msg("accepted, wanted \"%s\"", want);
+    }
+    assert_ptr_equal(s, sentinel);
+    assert_int_equal(rc, code);
+    assert_int_equal(err.code, code);
+    if (strstr(err.msg, want) == NULL)
+        fail_msg("message\n  %s\nlacks\n  %s", err.msg, want);
+}
+
+static void expect_error(const char *single_quoted, const char *want)
+{
+    expect_raw(doc(single_quoted), FS_ERR_INPUT, want);
+}
+
+#define HEAD "{'schema': 'fleetsim/1', 'horizon': '1d', "
+#define POOL "'pools': [{'name': 'gpu', 'gpu': 'H100-SXM-80GB', 'gpus': 8}], "
+#define ARRIVALS "'arrivals': {'poisson_rps': 10}"
+#define STIME "'service_time': {'exponential': {'mean': '50ms'}}"
+/* One pool, one service "chat"; X is spliced into the service object. */
+#define SERVICE(X) HEAD POOL "'services': [{'name': 'chat', " ARRIVALS ", " STIME X "}]}"
+/* The service with its arrivals object given by A. */
+#define SERVICE_ARR(A) HEAD POOL "'services': [{'name': 'chat', 'arrivals': " A ", " STIME "}]}"
+/* The service with its service_time object given by T. */
+#define SERVICE_ST(T)                                                                              \
+    HEAD POOL "'services': [{'name': 'chat', " ARRIVALS ", 'service_time': " T "}]}"
+/* Top-level members T added to the one-service scenario. */
+#define TOP(T)                                                                                     \
+    "{'schema': 'fleetsim/1', " T ", " POOL "'services': [{'name': 'chat', " ARRIVALS ", " STIME   \
+    "}]}"
+
+#define H24(x)                                                                                     \
+    "[" x "," x "," x "," x "," x "," x "," x "," x "," x "," x "," x "," x "," x "," x "," x      \
+    "," x "," x "," x "," x "," x "," x "," x "," x "," x "]"
+
+static void assert_close(double got, double want)
+{
+    if (!(fabs(got - want) <= 1e-12 * fmax(1.0, fabs(want))))
+        fail_msg("got %.17g, want %.17g", got, want);
+}
+
+/* ---- valid scenarios ----------------------------------------------------- */
+
+/* clang-format off */
+static const char full[] =
+    "{\n"
+    " 'schema': 'fleetsim/1',\n"
+    " 'name': 'morning tail',\n"
+    " 'description': 'two pools, three services',\n"
+    " 'horizon': '7d', 'warmup': '1d', 'window': 60, 'seed': 42, 'replications': 5,\n"
+    " 'start_weekday': 'Wed',\n"
+    " 'pools': [\n"
+    "   {'name': 'serving', 'gpu': 'H100-SXM-80GB', 'gpus': 16},\n"
+    "   {'name': 'batch', 'gpu': 'A100-SXM4-40GB', 'gpus': 4}\n"
+    " ],\n"
+    " 'services': [\n"
+    "  {'name': 'chat', 'tenant': 'assistant', 'pool': 'serving',\n"
+    "   'arrivals': {'poisson_rps': 400,\n"
+    "     'weekday': [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23],\n"
+    "     'weekend': [0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0,1.1,1.2,1.3,1.4,1.5,1.6,1.7,1.8,"
+    "1.9,2.0,2.1,2.2,2.3],\n"
+    "     'bursts': [{'at': '2d 09:30', 'multiplier': 2, 'duration': '2h'},\n"
+    "                {'at': 3600, 'multiplier': 10, 'duration': '1m'},\n"
+    "                {'at': '1d', 'multiplier': 1.5, 'duration': 30}]},\n"
+    "   'service_time': {'lognormal': {'median': '80ms', 'sigma': 0.5}},\n"
+    "   'replicas': {'count': 10, 'concurrency': 8},\n"
+    "   'queue_limit': 5000,\n"
+    "   'slo': {'p999_ms': 1000, 'p99_ms': 250, 'window': '1h'}},\n"
+    "  {'name': 'embed', 'pool': 'batch',\n"
+    "   'arrivals': {'poisson_rps': 0.5, 'diurnal': " H24("2") ", 'weekend': " H24("3") "},\n"
+    "   'service_time': {'empirical': {'samples_ms': [30, 10, 20.5]}},\n"
+    "   'replicas': 4, 'queue_limit': 0},\n"
+    "  {'name': 'rerank', 'pool': 'serving', 'arrivals': {'poisson_rps': 5},\n"
+    "   'service_time': {'gamma': {'mean': 0.05, 'cv': 1.5}},\n"
+    "   'replicas': {'count': 6}, 'slo': {'p50_ms': 20, 'p95_ms': 40, 'p90_ms': 30}}\n"
+    " ]\n"
+    "}\n";
+/* clang-format on */
+
+static void test_full(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(full);
+    assert_string_equal(s->path, "scen.json");
+    assert_string_equal(s->name, "morning tail");
+    assert_string_equal(s->description, "two pools, three services");
+    assert_close(s->horizon_s, 7 * 86400.0);
+    assert_close(s->warmup_s, 86400.0);
+    assert_close(s->window_s, 60.0);
+    assert_int_equal(s->seed, 42);
+    assert_int_equal(s->replications, 5);
+    assert_int_equal(s->start_weekday, 2);
+
+    assert_int_equal(s->n_pools, 2);
+    assert_string_equal(s->pools[0].name, "serving");
+    assert_string_equal(s->pools[0].gpu, "H100-SXM-80GB");
+    assert_int_equal(s->pools[0].gpus, 16);
+    assert_string_equal(s->pools[1].name, "batch");
+    assert_string_equal(s->pools[1].gpu, "A100-SXM4-40GB");
+    assert_int_equal(s->pools[1].gpus, 4);
+
+    assert_int_equal(s->n_services, 3);
+    const fs_service_spec *chat = &s->services[0], *embed = &s->services[1],
+                          *rerank = &s->services[2];
+
+    assert_string_equal(chat->name, "chat");
+    assert_string_equal(chat->tenant, "assistant");
+    assert_int_equal(chat->pool, 0);
+    assert_close(chat->arrivals.base_rps, 400.0);
+    for (int h = 0; h < 24; h++) {
+        assert_close(chat->arrivals.weekday[h], h);
+        assert_close(chat->arrivals.weekend[h], h * 0.1);
+    }
+    assert_int_equal(chat->arrivals.n_bursts, 3);
+    /* sorted by start: 1h, 1d, 2d 09:30 */
+    assert_close(chat->arrivals.bursts[0].at_s, 3600.0);
+    assert_close(chat->arrivals.bursts[0].multiplier, 10.0);
+    assert_close(chat->arrivals.bursts[0].duration_s, 60.0);
+    assert_close(chat->arrivals.bursts[1].at_s, 86400.0);
+    assert_close(chat->arrivals.bursts[1].multiplier, 1.5);
+    assert_close(chat->arrivals.bursts[1].duration_s, 30.0);
+    assert_close(chat->arrivals.bursts[2].at_s, 207000.0);
+    assert_close(chat->arrivals.bursts[2].multiplier, 2.0);
+    assert_close(chat->arrivals.bursts[2].duration_s, 7200.0);
+    assert_int_equal(chat->service_time.kind, FS_DIST_LOGNORMAL);
+    assert_close(chat->service_time.a, 0.08);
+    assert_close(chat->service_time.b, 0.5);
+    assert_int_equal(chat->replicas, 10);
+    assert_int_equal(chat->concurrency, 8);
+    assert_int_equal(chat->queue_limit, 5000);
+    /* targets in quantile order, whatever the order in the file */
+    assert_int_equal(chat->slo.n_targets, 2);
+    assert_close(chat->slo.targets[0].quantile, 0.99);
+    assert_close(chat->slo.targets[0].threshold_s, 0.25);
+    assert_close(chat->slo.targets[1].quantile, 0.999);
+    assert_close(chat->slo.targets[1].threshold_s, 1.0);
+    assert_close(chat->slo.window_s, 3600.0);
+
+    assert_string_equal(embed->name, "embed");
+    assert_string_equal(embed->tenant, "embed");
+    assert_int_equal(embed->pool, 1);
+    assert_close(embed->arrivals.base_rps, 0.5);
+    for (int h = 0; h < 24; h++) {
+        assert_close(embed->arrivals.weekday[h], 2.0); /* diurnal */
+        assert_close(embed->arrivals.weekend[h], 3.0); /* weekend overrides diurnal */
+    }
+    assert_int_equal(embed->arrivals.n_bursts, 0);
+    assert_null(embed->arrivals.bursts);
+    assert_int_equal(embed->service_time.kind, FS_DIST_EMPIRICAL);
+    assert_int_equal(embed->service_time.n, 3);
+    assert_close(embed->service_time.samples[0], 0.010); /* ms -> s, sorted */
+    assert_close(embed->service_time.samples[1], 0.0205);
+    assert_close(embed->service_time.samples[2], 0.030);
+    assert_int_equal(embed->replicas, 4);
+    assert_int_equal(embed->concurrency, 1);
+    assert_int_equal(embed->queue_limit, 0);
+    assert_int_equal(embed->slo.n_targets, 0);
+    assert_close(embed->slo.window_s, 60.0);
+
+    assert_int_equal(rerank->pool, 0);
+    for (int h = 0; h < 24; h++) {
+        assert_close(rerank->arrivals.weekday[h], 1.0);
+        assert_close(rerank->arrivals.weekend[h], 1.0);
+    }
+    assert_int_equal(rerank->service_time.kind, FS_DIST_GAMMA);
+    assert_close(rerank->service_time.a, 0.05);
+    assert_close(rerank->service_time.b, 1.5);
+    assert_int_equal(rerank->replicas, 6);
+    assert_int_equal(rerank->concurrency, 1);
+    assert_true(rerank->queue_limit == FS_QUEUE_UNLIMITED);
+    assert_int_equal(rerank->slo.n_targets, 3);
+    assert_close(rerank->slo.targets[0].quantile, 0.5);
+    assert_close(rerank->slo.targets[0].threshold_s, 0.020);
+    assert_close(rerank->slo.targets[1].quantile, 0.9);
+    assert_close(rerank->slo.targets[1].threshold_s, 0.030);
+    assert_close(rerank->slo.targets[2].quantile, 0.95);
+    assert_close(rerank->slo.targets[2].threshold_s, 0.040);
+    assert_close(rerank->slo.window_s, 60.0); /* the scenario window */
+    fs_scenario_destroy(s);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(SERVICE(""));
+    assert_string_equal(s->name, "scen"); /* origin without .json */
+    assert_string_equal(s->description, "");
+    assert_close(s->horizon_s, 86400.0);
+    assert_close(s->warmup_s, 0.0);
+    assert_close(s->window_s, 300.0);
+    assert_int_equal(s->seed, 1);
+    assert_int_equal(s->replications, 1);
+    assert_int_equal(s->start_weekday, 0);
+    const fs_service_spec *c = &s->services[0];
+    assert_string_equal(c->tenant, "chat");
+    assert_int_equal(c->pool, 0); /* the only pool */
+    assert_int_equal(c->replicas, 1);
+    assert_int_equal(c->concurrency, 1);
+    assert_true(c->queue_limit == FS_QUEUE_UNLIMITED);
+    assert_int_equal(c->slo.n_targets, 0);
+    assert_close(c->slo.window_s, 300.0);
+    assert_null(c->arrivals.bursts);
+    assert_int_equal(c->arrivals.n_bursts, 0);
+    for (int h = 0; h < 24; h++) {
+        assert_close(c->arrivals.weekday[h], 1.0);
+        assert_close(c->arrivals.weekend[h], 1.0);
+    }
+    assert_int_equal(c->service_time.kind, FS_DIST_EXPONENTIAL);
+    assert_close(c->service_time.a, 0.05);
+    fs_scenario_destroy(s);
+
+    /* diurnal alone applies to every day; weekday alone leaves weekends at 1 */
+    s = parse_ok(SERVICE_ARR("{'poisson_rps': 1, 'diurnal': " H24("0.5") "}"));
+    assert_close(s->services[0].arrivals.weekday[7], 0.5);
+    assert_close(s->services[0].arrivals.weekend[7], 0.5);
+    fs_scenario_destroy(s);
+    s = parse_ok(SERVICE_ARR("{'poisson_rps': 1, 'weekday': " H24("4") "}"));
+    assert_close(s->services[0].arrivals.weekday[7], 4.0);
+    assert_close(s->services[0].arrivals.weekend[7], 1.0);
+    fs_scenario_destroy(s);
+
+    /* a real that is a whole number counts as an integer; 0 seed is allowed */
+    s = parse_ok(TOP("'horizon': 3600, 'seed': 0, 'replications': 3.0, 'start_weekday': 'SUNDAY'"));
+    assert_int_equal(s->seed, 0);
+    assert_int_equal(s->replications, 3);
+    assert_int_equal(s->start_weekday, 6);
+    assert_close(s->horizon_s, 3600.0);
+    fs_scenario_destroy(s);
+
+    /* a NULL origin still gives messages and a name */
+    fs_error err;
+    assert_int_equal(fs_scenario_parse(doc(SERVICE("")), NULL, &s, &err), FS_OK);
+    assert_string_equal(s->name, "<string>");
+    fs_scenario_destroy(s);
+    fs_scenario_destroy(NULL);
+}
+
+static void test_dist_kinds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *json;
+        fs_dist_kind kind;
+        double a, b;
+    } cases[] = {
+        {"{'exponential': {'mean': '50ms'}}", FS_DIST_EXPONENTIAL, 0.05, 0},
+        {"{'deterministic': {'value': 0.2}}", FS_DIST_DETERMINISTIC, 0.2, 0},
+        {"{'deterministic': {'value': '0s'}}", FS_DIST_DETERMINISTIC, 0, 0},
+        {"{'lognormal': {'median': '1s', 'sigma': 0}}", FS_DIST_LOGNORMAL, 1, 0},
+        {"{'gamma': {'mean': '2s', 'cv': 0.5}}", FS_DIST_GAMMA, 2, 0.5},
+        {"{'uniform': {'min': '10ms', 'max': '30ms'}}", FS_DIST_UNIFORM, 0.01, 0.03},
+        {"{'uniform': {'min': '10ms', 'max': '10ms'}}", FS_DIST_UNIFORM, 0.01, 0.01},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 HEAD POOL "'services': [{'name': 'chat', " ARRIVALS ", 'service_time': %s}]}",
+                 cases[i].json);
+        fs_scenario *s = parse_ok(text);
+        assert_int_equal(s->services[0].service_time.kind, cases[i].kind);
+        assert_close(s->services[0].service_time.a, cases[i].a);
+        assert_close(s->services[0].service_time.b, cases[i].b);
+        fs_scenario_destroy(s);
+    }
+}
+
+/* ---- malformed JSON ------------------------------------------------------ */
+
+/* jansson reports the line and the (1-based) column where the offending
+ * token ends. */
+static void test_malformed_json(void **state)
+{
+    (void)state;
+    /* line 3, column 14 is the ',' where a value should be */
+    expect_raw("{\n  \"schema\": \"fleetsim/1\",\n  \"horizon\": ,\n}", FS_ERR_INPUT,
+               "scen.json:3:14: unexpected token near ','");
+    expect_raw("{\"schema\": \"fleetsim/1\"", FS_ERR_INPUT, "scen.json:1:23: '}' expected");
+    expect_raw("", FS_ERR_INPUT, "scen.json:1:0: '[' or '{' expected near end of file");
+    expect_raw("{} x", FS_ERR_INPUT, "scen.json:1:4: end of file expected");
+    /* the top level must be an object, not an array */
+    expect_raw("[1, 2]", FS_ERR_INPUT,
+               "scen.json: expected an object at the top level, got an array");
+}
+
+static void test_duplicate_json_key(void **state)
+{
+    (void)state;
+    expect_raw("{\n  \"schema\": \"fleetsim/1\",\n  \"seed\": 1,\n  \"seed\": 2\n}", FS_ERR_INPUT,
+               "scen.json:4:8: duplicate object key");
+}
+
+/* ---- schema -------------------------------------------------------------- */
+
+static void test_schema(void **state)
+{
+    (void)state;
+    expect_error("{'horizon': '1d'}",
+                 "scen.json: missing required key \"schema\" (expected \"fleetsim/1\")");
+    expect_error("{'schema': 'fleetsim/2', 'horizon': '1d'}",
+                 "scen.json: schema: expected \"fleetsim/1\", got \"fleetsim/2\"");
+    expect_error("{'schema': 1}", "scen.json: schema: expected \"fleetsim/1\", got 1");
+}
+
+/* ---- types --------------------------------------------------------------- */
+
+static void test_wrong_type(void **state)
+{
+    (void)state;
+    expect_error(
+        TOP("'horizon': [1]"),
+        "scen.json: horizon: expected a positive duration like \"7d\" or \"90m\", got an array");
+    expect_error(TOP("'horizon': '1d', 'name': 5"),
+                 "scen.json: name: expected a non-empty string, got 5");
+    expect_error(TOP("'horizon': '1d', 'name': ''"), "name: expected a non-empty string, got \"\"");
+    expect_error(TOP("'horizon': '1d', 'description': {'a': 1}"),
+                 "description: expected a string, got an object");
+    expect_error(TOP("'horizon': '1d', 'seed': true"),
+                 "seed: expected a non-negative integer, got true");
+    expect_error(TOP("'horizon': '1d', 'seed': 1.5"),
+                 "seed: expected a non-negative integer, got 1.5");
+    expect_error(TOP("'horizon': '1d', 'seed': -1"),
+                 "seed: expected a non-negative integer, got -1");
+    expect_error(TOP("'horizon': '1d', 'replications': 0"),
+                 "replications: expected an integer from 1 to 10000, got 0");
+    expect_error(TOP("'horizon': '1d', 'replications': 10001"),
+                 "replications: expected an integer from 1 to 10000, got 10001");
+    expect_error(TOP("'horizon': '1d', 'replications': null"),
+                 "replications: expected an integer from 1 to 10000, got null");
+    expect_error(HEAD "'pools': {}, 'services': []}",
+                 "scen.json: pools: expected a non-empty array, got an empty object");
+    expect_error(HEAD "'pools': [], 'services': []}",
+                 "scen.json: pools: expected a non-empty array, got an empty array");
+    expect_error(HEAD POOL "'services': []}",
+                 "scen.json: services: expected a non-empty array, got an empty array");
+    expect_error(HEAD "'pools': ['gpu'], 'services': []}",
+                 "scen.json: pools[0]: expected an object describing a pool, got \"gpu\"");
+    expect_error(HEAD POOL "'services': [{'name': 'chat'}, 3]}",
+                 "services[0]: missing required key \"arrivals\"");
+    expect_error(HEAD POOL "'services': [{'name': 'chat', 'arrivals': 'x', " STIME "}]}",
+                 "scen.json: services[0].arrivals: expected an object, got \"x\"");
+    expect_error(SERVICE(", 'replicas': 'two'"),
+                 "services[0].replicas: expected a positive integer or an object {\"count\", "
+                 "\"concurrency\"}, got \"two\"");
+    expect_error(SERVICE(", 'replicas': 2.5"),
+                 "services[0].replicas: expected a positive integer, got 2.5");
+    expect_error(SERVICE(", 'queue_limit': -1"),
+                 "services[0].queue_limit: expected a non-negative integer, got -1");
+    expect_error(SERVICE(", 'tenant': false"),
+                 "services[0].tenant: expected a non-empty string, got false");
+    expect_error(SERVICE_ARR("{'poisson_rps': '10'}"),
+                 "services[0].arrivals.poisson_rps: expected a non-negative number, got \"10\"");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'bursts': {}}"),
+                 "services[0].arrivals.bursts: expected an array, got an empty object");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'bursts': [5]}"),
+                 "services[0].arrivals.bursts[0]: expected an object {\"at\", \"multiplier\", "
+                 "\"duration\"}, got 5");
+    expect_error(SERVICE_ST("{'empirical': {'samples_ms': [1, 'x']}}"),
+                 "services[0].service_time.empirical.samples_ms[1]: expected a non-negative "
+                 "number, got \"x\"");
+    expect_error(SERVICE_ST("{'empirical': {'samples_ms': []}}"),
+                 "services[0].service_time.empirical.samples_ms: expected a non-empty array, got "
+                 "an empty array");
+    expect_error(SERVICE_ST("{'gamma': 3}"), "services[0].service_time.gamma: expected an object "
+                                             "with the gamma distribution's parameters, got 3");
+    expect_error(TOP("'horizon': '1d', 'start_weekday': 'funday'"),
+                 "start_weekday: expected a day of the week (\"monday\"..\"sunday\" or "
+                 "\"mon\"..\"sun\"), got \"funday\"");
+    expect_error(TOP("'horizon': '1d', 'start_weekday': 'mo'"),
+                 "start_weekday: expected a day of the week");
+    expect_error(
+        HEAD
+        "'pools': [{'name': 'gpu', 'gpu': 'H100-SXM-80GB', 'gpus': 5000000000}], 'services': []}",
+        "pools[0].gpus: expected a positive integer no larger than 4294967295, got 5000000000");
+    /* long strings are cut so the message stays one readable line */
+    expect_error(TOP("'horizon': '1d', 'seed': "
+                     "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'"),
+                 "got \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\"");
+}
+
+/* ---- out-of-range numbers ------------------------------------------------ */
+
+static void test_bad_numbers(void **state)
+{
+    (void)state;
+    expect_error(SERVICE(", 'slo': {'p99_ms': -5}"),
+                 "scen.json: services[0].slo.p99_ms: expected a positive number, got -5");
+    expect_error(SERVICE(", 'slo': {'p50_ms': 0}"),
+                 "services[0].slo.p50_ms: expected a positive number, got 0");
+    expect_error(
+        SERVICE(", 'slo': {'p999_ms': 1, 'window': 0}"),
+        "services[0].slo.window: expected a positive duration like \"7d\" or \"90m\", got 0");
+    expect_error(SERVICE(", 'slo': {'window': '1h'}"),
+                 "services[0].slo: expected at least one latency target (\"p50_ms\", \"p90_ms\", "
+                 "\"p95_ms\", "
+                 "\"p99_ms\", \"p999_ms\"), got none");
+    expect_error(SERVICE(", 'replicas': 0"),
+                 "services[0].replicas: expected a positive integer, got 0");
+    expect_error(SERVICE(", 'replicas': {'count': 1, 'concurrency': 0}"),
+                 "services[0].replicas.concurrency: expected a positive integer, got 0");
+    expect_error(SERVICE_ARR("{'poisson_rps': -1}"),
+                 "services[0].arrivals.poisson_rps: expected a non-negative number, got -1");
+    expect_error(
+        SERVICE_ARR("{'poisson_rps': 1, 'bursts': [{'at': 0, 'multiplier': 0, 'duration': 1}]}"),
+        "services[0].arrivals.bursts[0].multiplier: expected a positive number, got 0");
+    expect_error(
+        SERVICE_ARR("{'poisson_rps': 1, 'bursts': [{'at': 0, 'multiplier': 2, 'duration': '0s'}]}"),
+        "services[0].arrivals.bursts[0].duration: expected a positive duration like \"7d\" or "
+        "\"90m\", got \"0s\"");
+    expect_error(
+        SERVICE_ARR("{'poisson_rps': 1, 'bursts': [{'at': -60, 'multiplier': 2, 'duration': 1}]}"),
+        "bursts[0].at: expected a duration like \"7d\" or \"90m\" (negative durations are not "
+        "allowed), got -60");
+    expect_error(SERVICE_ST("{'gamma': {'mean': '1s', 'cv': 0}}"),
+                 "services[0].service_time.gamma.cv: expected a positive number, got 0");
+    expect_error(
+        SERVICE_ST("{'lognormal': {'median': '1s', 'sigma': -0.1}}"),
+        "services[0].service_time.lognormal.sigma: expected a non-negative number, got -0.1");
+    expect_error(SERVICE_ST("{'exponential': {'mean': 0}}"),
+                 "services[0].service_time.exponential.mean: expected a positive duration like "
+                 "\"7d\" or \"90m\", got 0");
+    expect_error(
+        SERVICE_ST("{'empirical': {'samples_ms': [1, -2]}}"),
+        "services[0].service_time.empirical.samples_ms[1]: expected a non-negative number, got -2");
+    expect_error(SERVICE_ST("{'uniform': {'min': '30ms', 'max': '10ms'}}"),
+                 "services[0].service_time.uniform.max: expected a duration no shorter than min "
+                 "(30ms), got \"10ms\"");
+    expect_error(
+        TOP("'horizon': '0s'"),
+        "scen.json: horizon: expected a positive duration like \"7d\" or \"90m\", got \"0s\"");
+    expect_error(TOP("'horizon': -3600"),
+                 "scen.json: horizon: expected a positive duration like \"7d\" or \"90m\" "
+                 "(negative durations are not allowed), got -3600");
+    expect_error(TOP("'horizon': '1d', 'window': '0m'"),
+                 "scen.json: window: expected a positive duration");
+}
+
+/* ---- unknown and missing keys -------------------------------------------- */
+
+static void test_unknown_key_suggestion(void **state)
+{
+    (void)state;
+    expect_error(SERVICE_ARR("{'poison_rps': 10}"),
+                 "scen.json: services[0].arrivals: unknown key \"poison_rps\" (did you mean "
+                 "\"poisson_rps\"?)");
+    expect_error(TOP("'horizn': '1d'"),
+                 "scen.json: unknown key \"horizn\" (did you mean \"horizon\"?)");
+    expect_error(TOP("'horizon': '1d', 'Seed': 3"),
+                 "scen.json: unknown key \"Seed\" (did you mean \"seed\"?)");
+    expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'L4-24GB', 'gpuss': 8}], 'services': []}",
+                 "scen.json: pools[0]: unknown key \"gpuss\" (did you mean \"gpus\"?)");
+    expect_error(SERVICE(", 'slo': {'p99ms': 250}"),
+                 "services[0].slo: unknown key \"p99ms\" (did you mean \"p99_ms\"?)");
+    expect_error(
+        SERVICE_ST("{'exponential': {'maen': 1}}"),
+        "services[0].service_time.exponential: unknown key \"maen\" (did you mean \"mean\"?)");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'bursts': [{'at': 0, 'mult': 2, 'duration': 1}]}"),
+                 "services[0].arrivals.bursts[0]: unknown key \"mult\"");
+}
+
+static void test_unknown_key_no_match(void **state)
+{
+    (void)state;
+    expect_error(SERVICE(", 'colour': 'red'"),
+                 "scen.json: services[0]: unknown key \"colour\" (valid keys: \"name\", "
+                 "\"tenant\", \"pool\", "
+                 "\"arrivals\", \"service_time\", \"replicas\", \"queue_limit\", \"slo\")");
+    expect_error(
+        TOP("'horizon': '1d', 'gpus': {}"),
+        "scen.json: unknown key \"gpus\" (valid keys: \"schema\", \"name\", \"description\"");
+    /* three edits from "p99_ms" is beyond max(2, 3 / 3): listed, not guessed */
+    expect_error(
+        SERVICE(", 'slo': {'p99': 250}"),
+        "services[0].slo: unknown key \"p99\" (valid keys: \"p50_ms\", \"p90_ms\", \"p95_ms\", "
+        "\"p99_ms\", \"p999_ms\", \"window\")");
+    expect_error(
+        SERVICE(", 'replicas': {'min': 1}"),
+        "services[0].replicas: unknown key \"min\" (valid keys: \"count\", \"concurrency\")");
+}
+
+static void test_missing_key(void **state)
+{
+    (void)state;
+    expect_error("{'schema': 'fleetsim/1', " POOL "'services': []}",
+                 "scen.json: missing required key \"horizon\"");
+    expect_error(HEAD "'services': []}", "scen.json: missing required key \"pools\"");
+    expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'L4-24GB', 'gpus': 1}]}",
+                 "scen.json: missing required key \"services\"");
+    expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'L4-24GB'}], 'services': []}",
+                 "scen.json: pools[0]: missing required key \"gpus\"");
+    expect_error(HEAD "'pools': [{'gpu': 'L4-24GB', 'gpus': 1}], 'services': []}",
+                 "scen.json: pools[0]: missing required key \"name\"");
+    expect_error(HEAD POOL "'services': [{'name': 'chat', " ARRIVALS "}]}",
+                 "scen.json: services[0]: missing required key \"service_time\"");
+    expect_error(SERVICE_ARR("{'diurnal': " H24("1") "}"),
+                 "services[0].arrivals: missing required key \"poisson_rps\"");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'bursts': [{'at': '1h', 'multiplier': 2}]}"),
+                 "services[0].arrivals.bursts[0]: missing required key \"duration\"");
+    expect_error(SERVICE_ST("{'lognormal': {'median': '1s'}}"),
+                 "services[0].service_time.lognormal: missing required key \"sigma\"");
+    expect_error(SERVICE(", 'replicas': {'concurrency': 2}"),
+                 "services[0].replicas: missing required key \"count\"");
+}
+
+/* ---- durations ----------------------------------------------------------- */
+
+static void test_bad_duration(void **state)
+{
+    (void)state;
+    expect_error(TOP("'horizon': '7x'"), "scen.json: horizon: expected a positive duration like "
+                                         "\"7d\" or \"90m\", got \"7x\" (unknown unit \"x\")");
+    expect_error(TOP("'horizon': '1d', 'warmup': '-1h'"),
+                 "warmup: expected a duration like \"7d\" or \"90m\", got \"-1h\" (negative "
+                 "durations are not allowed)");
+    expect_error(TOP("'horizon': '90'"), "got \"90\" (missing unit after \"90\"");
+    expect_error(
+        SERVICE_ARR(
+            "{'poisson_rps': 1, 'bursts': [{'at': '1h 09:30', 'multiplier': 2, 'duration': 1}]}"),
+        "services[0].arrivals.bursts[0].at: expected a duration like \"7d\" or \"90m\", got \"1h "
+        "09:30\" (a clock time may follow only days or weeks)");
+    expect_error(TOP("'horizon': '1d 25:61'"), "(minutes 61 out of range in clock time");
+}
+
+static void test_warmup_vs_horizon(void **state)
+{
+    (void)state;
+    expect_error(
+        TOP("'horizon': '1d', 'warmup': '1d'"),
+        "scen.json: warmup: expected a duration shorter than the horizon (1d), got \"1d\"");
+    expect_error(TOP("'horizon': '1d', 'warmup': 90000"),
+                 "scen.json: warmup: expected a duration shorter than the horizon (1d), got 90000");
+    fs_scenario *s = parse_ok(TOP("'horizon': '1d', 'warmup': '23h59m'"));
+    assert_close(s->warmup_s, 86340.0);
+    fs_scenario_destroy(s);
+}
+
+/* ---- GPUs, pools, capacity ----------------------------------------------- */
+
+static void test_unknown_gpu(void **state)
+{
+    (void)state;
+    expect_error(
+        HEAD "'pools': [{'name': 'gpu', 'gpu': 'H100-SXM-80G', 'gpus': 1}], 'services': []}",
+        "scen.json: pools[0].gpu: expected a GPU type from the catalog, got \"H100-SXM-80G\" "
+        "(did you mean \"H100-SXM-80GB\"? known types: \"H100-SXM-80GB\", \"H100-PCIE-80GB\"");
+    /* a fragment of a catalog name is completed, whatever its case */
+    expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'h100', 'gpus': 1}], 'services': []}",
+                 "got \"h100\" (did you mean \"H100-SXM-80GB\"?");
+    expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'l40s', 'gpus': 1}], 'services': []}",
+                 "(did you mean \"L40S-48GB\"?");
+    /* equally far from two names: the one sharing the longer prefix */
+    expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'A100-80GB', 'gpus': 1}], 'services': []}",
+                 "(did you mean \"A100-SXM4-80GB\"?");
+    /* far from everything: still the nearest, and the catalog listed */
+    expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'RTX-4090', 'gpus': 1}], 'services': []}",
+                 "\"L4-24GB\"");
+}
+
+static void test_unknown_pool(void **state)
+{
+    (void)state;
+#define TWO_POOLS                                                                                  \
+    "'pools': [{'name': 'serving', 'gpu': 'L4-24GB', 'gpus': 4}, "                                 \
+    "{'name': 'batch', 'gpu': 'L4-24GB', 'gpus': 4}], "
+    expect_error(
+        HEAD TWO_POOLS "'services': [{'name': 'chat', 'pool': 'servng', " ARRIVALS ", " STIME "}]}",
+        "scen.json: services[0].pool: expected the name of a pool (\"serving\", \"batch\"), got "
+        "\"servng\" (did you mean \"serving\"?)");
+    expect_error(HEAD TWO_POOLS "'services': [{'name': 'chat', 'pool': 'gpu', " ARRIVALS ", " STIME
+                                "}]}",
+                 "scen.json: services[0].pool: expected the name of a pool (\"serving\", "
+                 "\"batch\"), got \"gpu\"");
+    expect_error(
+        HEAD TWO_POOLS "'services': [{'name': 'chat', " ARRIVALS ", " STIME "}]}",
+        "scen.json: services[0]: missing required key \"pool\" (needed when there is more than one "
+        "pool: \"serving\", \"batch\")");
+    fs_scenario *s = parse_ok(
+        HEAD TWO_POOLS "'services': [{'name': 'chat', 'pool': 'batch', " ARRIVALS ", " STIME "}]}");
+    assert_int_equal(s->services[0].pool, 1);
+    fs_scenario_destroy(s);
+#undef TWO_POOLS
+}
+
+static void test_too_many_replicas(void **state)
+{
+    (void)state;
+#define TWO_SERVICES(N)                                                                            \
+    HEAD POOL "'services': [{'name': 'chat', 'replicas': 6, " ARRIVALS ", " STIME "}, "            \
+              "{'name': 'embed', 'replicas': {'count': " N ", 'concurrency': 4}, " ARRIVALS        \
+              ", " STIME "}]}"
+    expect_error(TWO_SERVICES("3"),
+                 "scen.json: pools[0]: pool \"gpu\" has 8 GPUs but its services ask for 9 replicas "
+                 "(chat 6, embed 3); each replica takes one whole GPU");
+    fs_scenario *s = parse_ok(TWO_SERVICES("2")); /* exactly full is fine */
+    assert_int_equal(s->services[0].replicas + s->services[1].replicas, s->pools[0].gpus);
+    fs_scenario_destroy(s);
+#undef TWO_SERVICES
+}
+
+static void test_duplicate_names(void **state)
+{
+    (void)state;
+    expect_error(
+        HEAD
+        "'pools': [{'name': 'a', 'gpu': 'L4-24GB', 'gpus': 1}, "
+        "{'name': 'b', 'gpu': 'L4-24GB', 'gpus': 1}, {'name': 'a', 'gpu': 'L4-24GB', 'gpus': 1}], "
+        "'services': []}",
+        "scen.json: pools[2].name: duplicate pool name \"a\" (also pools[0])");
+    expect_error(HEAD POOL "'services': [{'name': 'chat', " ARRIVALS ", " STIME "}, "
+                           "{'name': 'chat', " ARRIVALS ", " STIME "}]}",
+                 "scen.json: services[1].name: duplicate service name \"chat\" (also services[0])");
+    /* duplicate keys inside a nested object are caught by the JSON reader */
+    expect_raw("{\"schema\": \"fleetsim/1\", \"pools\": [{\"name\": \"a\", \"name\": \"b\"}]}",
+               FS_ERR_INPUT, "scen.json:1:55: duplicate object key near '\"name\"'");
+}
+
+/* ---- profiles ------------------------------------------------------------ */
+
+static void test_profiles(void **state)
+{
+    (void)state;
+    expect_error(
+        SERVICE_ARR(
+            "{'poisson_rps': 1, 'diurnal': [1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}"),
+        "scen.json: services[0].arrivals.diurnal: expected an array of 24 hourly multipliers, got "
+        "an "
+        "array of 23");
+    expect_error(
+        SERVICE_ARR(
+            "{'poisson_rps': 1, 'weekend': [1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}"),
+        "services[0].arrivals.weekend: expected an array of 24 hourly multipliers, got an array of "
+        "25");
+    expect_error(
+        SERVICE_ARR(
+            "{'poisson_rps': 1, 'weekday': [1,1,1,1,1,-1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}"),
+        "services[0].arrivals.weekday[5]: expected a non-negative number, got -1");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'weekday': 1}"),
+                 "services[0].arrivals.weekday: expected an array of 24 hourly multipliers, got 1");
+}
+
+/* ---- service_time kinds -------------------------------------------------- */
+
+static void test_service_time_kinds(void **state)
+{
+    (void)state;
+    expect_error(SERVICE_ST("{'exponential': {'mean': 1}, 'gamma': {'mean': 1, 'cv': 1}}"),
+                 "scen.json: services[0].service_time: expected exactly one distribution, got 2 "
+                 "(\"exponential\", \"gamma\")");
+    expect_error(SERVICE_ST("{'expo': {'mean': 1}}"),
+                 "scen.json: services[0].service_time: unknown key \"expo\"");
+    expect_error(
+        SERVICE_ST("{'exponentail': {'mean': 1}}"),
+        "services[0].service_time: unknown key \"exponentail\" (did you mean \"exponential\"?)");
+    expect_error(SERVICE_ST("{'weibull': {'mean': 1}}"),
+                 "services[0].service_time: unknown key \"weibull\" (valid keys: \"exponential\", "
+                 "\"deterministic\", \"lognormal\", \"gamma\", \"uniform\", \"empirical\")");
+    expect_error(
+        SERVICE_ST("{}"),
+        "services[0].service_time: expected an object with one distribution (\"exponential\", "
+        "\"deterministic\", \"lognormal\", \"gamma\", \"uniform\", \"empirical\"), got an empty "
+        "object");
+    expect_error(SERVICE_ST("'50ms'"),
+                 "services[0].service_time: expected an object, got \"50ms\"");
+}
+
+/* ---- overrides ----------------------------------------------------------- */
+
+static void test_override(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(TOP("'horizon': '7d', 'warmup': '1d', 'seed': 9, 'replications': 2"));
+    fs_error err = {0, ""};
+
+    /* negative / zero: keep everything */
+    assert_int_equal(fs_scenario_override(s, -1, 0, 0, &err), FS_OK);
+    assert_int_equal(s->seed, 9);
+    assert_int_equal(s->replications, 2);
+    assert_close(s->horizon_s, 7 * 86400.0);
+    assert_int_equal(fs_scenario_override(s, -5, -5, -5, &err), FS_OK);
+    assert_int_equal(s->seed, 9);
+
+    /* replace */
+    assert_int_equal(fs_scenario_override(s, 0, 10, 2 * 86400.0, &err), FS_OK);
+    assert_int_equal(s->seed, 0);
+    assert_int_equal(s->replications, 10);
+    assert_close(s->horizon_s, 2 * 86400.0);
+
+    /* a horizon not beyond the warm-up is refused, and nothing changes */
+    assert_int_equal(fs_scenario_override(s, 77, 3, 86400.0, &err), FS_ERR_INPUT);
+    assert_int_equal(err.code, FS_ERR_INPUT);
+    if (strstr(err.msg, "scen.json: horizon (override): expected a duration longer than the "
+                        "warm-up (1d), got 1d") == NULL)
+        fail_msg("message: %s", err.msg);
+    assert_int_equal(s->seed, 0);
+    assert_int_equal(s->replications, 10);
+    assert_close(s->horizon_s, 2 * 86400.0);
+
+    /* so is a replication count beyond the file's own limit */
+    assert_int_equal(fs_scenario_override(s, 77, 10001, 0, &err), FS_ERR_INPUT);
+    if (strstr(err.msg,
+               "replications (override): expected an integer from 1 to 10000, got 10001") == NULL)
+        fail_msg("message: %s", err.msg);
+    assert_int_equal(s->seed, 0);
+
+    /* and an infinite horizon */
+    assert_int_equal(fs_scenario_override(s, -1, 0, INFINITY, &err), FS_ERR_INPUT);
+    assert_close(s->horizon_s, 2 * 86400.0);
+
+    /* the smallest values that still replace */
+    assert_int_equal(fs_scenario_override(s, 0, 1, 0, &err), FS_OK);
+    assert_int_equal(s->replications, 1);
+    assert_int_equal(fs_scenario_override(s, INT64_MAX, 10000, 0, &err), FS_OK);
+    assert_true(s->seed == (uint64_t)INT64_MAX);
+    assert_int_equal(s->replications, 10000);
+
+    /* just above the warm-up is fine */
+    assert_int_equal(fs_scenario_override(s, -1, 0, 86401.0, &err), FS_OK);
+    assert_close(s->horizon_s, 86401.0);
+    fs_scenario_destroy(s);
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+static void test_load(void **state)
+{
+    (void)state;
+    fs_error err = {0, ""};
+    fs_scenario *sentinel = (fs_scenario *)&err, *s = sentinel;
+
+    assert_int_equal(fs_scenario_load("/nonexistent/dir/scen.json", &s, &err), FS_ERR_INPUT);
+    assert_int_equal(err.code, FS_ERR_INPUT);
+    assert_string_equal(err.msg,
+                        "/nonexistent/dir/scen.json: cannot read: No such file or directory");
+    assert_ptr_equal(s, sentinel);
+
+    char dir[] = "/tmp/fleetsim-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    /* a directory opens but cannot be read */
+    assert_int_equal(fs_scenario_load(dir, &s, &err), FS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "cannot read: Is a directory"));
+
+    char path[256];
+    snprintf(path, sizeof path, "%s/morning-tail.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(doc(SERVICE("")), f);
+    fclose(f);
+    assert_int_equal(fs_scenario_load(path, &s, &err), FS_OK);
+    assert_string_equal(s->path, path);
+    assert_string_equal(s->name, "morning-tail");
+    fs_scenario_destroy(s);
+
+    /* malformed JSON in a file is located in that file */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\n\n  \"schema\": nope\n}\n", f);
+    fclose(f);
+    s = sentinel;
+    assert_int_equal(fs_scenario_load(path, &s, &err), FS_ERR_INPUT);
+    char want[300];
+    snprintf(want, sizeof want, "%s:3:16: invalid token near 'nope'", path);
+    assert_string_equal(err.msg, want);
+    assert_ptr_equal(s, sentinel);
+
+    assert_int_equal(remove(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_dist_kinds),
+        cmocka_unit_test(test_malformed_json),
+        cmocka_unit_test(test_duplicate_json_key),
+        cmocka_unit_test(test_schema),
+        cmocka_unit_test(test_wrong_type),
+        cmocka_unit_test(test_bad_numbers),
+        cmocka_unit_test(test_unknown_key_suggestion),
+        cmocka_unit_test(test_unknown_key_no_match),
+        cmocka_unit_test(test_missing_key),
+        cmocka_unit_test(test_bad_duration),
+        cmocka_unit_test(test_warmup_vs_horizon),
+        cmocka_unit_test(test_unknown_gpu),
+        cmocka_unit_test(test_unknown_pool),
+        cmocka_unit_test(test_too_many_replicas),
+        cmocka_unit_test(test_duplicate_names),
+        cmocka_unit_test(test_profiles),
+        cmocka_unit_test(test_service_time_kinds),
+        cmocka_unit_test(test_override),
+        cmocka_unit_test(test_load),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
