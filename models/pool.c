@@ -1,5 +1,7 @@
 #include "pool.h"
 
+#include "grow.h"
+
 #include <errno.h>
 #include <stdlib.h>
 
@@ -27,14 +29,10 @@ void fs_pool_start_measuring(fs_pool *p, double now)
 
 int fs_pool_close_window(fs_pool *p, double now)
 {
-    if (p->n_windows == p->cap_windows) {
-        size_t cap = p->cap_windows ? 2 * p->cap_windows : 64;
-        fs_pool_window *grown = realloc(p->windows, cap * sizeof *grown);
-        if (!grown)
-            return ENOMEM;
-        p->windows = grown;
-        p->cap_windows = cap;
-    }
+    fs_pool_window *windows = fs_grow(p->windows, &p->cap_windows, p->n_windows + 1, sizeof *windows, 64);
+    if (!windows)
+        return ENOMEM;
+    p->windows = windows;
     double busy = fs_level_mean(&p->window_busy, now);
     p->windows[p->n_windows++] = (fs_pool_window){
         .start_s = p->window_start,

@@ -160,10 +160,14 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     return 0;
 }
 
-void fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out)
+int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out)
 {
     const fs_policy_result *pol = &r->policies[policy];
-    double gpu[pol->n_reps], busy[pol->n_reps], idle[pol->n_reps], util[pol->n_reps];
+    *out = (fs_pool_summary){0};
+    double *x = malloc(4 * (size_t)pol->n_reps * sizeof *x);
+    if (!x)
+        return ENOMEM;
+    double *gpu = x, *busy = x + pol->n_reps, *idle = busy + pol->n_reps, *util = idle + pol->n_reps;
     for (uint32_t k = 0; k < pol->n_reps; k++) {
         const fs_pool_rep *p = &pol->reps[k].pools[pool];
         gpu[k] = p->gpu_s / 3600.0;
@@ -175,4 +179,6 @@ void fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs
     out->busy_gpu_hours = fs_summary_of(busy, 1, pol->n_reps);
     out->idle_gpu_hours = fs_summary_of(idle, 1, pol->n_reps);
     out->utilization = fs_summary_of(util, 1, pol->n_reps);
+    free(x);
+    return 0;
 }

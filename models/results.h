@@ -126,10 +126,10 @@ void fs_results_destroy(fs_results *r);
 int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replication);
 void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s);
 
-/* Summaries across the replications of one policy.  0 or ENOMEM. */
+/* Summaries across the replications of one policy.  Each returns 0 or ENOMEM. */
 int fs_results_service_summary(const fs_results *r, size_t policy, size_t service,
                                fs_service_summary *out);
-void fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out);
+int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out);
 
 /* Measured length of a run: horizon - warmup, in seconds. */
 double fs_results_measured_s(const fs_results *r);

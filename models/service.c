@@ -7,6 +7,7 @@
 #include <string.h>
 #include <gsl/gsl_fit.h>
 
+#include "grow.h"
 #include "rng.h"
 
 #define FS__NONE UINT32_MAX
@@ -293,14 +294,11 @@ void fs_service_start_measuring(fs_service *svc, double now)
 int fs_service_close_window(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
-    if (rep->n_windows == svc->cap_windows) {
-        size_t cap = svc->cap_windows ? 2 * svc->cap_windows : 64;
-        fs_service_window *grown = realloc(rep->windows, cap * sizeof *grown);
-        if (!grown)
-            return ENOMEM;
-        rep->windows = grown;
-        svc->cap_windows = cap;
-    }
+    fs_service_window *windows =
+        fs_grow(rep->windows, &svc->cap_windows, rep->n_windows + 1, sizeof *windows, 64);
+    if (!windows)
+        return ENOMEM;
+    rep->windows = windows;
     /* The window's time-average in system comes from the service-wide level's
      * integral: area since the window opened over its length. */
     fs_level_flush(&svc->in_system, now);

@@ -15,12 +15,35 @@ static char *fs__join(const char *dir, const char *name)
     return path;
 }
 
+/* mkdir -p: creates each missing component of dir. */
+static int fs__mkdirs(const char *dir)
+{
+    char *path = strdup(dir);
+    if (!path)
+        return ENOMEM;
+    int rc = 0;
+    for (char *slash = path + 1; rc == 0; slash++) {
+        if (*slash != '/' && *slash != '\0')
+            continue;
+        char saved = *slash;
+        *slash = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            rc = errno;
+        *slash = saved;
+        if (saved == '\0')
+            break;
+    }
+    free(path);
+    return rc;
+}
+
 int fs_output_begin(fs_output *out, const char *dir, fs_error *err)
 {
     *out = (fs_output){0};
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    int rc = fs__mkdirs(dir);
+    if (rc != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "%s: cannot create directory: %s", dir,
-                            strerror(errno));
+                            strerror(rc));
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return fs_error_set(err, FS_ERR_RUNTIME, "%s: not a directory", dir);

@@ -27,7 +27,7 @@ typedef struct fs_output {
     int n;
 } fs_output;
 
-/* Creates dir if it does not exist (one level).  FS_OK or FS_ERR_RUNTIME. */
+/* Creates dir and its missing parents.  FS_OK or FS_ERR_RUNTIME. */
 int fs_output_begin(fs_output *out, const char *dir, fs_error *err);
 
 /* A stream for dir/name, backed by a temporary file until commit. */

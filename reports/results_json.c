@@ -63,7 +63,6 @@ static json_t *fs__slo_json(const fs_service_spec *spec, const fs_service_summar
     json_object_set_new(slo, "targets", targets);
     fs__set(slo, "window_s", spec->slo.window_s);
     fs__set(slo, "windows", sum->slo_windows);
-    fs__set_summary(slo, "breach_windows", &sum->slo_breach_windows);
     fs__set_summary(slo, "breach_windows_per_week", &sum->slo_breach_windows_per_week);
     return slo;
 }
@@ -143,7 +142,8 @@ static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
 {
     const fs_pool_spec *spec = &r->scenario->pools[i];
     fs_pool_summary sum;
-    fs_results_pool_summary(r, policy, i, &sum);
+    if (fs_results_pool_summary(r, policy, i, &sum) != 0)
+        return NULL;
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(spec->name));
     json_object_set_new(o, "gpu", json_string(spec->gpu));
@@ -172,29 +172,26 @@ json_t *fs_results_json(const fs_results *r, bool timing)
     json_object_set_new(doc, "scenario", scen);
 
     json_t *policies = json_array();
+    json_object_set_new(doc, "policies", policies); /* doc owns it from here: one decref frees all */
     for (size_t p = 0; p < r->n_policies; p++) {
-        json_t *pol = json_object();
+        json_t *pol = json_object(), *services = json_array(), *pools = json_array();
+        json_array_append_new(policies, pol);
         json_object_set_new(pol, "name", json_string(r->policies[p].name));
-        json_t *services = json_array();
+        json_object_set_new(pol, "services", services);
+        json_object_set_new(pol, "pools", pools);
         for (size_t i = 0; i < s->n_services; i++) {
             json_t *svc = fs__service_json(r, p, i);
-            if (!svc) {
-                json_decref(services);
-                json_decref(pol);
-                json_decref(policies);
-                json_decref(doc);
-                return NULL;
-            }
+            if (!svc)
+                goto fail;
             json_array_append_new(services, svc);
         }
-        json_object_set_new(pol, "services", services);
-        json_t *pools = json_array();
-        for (size_t i = 0; i < s->n_pools; i++)
-            json_array_append_new(pools, fs__pool_json(r, p, i));
-        json_object_set_new(pol, "pools", pools);
-        json_array_append_new(policies, pol);
+        for (size_t i = 0; i < s->n_pools; i++) {
+            json_t *pool = fs__pool_json(r, p, i);
+            if (!pool)
+                goto fail;
+            json_array_append_new(pools, pool);
+        }
     }
-    json_object_set_new(doc, "policies", policies);
 
     json_t *sim = json_object();
     fs__set(sim, "events", (double)r->events);
@@ -205,6 +202,9 @@ json_t *fs_results_json(const fs_results *r, bool timing)
     }
     json_object_set_new(doc, "sim", sim);
     return doc;
+fail:
+    json_decref(doc);
+    return NULL;
 }
 
 int fs_results_json_write(const fs_results *r, bool timing, FILE *fp, fs_error *err)

@@ -70,7 +70,8 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
         fprintf(fp, " %-16s %6s %12s %12s %8s\n", "gpu", "gpus", "GPU-hours", "busy GPU-h", "util");
         for (size_t i = 0; i < s->n_pools; i++) {
             fs_pool_summary sum;
-            fs_results_pool_summary(r, p, i, &sum);
+            if (fs_results_pool_summary(r, p, i, &sum) != 0)
+                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
             fs__name(fp, s->pools[i].name, w);
             fputc(' ', fp);
             fs__name(fp, s->pools[i].gpu, 16);

@@ -8,7 +8,9 @@
  * as the midpoint of its bucket (clamped to the exact min and max seen), which
  * bounds the relative error of any quantile by 1/256 (< 0.4%, well inside the
  * 1% the product promises).  Values at or above FS_HIST_MAX_NS (about 52 days)
- * land in the last bucket and are still counted; min/max/sum stay exact.
+ * land in the last bucket and are still counted, but quantiles there are only
+ * bounded by the exact min and max.  min and max are exact; the sum is a
+ * double, exact while it stays below 2^53 ns (about 104 days of latency).
  *
  * Memory is fixed (FS_HIST_BUCKETS counters), independent of how many values
  * are recorded: a billion samples cost what a thousand do.  Two histograms
@@ -80,7 +82,8 @@ uint64_t fs_hist_bucket_upper(uint32_t i);
 
 /* Value at quantile q in [0,1] (q=0.99 is p99), in ns, using the
  * nearest-rank definition: the smallest recorded value v such that at least
- * ceil(q * total) values are <= v (rank 1 for q = 0).  Reported as its bucket's
+ * ceil(q * total) values are <= v (rank 1 for q = 0).  q * total within a few
+ * ulps above an integer counts as that integer, so 0.07 * 100 is rank 7.  Reported as its bucket's
  * midpoint clamped to [min_ns, max_ns].  Returns 0 for an empty histogram. */
 double fs_hist_quantile(const fs_hist *h, double q);
 

@@ -1,5 +1,7 @@
 #include "sim.h"
 
+#include "grow.h"
+
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
@@ -23,14 +25,10 @@ void fs_sim_fini(fs_sim *sim)
 
 int64_t fs_sim_register(fs_sim *sim, fs_handler_fn fn, void *ctx)
 {
-    if (sim->n_handlers == sim->cap_handlers) {
-        uint32_t cap = sim->cap_handlers ? 2 * sim->cap_handlers : 16;
-        fs_handler *grown = realloc(sim->handlers, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        sim->handlers = grown;
-        sim->cap_handlers = cap;
-    }
+    fs_handler *handlers = fs_grow(sim->handlers, &sim->cap_handlers, sim->n_handlers + 1, sizeof *handlers, 16);
+    if (!handlers)
+        return -1;
+    sim->handlers = handlers;
     sim->handlers[sim->n_handlers] = (fs_handler){fn, ctx};
     return sim->n_handlers++;
 }

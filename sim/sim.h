@@ -32,7 +32,7 @@ struct fs_sim {
     double now;            /* the clock: time of the event being handled */
     fs_evq queue;
     fs_handler *handlers;
-    uint32_t n_handlers, cap_handlers;
+    size_t n_handlers, cap_handlers;
     uint64_t events;       /* events handled so far */
     int failed;            /* first failure code (errno-style), 0 while fine */
     char failure[256];     /* what failed, for the caller's error message */

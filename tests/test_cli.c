@@ -185,6 +185,10 @@ static void test_outputs_written(void **state)
     assert_int_equal(atoi(count), 0);
     free(count);
 
+    /* --out creates missing parents. */
+    assert_int_equal(fleetsim("run %s/small.json --out %s/deep/er/res", tmp, tmp), 0);
+    assert_true(exists("deep/er/res/results.json"));
+
     /* --out naming a file, not a directory: runtime failure, exit 1. */
     write_tmp("afile", "x");
     assert_int_equal(fleetsim("run %s/small.json --out %s/afile", tmp, tmp), 1);

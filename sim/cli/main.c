@@ -101,28 +101,27 @@ static int load_scenario(const char *path, fs_scenario **s)
     return FS_EXIT_OK;
 }
 
-static int write_outputs(const fs_results *r, const char *dir, bool timing)
+/* Writes the run's files into an output set opened before the run (so a
+ * directory that cannot be created fails in a second, not after the run). */
+static int write_outputs(const fs_results *r, fs_output *out, bool timing)
 {
     fs_error err = {0};
-    fs_output out;
     FILE *json, *series, *pools;
-    if (fs_output_begin(&out, dir, &err) != FS_OK)
-        goto fail;
-    if (fs_output_open(&out, "results.json", &json, &err) != FS_OK ||
-        fs_output_open(&out, "timeseries.csv", &series, &err) != FS_OK ||
-        fs_output_open(&out, "pools_timeseries.csv", &pools, &err) != FS_OK ||
+    if (fs_output_open(out, "results.json", &json, &err) != FS_OK ||
+        fs_output_open(out, "timeseries.csv", &series, &err) != FS_OK ||
+        fs_output_open(out, "pools_timeseries.csv", &pools, &err) != FS_OK ||
         fs_results_json_write(r, timing, json, &err) != FS_OK ||
         fs_results_csv_timeseries(r, series, &err) != FS_OK ||
         fs_results_csv_pool_timeseries(r, pools, &err) != FS_OK) {
-        fs_output_abort(&out);
-        goto fail;
+        fs_output_abort(out);
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        return FS_EXIT_RUNTIME;
     }
-    if (fs_output_commit(&out, &err) != FS_OK)
-        goto fail;
+    if (fs_output_commit(out, &err) != FS_OK) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        return FS_EXIT_RUNTIME;
+    }
     return FS_EXIT_OK;
-fail:
-    fprintf(stderr, "fleetsim: %s\n", err.msg);
-    return FS_EXIT_RUNTIME;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -174,9 +173,17 @@ static int cmd_run(int argc, char **argv)
         fs_scenario_destroy(s);
         return FS_EXIT_USAGE;
     }
+    fs_output out;
+    if (opt.values[RUN_OUT] && fs_output_begin(&out, opt.values[RUN_OUT], &err) != FS_OK) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_scenario_destroy(s);
+        return FS_EXIT_RUNTIME;
+    }
     fs_results *r;
     if (fs_run_scenario(s, &r, &err) != FS_OK) {
         fprintf(stderr, "fleetsim: %s\n", err.msg);
+        if (opt.values[RUN_OUT])
+            fs_output_abort(&out);
         fs_scenario_destroy(s);
         return FS_EXIT_RUNTIME;
     }
@@ -188,7 +195,7 @@ static int cmd_run(int argc, char **argv)
                         ? "its queue grew without bound"
                         : "its queue sits at the limit and the excess is dropped");
     if (opt.values[RUN_OUT])
-        status = write_outputs(r, opt.values[RUN_OUT], timing);
+        status = write_outputs(r, &out, timing);
     if (status == FS_EXIT_OK) {
         int rc;
         if (strcmp(format, "json") == 0)
