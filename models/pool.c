@@ -1,30 +1,63 @@
 #include "pool.h"
 
-#include "grow.h"
-
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
-void fs_pool_init(fs_pool *p, const fs_pool_spec *spec)
+#include "grow.h"
+
+int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *units)
 {
-    *p = (fs_pool){.spec = spec};
+    *p = (fs_pool){.spec = spec, .units = units, .slice_stretch = 1.0};
+    p->gpu_busy_units = calloc(spec->gpus, sizeof *p->gpu_busy_units);
+    if (!p->gpu_busy_units)
+        return ENOMEM;
+    if (spec->partitioning == FS_PARTITION_TIME_SLICED)
+        p->slice_stretch = 1.0 + spec->time_slicing.switch_overhead_s / spec->time_slicing.slice_s;
     fs_level_init(&p->busy, 0, 0);
     fs_level_init(&p->idle, 0, spec->gpus);
-    fs_level_init(&p->window_busy, 0, 0);
+    return 0;
 }
 
 void fs_pool_fini(fs_pool *p)
 {
+    free(p->gpu_busy_units);
     free(p->windows);
+    p->gpu_busy_units = NULL;
     p->windows = NULL;
+}
+
+double fs_pool__stretch(const fs_pool *p, uint32_t k)
+{
+    /* Each of k busy tenants gets 1/k of the GPU's time, and every slice
+     * switch costs switch_overhead: k x (1 + overhead/slice) for pure time
+     * sharing (exponent 1).  The exponent bends it for workloads that
+     * overlap (< 1) or thrash caches (> 1). */
+    return pow((double)k, p->spec->time_slicing.contention_exponent) * p->slice_stretch;
+}
+
+void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta)
+{
+    const fs_unit *unit = &p->units->units[u];
+    uint32_t before = p->gpu_busy_units[unit->gpu];
+    p->gpu_busy_units[unit->gpu] = before + delta;
+    double change;
+    if (p->spec->partitioning == FS_PARTITION_TIME_SLICED)
+        change = (before == 0) - (before + delta == 0); /* the GPU is busy while any seat is */
+    else
+        change = delta * unit->compute_share;
+    if (change != 0) {
+        fs_level_add(&p->busy, now, change);
+        fs_level_add(&p->idle, now, -change);
+    }
 }
 
 void fs_pool_start_measuring(fs_pool *p, double now)
 {
     fs_level_restart(&p->busy, now);
     fs_level_restart(&p->idle, now);
-    fs_level_restart(&p->window_busy, now);
     p->window_start = now;
+    p->window_area_mark = 0;
 }
 
 int fs_pool_close_window(fs_pool *p, double now)
@@ -33,14 +66,15 @@ int fs_pool_close_window(fs_pool *p, double now)
     if (!windows)
         return ENOMEM;
     p->windows = windows;
-    double busy = fs_level_mean(&p->window_busy, now);
+    fs_level_flush(&p->busy, now);
+    double busy = now > p->window_start ? (p->busy.area - p->window_area_mark) / (now - p->window_start) : 0;
     p->windows[p->n_windows++] = (fs_pool_window){
         .start_s = p->window_start,
         .end_s = now,
         .busy_gpus = busy,
         .utilization = busy / p->spec->gpus,
     };
-    fs_level_restart(&p->window_busy, now);
+    p->window_area_mark = p->busy.area;
     p->window_start = now;
     return 0;
 }

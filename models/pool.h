@@ -1,43 +1,64 @@
 /*
- * pool — a pool of whole GPUs during one replication.
+ * pool — a pool of GPUs during one replication.
  *
- * Tracks how many of the pool's GPUs are busy (serving at least one request)
- * and how many are idle, each as a time-weighted level, so busy and idle
- * GPU-seconds are integrated independently and their sum can be checked
- * against the provisioned GPU-seconds (conservation).  Services tell the pool
- * when one of their GPUs turns busy or idle.
+ * The pool's GPUs are cut into units by the placement (whole GPUs, MIG
+ * instances, time-sliced seats).  Services tell the pool when a unit turns
+ * busy (serving at least one request) or idle.  The pool keeps, as
+ * time-weighted levels, the busy compute in GPUs (a busy MIG instance counts
+ * its share of the GPU's SMs; a time-sliced GPU counts 1 while any seat is
+ * busy) and the idle rest, integrated independently so that busy + idle =
+ * provisioned can be checked (conservation).  Busy compute also drives energy.
  *
- * Ownership: fs_pool is caller-owned (init/fini); it owns its window rows
- * until fs_pool_finish hands them to the replication's result.
+ * For time-sliced GPUs it answers how much a request starting now is
+ * stretched by contention: with k seats busy, k^e x (1 + overhead / slice)
+ * (1 when alone), from the pool's time-slicing settings.
+ *
+ * Ownership: fs_pool is caller-owned (init/fini); it owns its per-GPU
+ * counters and window rows until fs_pool_finish moves the rows to a result;
+ * it borrows the spec and the units.
  */
 #ifndef FS_POOL_H
 #define FS_POOL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "level.h"
+#include "placement.h"
 #include "results.h"
 #include "scenario.h"
 
 typedef struct fs_pool {
     const fs_pool_spec *spec;
-    fs_level busy;          /* GPUs serving at least one request */
-    fs_level idle;          /* the rest */
+    const fs_pool_units *units;
+    uint32_t *gpu_busy_units; /* per GPU: units serving at least one request */
+    double slice_stretch;     /* 1 + switch_overhead / slice, time-sliced pools */
+    fs_level busy;            /* busy compute, in GPUs */
+    fs_level idle;            /* gpus - busy */
     double window_start;
-    fs_level window_busy;   /* busy GPUs, integrated over the current window */
+    double window_area_mark;  /* busy.area when the window opened */
     fs_pool_window *windows;
     size_t n_windows, cap_windows;
 } fs_pool;
 
-void fs_pool_init(fs_pool *p, const fs_pool_spec *spec);
+/* 0 or ENOMEM. */
+int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *units);
 void fs_pool_fini(fs_pool *p);
 
-/* One of the pool's GPUs turned busy (+1) or idle (-1) at now. */
-static inline void fs_pool_gpu_busy(fs_pool *p, double now, int delta)
+/* Unit u turned busy (+1) or idle (-1) at now. */
+void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta);
+
+/* k^e x (1 + overhead / slice): the stretch with k >= 2 busy seats. */
+double fs_pool__stretch(const fs_pool *p, uint32_t k);
+
+/* Service-time stretch for a request starting now on unit u (already
+ * counted busy): 1 unless the pool is time-sliced and other seats are busy. */
+static inline double fs_pool_contention(const fs_pool *p, size_t u)
 {
-    fs_level_add(&p->busy, now, delta);
-    fs_level_add(&p->idle, now, -delta);
-    fs_level_add(&p->window_busy, now, delta);
+    uint32_t k = p->gpu_busy_units[p->units->units[u].gpu];
+    if (p->spec->partitioning != FS_PARTITION_TIME_SLICED || k < 2)
+        return 1.0;
+    return fs_pool__stretch(p, k);
 }
 
 /* Starts measuring at now (the warm-up instant): integrals restart. */

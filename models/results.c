@@ -43,6 +43,7 @@ void fs_results_destroy(fs_results *r)
     }
     free(r->policies);
     free(r->loads);
+    fs_placement_destroy(r->placement);
     free(r);
 }
 
@@ -160,25 +161,89 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     return 0;
 }
 
+double fs_results_pool_price(const fs_scenario *s, size_t pool)
+{
+    const fs_pool_spec *spec = &s->pools[pool];
+    const fs_gpu_type *gpu = &s->gpu_types[spec->gpu_type];
+    return spec->price == FS_PRICE_SPOT ? gpu->price_spot : gpu->price_on_demand;
+}
+
+/* The figures of a pool summary, for one replication; pool == SIZE_MAX is
+ * the whole fleet. */
+enum { F_GPU_H, F_BUSY_H, F_IDLE_H, F_UTIL, F_COST, F_ENERGY, F_HEADROOM, F_COST_PER_M, F_COUNT };
+
+static void fs__pool_figures(const fs_results *r, const fs_rep_result *rep, size_t pool,
+                             double fig[F_COUNT])
+{
+    const fs_scenario *s = r->scenario;
+    size_t first = pool == SIZE_MAX ? 0 : pool, last = pool == SIZE_MAX ? s->n_pools : pool + 1;
+    double gpus = 0, busiest = 0;
+    for (size_t k = 0; k < F_COUNT; k++)
+        fig[k] = 0;
+    for (size_t p = first; p < last; p++) {
+        const fs_pool_rep *pr = &rep->pools[p];
+        const fs_gpu_type *gpu = &s->gpu_types[s->pools[p].gpu_type];
+        gpus += s->pools[p].gpus;
+        fig[F_GPU_H] += pr->gpu_s / 3600.0;
+        fig[F_BUSY_H] += pr->busy_gpu_s / 3600.0;
+        fig[F_IDLE_H] += pr->idle_gpu_s / 3600.0;
+        fig[F_COST] += pr->gpu_s / 3600.0 * fs_results_pool_price(s, p);
+        fig[F_ENERGY] += (gpu->idle_w * pr->idle_gpu_s + gpu->busy_w * pr->busy_gpu_s) / 3.6e6;
+    }
+    /* Every pool closes its windows at the same instants, so the fleet's busy
+     * GPUs in window w is the sum over pools. */
+    size_t n_windows = s->n_pools ? rep->pools[first].n_windows : 0;
+    for (size_t w = 0; w < n_windows; w++) {
+        double busy = 0;
+        for (size_t p = first; p < last; p++)
+            busy += rep->pools[p].windows[w].busy_gpus;
+        if (busy > busiest)
+            busiest = busy;
+    }
+    fig[F_UTIL] = fig[F_GPU_H] > 0 ? fig[F_BUSY_H] / fig[F_GPU_H] : 0;
+    fig[F_HEADROOM] = gpus > 0 ? 1.0 - busiest / gpus : 0;
+    double completed = 0;
+    for (size_t i = 0; i < s->n_services; i++)
+        if (pool == SIZE_MAX || s->services[i].pool == pool)
+            completed += (double)rep->services[i].completed;
+    fig[F_COST_PER_M] = completed > 0 ? fig[F_COST] / (completed / 1e6) : 0;
+}
+
 int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out)
 {
     const fs_policy_result *pol = &r->policies[policy];
+    uint32_t n = pol->n_reps;
     *out = (fs_pool_summary){0};
-    double *x = malloc(4 * (size_t)pol->n_reps * sizeof *x);
+    double *x = malloc((size_t)F_COUNT * n * sizeof *x);
     if (!x)
         return ENOMEM;
-    double *gpu = x, *busy = x + pol->n_reps, *idle = busy + pol->n_reps, *util = idle + pol->n_reps;
-    for (uint32_t k = 0; k < pol->n_reps; k++) {
-        const fs_pool_rep *p = &pol->reps[k].pools[pool];
-        gpu[k] = p->gpu_s / 3600.0;
-        busy[k] = p->busy_gpu_s / 3600.0;
-        idle[k] = p->idle_gpu_s / 3600.0;
-        util[k] = p->gpu_s > 0 ? p->busy_gpu_s / p->gpu_s : 0;
-    }
-    out->gpu_hours = fs_summary_of(gpu, 1, pol->n_reps);
-    out->busy_gpu_hours = fs_summary_of(busy, 1, pol->n_reps);
-    out->idle_gpu_hours = fs_summary_of(idle, 1, pol->n_reps);
-    out->utilization = fs_summary_of(util, 1, pol->n_reps);
+    for (uint32_t k = 0; k < n; k++)
+        fs__pool_figures(r, &pol->reps[k], pool, x + (size_t)k * F_COUNT);
+    fs_summary *dst[F_COUNT] = {&out->gpu_hours, &out->busy_gpu_hours, &out->idle_gpu_hours,
+                                &out->utilization, &out->cost_usd, &out->energy_kwh,
+                                &out->peak_headroom, &out->cost_per_million_requests};
+    for (size_t f = 0; f < F_COUNT; f++)
+        *dst[f] = fs_summary_of(x + f, F_COUNT, n);
     free(x);
     return 0;
+}
+
+int fs_results_fleet_summary(const fs_results *r, size_t policy, fs_pool_summary *out)
+{
+    return fs_results_pool_summary(r, policy, SIZE_MAX, out);
+}
+
+fs_chargeback fs_results_chargeback(const fs_results *r, size_t service)
+{
+    const fs_scenario *s = r->scenario;
+    const fs_service_spec *svc = &s->services[service];
+    double hours = fs_results_measured_s(r) / 3600.0, held = 0, fleet_cost = 0;
+    for (uint32_t k = 0; k < svc->replicas; k++)
+        held += fs_placement_unit(r->placement, service, k)->charge_share;
+    for (size_t p = 0; p < s->n_pools; p++)
+        fleet_cost += s->pools[p].gpus * hours * fs_results_pool_price(s, p);
+    fs_chargeback c = {.gpu_hours_held = held * hours};
+    c.cost_usd = c.gpu_hours_held * fs_results_pool_price(s, svc->pool);
+    c.share = fleet_cost > 0 ? c.cost_usd / fleet_cost : 0;
+    return c;
 }

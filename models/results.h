@@ -9,8 +9,8 @@
  * across replications.  reports/ reads these structures and never runs a
  * simulation.
  *
- * Ownership: fs_results owns every array and histogram in it and borrows the
- * scenario (which must outlive it).  fs_results_destroy frees everything.
+ * Ownership: fs_results owns every array and histogram in it and the
+ * placement, and borrows the scenario (which must outlive it).  fs_results_destroy frees everything.
  */
 #ifndef FS_RESULTS_H
 #define FS_RESULTS_H
@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "placement.h"
 #include "scenario.h"
 #include "summary.h"
 
@@ -92,6 +93,7 @@ typedef struct fs_service_load {
 
 typedef struct fs_results {
     const fs_scenario *scenario; /* borrowed */
+    fs_placement *placement;     /* owned: where each replica ran */
     fs_service_load *loads;      /* scenario->n_services */
     fs_policy_result *policies;
     size_t n_policies;
@@ -113,9 +115,23 @@ typedef struct fs_service_summary {
     bool queue_unbounded;     /* offered load >= 1 */
 } fs_service_summary;
 
+/* A pool's or the fleet's figures across replications.  Busy GPU-hours
+ * weigh a busy MIG instance by its share of the GPU's SMs; cost accrues for
+ * every provisioned GPU-hour, busy or idle, at the pool's price class; energy
+ * is idle power over idle GPU-hours plus busy power over busy GPU-hours;
+ * peak headroom is the share of GPUs idle in the busiest window. */
 typedef struct fs_pool_summary {
     fs_summary gpu_hours, busy_gpu_hours, idle_gpu_hours, utilization;
+    fs_summary cost_usd, energy_kwh, peak_headroom;
+    fs_summary cost_per_million_requests; /* fleet only: cost / completed requests */
 } fs_pool_summary;
+
+/* What a service is charged for: the GPU-hours its units hold (a MIG
+ * instance holds compute slices / 7 of a GPU, a time-sliced seat 1 / tenants),
+ * their cost at its pool's price, and its share of the fleet's cost. */
+typedef struct fs_chargeback {
+    double gpu_hours_held, cost_usd, share;
+} fs_chargeback;
 
 /* Allocates an empty result for `n_policies` policies of `n_reps` each. */
 int fs_results_create(const fs_scenario *s, size_t n_policies, uint32_t n_reps, fs_results **out);
@@ -130,6 +146,16 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s);
 int fs_results_service_summary(const fs_results *r, size_t policy, size_t service,
                                fs_service_summary *out);
 int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out);
+
+/* The whole fleet (every pool; also fs_results_pool_summary with pool =
+ * SIZE_MAX), per replication then summarized.  0 or ENOMEM. */
+int fs_results_fleet_summary(const fs_results *r, size_t policy, fs_pool_summary *out);
+
+/* Chargeback of one service (static: placement is fixed during a run). */
+fs_chargeback fs_results_chargeback(const fs_results *r, size_t service);
+
+/* Price per GPU-hour of a pool at its price class. */
+double fs_results_pool_price(const fs_scenario *s, size_t pool);
 
 /* Measured length of a run: horizon - warmup, in seconds. */
 double fs_results_measured_s(const fs_results *r);

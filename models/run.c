@@ -19,6 +19,7 @@ typedef struct fs__replication {
     fs_service *services;
     size_t n_services_ready;
     uint32_t kind_warmup, kind_window;
+    size_t n_pools_ready;
     double window_start;  /* start of the open time-series window */
 } fs__replication;
 
@@ -66,16 +67,15 @@ static void fs__replication_fini(fs__replication *run)
 {
     for (size_t i = 0; i < run->n_services_ready; i++)
         fs_service_fini(&run->services[i]);
-    if (run->pools)
-        for (size_t i = 0; i < run->scenario->n_pools; i++)
-            fs_pool_fini(&run->pools[i]);
+    for (size_t i = 0; i < run->n_pools_ready; i++)
+        fs_pool_fini(&run->pools[i]);
     free(run->services);
     free(run->pools);
     fs_sim_fini(&run->sim);
 }
 
-static int fs__run_replication(const fs_scenario *s, uint32_t replication, fs_rep_result *rep,
-                               fs_error *err)
+static int fs__run_replication(const fs_scenario *s, const fs_placement *placement,
+                               uint32_t replication, fs_rep_result *rep, fs_error *err)
 {
     fs__replication run = {.scenario = s};
     int rc = FS_OK;
@@ -91,12 +91,16 @@ static int fs__run_replication(const fs_scenario *s, uint32_t replication, fs_re
     }
     run.kind_warmup = (uint32_t)k_warm;
     run.kind_window = (uint32_t)k_win;
-    for (size_t i = 0; i < s->n_pools; i++)
-        fs_pool_init(&run.pools[i], &s->pools[i]);
+    for (size_t i = 0; i < s->n_pools; i++) {
+        if (fs_pool_init(&run.pools[i], &s->pools[i], &placement->pools[i]) != 0) {
+            rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory building replication %u", replication);
+            goto out;
+        }
+        run.n_pools_ready++;
+    }
     for (size_t i = 0; i < s->n_services; i++) {
-        const fs_service_spec *spec = &s->services[i];
-        rc = fs_service_init(&run.services[i], spec, s, &run.sim, &run.pools[spec->pool], replication,
-                             &rep->services[i], err);
+        rc = fs_service_init(&run.services[i], i, s, placement, &run.sim,
+                             &run.pools[s->services[i].pool], replication, &rep->services[i], err);
         if (rc != FS_OK)
             goto out;
         run.n_services_ready++;
@@ -159,8 +163,15 @@ int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fs_results *r;
-    if (fs_results_create(s, 1, s->replications, &r) != 0)
+    fs_placement *placement;
+    int placed = fs_placement_compute(s, &placement, err);
+    if (placed != FS_OK)
+        return placed;
+    if (fs_results_create(s, 1, s->replications, &r) != 0) {
+        fs_placement_destroy(placement);
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
+    }
+    r->placement = placement;
     fs_policy_result *policy = &r->policies[0];
     policy->name = strdup("default");
     if (!policy->name) {
@@ -173,7 +184,7 @@ int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err)
             fs_results_destroy(r);
             return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
         }
-        int rc = fs__run_replication(s, k, &policy->reps[k], err);
+        int rc = fs__run_replication(s, placement, k, &policy->reps[k], err);
         if (rc != FS_OK) {
             fs_results_destroy(r);
             return rc;

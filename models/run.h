@@ -8,17 +8,20 @@
  * Replications run one after another on this thread (studies spread them over
  * cores and machines elsewhere).
  *
- * Ownership: the results borrow the scenario; destroy them before it.
+ * The replicas are placed first (placement.h); a replica that fits nowhere is
+ * an input error.  The results own the placement and borrow the scenario:
+ * destroy them before the scenario.
  */
 #ifndef FS_RUN_H
 #define FS_RUN_H
 
 #include "error.h"
+#include "placement.h"
 #include "results.h"
 #include "scenario.h"
 
-/* Returns FS_OK and *out, or FS_ERR_RUNTIME with err filled (out of memory,
- * a runaway queue). */
+/* Returns FS_OK and *out, FS_ERR_INPUT when a replica fits nowhere, or
+ * FS_ERR_RUNTIME (out of memory, a runaway queue), with err filled. */
 int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err);
 
 #endif

@@ -8,12 +8,19 @@
  * cross-checks included, has passed; on any failure fs_scenario_destroy
  * frees the partial scenario, which works because every owned pointer starts
  * NULL and every count is set together with its array.
+ *
+ * GPU types: the "gpus" object is read first, whole, into a side table
+ * (parse_ctx.declared); pools and services then name types, and each name is
+ * copied into s->gpu_types on first use, from that table or the catalog.
+ * Members nothing names are appended last, so a scenario lists every type it
+ * declares and the order follows the document.
  */
 #include "scenario.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +31,32 @@
 #include "duration.h"
 #include "gpu.h"
 #include "jsonpath.h"
+#include "mig.h"
+#include "placement.h"
 
 #define MAX_REPLICATIONS 10000
 #define DEFAULT_WINDOW_S 300.0
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Time-slicing defaults: the NVIDIA driver's default time slice, and an
+ * assumed order of magnitude for one context switch (not a measurement,
+ * which is why a scenario can set both).  MAX_TENANTS bounds the format;
+ * it is not a driver limit. */
+#define DEFAULT_SLICE_S 1.024e-3
+#define DEFAULT_SWITCH_OVERHEAD_S 200e-6
+#define MAX_TENANTS 64
+#define DEFAULT_PLACEMENT "best_fit"
+
+/* What parsing carries besides the scenario: the GPU types declared under
+ * "gpus", validated before any pool so that pools and services can name
+ * them, and the room in s->gpu_types. */
+typedef struct parse_ctx {
+    fs_scenario *s;
+    fs_gpu_type *declared; /* "gpus" members in document order, overrides applied */
+    size_t n_declared;
+    size_t gpu_types_cap; /* n_declared + catalog size: enough for every type once */
+} parse_ctx;
 
 /* Our own copy instead of POSIX strdup so that every allocation this module
  * makes goes through malloc/calloc, which is what fault-injection tests hook. */
@@ -330,6 +358,252 @@ static int parse_service_time(fs_jpath *p, const json_t *svc, fs_dist *d)
     return rc;
 }
 
+/* -------------------------------------------------------------- GPU types */
+
+static const char *const gpu_keys[] = {"memory_gb",           "sms",    "price_per_hour",
+                                       "spot_price_per_hour", "idle_w", "busy_w"};
+/* A custom type has no catalog entry to fall back on, so everything is
+ * required except the spot price, which defaults to the on-demand one. */
+static const char *const custom_required[] = {"memory_gb", "sms", "price_per_hour", "idle_w",
+                                              "busy_w"};
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t ln = strlen(needle), lh = strlen(hay);
+    for (size_t off = 0; ln <= lh && off + ln <= lh; off++) {
+        size_t k = 0;
+        while (k < ln && ascii_lower(hay[off + k]) == ascii_lower(needle[k]))
+            k++;
+        if (k == ln)
+            return true;
+    }
+    return false;
+}
+
+/* The k-th name a GPU reference may use: the built-ins, then (when c is not
+ * NULL) the custom types declared in "gpus"; NULL for a declared member that
+ * only overrides a built-in, which is already counted. */
+static const char *gpu_candidate(const parse_ctx *c, size_t k)
+{
+    size_t n_cat;
+    const fs_gpu_type *cat = fs_gpu_catalog(&n_cat);
+    if (k < n_cat)
+        return cat[k].name;
+    const char *name = c->declared[k - n_cat].name;
+    return fs_gpu_find(name) == NULL ? name : NULL;
+}
+
+static size_t gpu_candidates(const parse_ctx *c)
+{
+    size_t n_cat;
+    fs_gpu_catalog(&n_cat);
+    return n_cat + (c != NULL ? c->n_declared : 0);
+}
+
+static bool has_custom_types(const parse_ctx *c)
+{
+    for (size_t i = 0; i < c->n_declared; i++)
+        if (fs_gpu_find(c->declared[i].name) == NULL)
+            return true;
+    return false;
+}
+
+/* The GPU type name nearest to word.  A name that contains what was typed
+ * ("H100" -> "H100-SXM-80GB", any case) beats plain edit distance, which
+ * favours short names that merely share a few characters.  Otherwise the
+ * nearest by edit distance: always when `always`, else only within
+ * max(2, len / 3) edits (fs_jpath_closest's rule), NULL beyond. */
+static const char *nearest_gpu(const parse_ctx *c, const char *word, bool always)
+{
+    size_t n = gpu_candidates(c), best_d = SIZE_MAX;
+    const char *best = NULL;
+    for (size_t k = 0; k < n; k++) {
+        const char *name = gpu_candidate(c, k);
+        if (name != NULL && contains_ci(name, word))
+            fs_jpath_nearer(word, name, &best_d, &best);
+    }
+    if (best != NULL)
+        return best;
+    for (size_t k = 0; k < n; k++) {
+        const char *name = gpu_candidate(c, k);
+        if (name != NULL)
+            fs_jpath_nearer(word, name, &best_d, &best);
+    }
+    size_t limit = strlen(word) / 3 > 2 ? strlen(word) / 3 : 2;
+    return always || best_d <= limit ? best : NULL;
+}
+
+/* One member of "gpus" (the cursor is on it): overrides of a built-in type
+ * applied to a copy of its catalog entry, or a whole custom type. */
+static int parse_gpu_type(fs_jpath *p, const char *name, const json_t *obj, fs_gpu_type *out)
+{
+    const fs_gpu_type *builtin = fs_gpu_find(name);
+    if (!json_is_object(obj))
+        return fs_jpath_expected(p, obj, "%s",
+                                 builtin != NULL ? "an object of overrides for the built-in type"
+                                                 : "an object describing a custom GPU type");
+    int rc = fs_jpath_check_keys(p, obj, gpu_keys, COUNT(gpu_keys));
+    if (rc != FS_OK)
+        return rc;
+    if (builtin != NULL) {
+        *out = *builtin;
+    } else {
+        for (size_t i = 0; i < COUNT(custom_required); i++) {
+            if (json_object_get(obj, custom_required[i]) != NULL)
+                continue;
+            /* A built-in name typed loosely ("H100") lands here as a custom
+             * type; saying so, with the built-in it resembles, explains why
+             * fields the user meant to inherit are demanded. */
+            char list[256];
+            fs_jpath_list(custom_required, COUNT(custom_required), list, sizeof list);
+            const char *near = nearest_gpu(NULL, name, false);
+            if (near != NULL)
+                return fs_jpath_fail(p,
+                                     "missing required key \"%s\" (not a built-in type, so a "
+                                     "custom one, which needs %s; did you mean the built-in "
+                                     "\"%s\"?)",
+                                     custom_required[i], list, near);
+            return fs_jpath_fail(p,
+                                 "missing required key \"%s\" (not a built-in type, so a custom "
+                                 "one, which needs %s)",
+                                 custom_required[i], list);
+        }
+        memset(out, 0, sizeof *out);
+        memcpy(out->name, name, strlen(name) + 1); /* the caller checked the length */
+    }
+    uint64_t sms = out->sms;
+    rc = fs_jpath_get_number(p, obj, "memory_gb", false, FS_JPATH_POSITIVE, &out->memory_gb);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, obj, "sms", false, 1, UINT_MAX, &sms);
+    out->sms = (unsigned)sms;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "price_per_hour", false, FS_JPATH_NONNEG,
+                                 &out->price_on_demand);
+    if (builtin == NULL)
+        out->price_spot = out->price_on_demand;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "spot_price_per_hour", false, FS_JPATH_NONNEG,
+                                 &out->price_spot);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "idle_w", false, FS_JPATH_NONNEG, &out->idle_w);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "busy_w", false, FS_JPATH_NONNEG, &out->busy_w);
+    if (rc == FS_OK && out->busy_w < out->idle_w) {
+        /* Blame the key that was written: an idle_w override can clash with
+         * the catalog's busy_w without busy_w appearing in the file. */
+        json_t *busy = json_object_get(obj, "busy_w");
+        size_t mark = fs_jpath_push_key(p, busy != NULL ? "busy_w" : "idle_w");
+        if (busy != NULL)
+            rc = fs_jpath_expected(p, busy, "a number no smaller than idle_w (%g)", out->idle_w);
+        else
+            rc =
+                fs_jpath_expected(p, json_object_get(obj, "idle_w"),
+                                  "a number no larger than the catalog's busy_w (%g)", out->busy_w);
+        fs_jpath_pop(p, mark);
+    }
+    return rc;
+}
+
+/* Reads "gpus" into c->declared, all of it, before any pool: a pool or a
+ * service may name any member, and a member nothing names is still checked. */
+static int parse_gpu_types(fs_jpath *p, const json_t *root, parse_ctx *c)
+{
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, root, "gpus", false, &obj);
+    if (rc != FS_OK || obj == NULL || json_object_size(obj) == 0)
+        return rc;
+    c->declared = calloc(json_object_size(obj), sizeof *c->declared);
+    if (c->declared == NULL)
+        return fs_jpath_oom(p);
+    size_t mark = fs_jpath_push_key(p, "gpus");
+    const char *name;
+    json_t *value;
+    json_object_foreach (obj, name, value) {
+        size_t len = strlen(name);
+        if (len == 0 || len >= FS_GPU_NAME_MAX) {
+            rc = fs_jpath_fail(p, "expected GPU type names of 1 to %d characters, got one of %zu",
+                               FS_GPU_NAME_MAX - 1, len);
+            break;
+        }
+        size_t m = fs_jpath_push_key(p, name);
+        rc = parse_gpu_type(p, name, value, &c->declared[c->n_declared]);
+        fs_jpath_pop(p, m);
+        if (rc != FS_OK)
+            break;
+        c->n_declared++;
+    }
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* Index of the type called name in s->gpu_types, adding it on first use (a
+ * "gpus" member, else the catalog entry), or SIZE_MAX when no type has that
+ * name.  First use decides the order, so it is the document's. */
+static size_t gpu_type_index(parse_ctx *c, const char *name)
+{
+    fs_scenario *s = c->s;
+    for (size_t i = 0; i < s->n_gpu_types; i++)
+        if (strcmp(s->gpu_types[i].name, name) == 0)
+            return i;
+    const fs_gpu_type *t = NULL;
+    for (size_t i = 0; t == NULL && i < c->n_declared; i++)
+        if (strcmp(c->declared[i].name, name) == 0)
+            t = &c->declared[i];
+    if (t == NULL)
+        t = fs_gpu_find(name);
+    if (t == NULL)
+        return SIZE_MAX;
+    assert(s->n_gpu_types < c->gpu_types_cap);
+    s->gpu_types[s->n_gpu_types] = *t;
+    return s->n_gpu_types++;
+}
+
+/* obj[key] as a GPU type, built-in or declared in "gpus": its index in
+ * s->gpu_types (and, if name is not NULL, the name as written).  An unknown
+ * name is refused with the nearest one (always: a GPU name is long enough
+ * that even a distant guess helps) and the list of known types. */
+static int parse_gpu_ref(fs_jpath *p, parse_ctx *c, const json_t *obj, const char *key,
+                         bool required, size_t *index, const char **name)
+{
+    const char *type = NULL;
+    int rc = fs_jpath_get_string(p, obj, key, required, true, &type);
+    if (rc != FS_OK || type == NULL)
+        return rc;
+    size_t i = gpu_type_index(c, type);
+    if (i != SIZE_MAX) {
+        *index = i;
+        if (name != NULL)
+            *name = type;
+        return FS_OK;
+    }
+    char list[640];
+    size_t len = 0, n = gpu_candidates(c), n_cat;
+    fs_gpu_catalog(&n_cat);
+    list[0] = '\0';
+    bool customs = false;
+    for (size_t k = 0; k < n && len < sizeof list; k++) {
+        const char *cand = gpu_candidate(c, k);
+        if (cand == NULL)
+            continue;
+        const char *sep = k == 0 ? "" : k >= n_cat && !customs ? "; declared in \"gpus\": " : ", ";
+        customs = k >= n_cat;
+        int w = snprintf(list + len, sizeof list - len, "%s\"%s\"", sep, cand);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    char got[128];
+    fs_jpath_describe(json_object_get(obj, key), got, sizeof got);
+    size_t mark = fs_jpath_push_key(p, key);
+    rc = fs_jpath_fail(p,
+                       "expected a GPU type from the catalog%s, got %s (did you mean \"%s\"? "
+                       "known types: %s)",
+                       has_custom_types(c) ? " or \"gpus\"" : "", got, nearest_gpu(c, type, true),
+                       list);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ service */
 
 static int parse_replicas(fs_jpath *p, const json_t *svc, fs_service_spec *out)
@@ -452,10 +726,12 @@ static int parse_service_pool(fs_jpath *p, const json_t *svc, const fs_scenario 
     return rc;
 }
 
-static int parse_service(fs_jpath *p, const json_t *svc, size_t index, fs_scenario *s)
+static int parse_service(fs_jpath *p, const json_t *svc, size_t index, parse_ctx *c)
 {
-    static const char *const keys[] = {"name",         "tenant",   "pool",        "arrivals",
-                                       "service_time", "replicas", "queue_limit", "slo"};
+    static const char *const keys[] = {"name",         "tenant",        "pool",        "arrivals",
+                                       "service_time", "replicas",      "queue_limit", "slo",
+                                       "memory_gb",    "reference_gpu", "sm_exponent"};
+    fs_scenario *s = c->s;
     fs_service_spec *out = &s->services[index];
     if (!json_is_object(svc))
         return fs_jpath_expected(p, svc, "an object describing a service");
@@ -490,70 +766,162 @@ static int parse_service(fs_jpath *p, const json_t *svc, size_t index, fs_scenar
         rc = fs_jpath_get_uint(p, svc, "queue_limit", false, 0, UINT64_MAX, &out->queue_limit);
     if (rc == FS_OK)
         rc = parse_slo(p, svc, s->window_s, &out->slo);
+    out->memory_gb = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, svc, "memory_gb", false, FS_JPATH_POSITIVE, &out->memory_gb);
+    if (rc == FS_OK) {
+        /* By default the service time was measured on the GPUs it runs on. */
+        out->reference_gpu = s->pools[out->pool].gpu_type;
+        rc = parse_gpu_ref(p, c, svc, "reference_gpu", false, &out->reference_gpu, NULL);
+    }
+    out->sm_exponent = 1.0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, svc, "sm_exponent", false, FS_JPATH_NONNEG, &out->sm_exponent);
     return rc;
 }
 
 /* -------------------------------------------------------------------- pools */
 
-static int parse_gpu(fs_jpath *p, const json_t *pool, char **out)
+/* Refuses v (at the cursor) as not one of names[n], listing them and giving
+ * the nearest when one is close. */
+static int choice_error(fs_jpath *p, const json_t *v, const char *what, const char *const *names,
+                        size_t n)
 {
-    const char *type = NULL;
-    int rc = fs_jpath_get_string(p, pool, "gpu", true, true, &type);
-    if (rc != FS_OK)
-        return rc;
-    if (fs_gpu_find(type) != NULL)
-        return dup_into(p, out, type);
+    char list[256], got[128];
+    fs_jpath_list(names, n, list, sizeof list);
+    fs_jpath_describe(v, got, sizeof got);
+    const char *near = json_is_string(v) ? fs_jpath_closest(json_string_value(v), names, n) : NULL;
+    if (near != NULL)
+        return fs_jpath_fail(p, "expected %s (%s), got %s (did you mean \"%s\"?)", what, list, got,
+                             near);
+    return fs_jpath_fail(p, "expected %s (%s), got %s", what, list, got);
+}
 
-    /* Always suggest something: a catalog name that contains what was typed
-     * ("H100" -> "H100-SXM-80GB") beats plain edit distance, which favours
-     * short names that merely share a few characters. */
-    size_t n;
-    const fs_gpu_type *cat = fs_gpu_catalog(&n);
-    const char *best = NULL;
-    size_t best_d = SIZE_MAX;
-    for (int pass = 0; pass < 2 && best == NULL; pass++) {
-        for (size_t i = 0; i < n; i++) {
-            if (pass == 0) {
-                size_t lt = strlen(type), ln = strlen(cat[i].name);
-                bool contains = false;
-                for (size_t off = 0; !contains && lt <= ln && off + lt <= ln; off++) {
-                    size_t k = 0;
-                    while (k < lt && ascii_lower(cat[i].name[off + k]) == ascii_lower(type[k]))
-                        k++;
-                    contains = k == lt;
-                }
-                if (!contains)
-                    continue;
-            }
-            fs_jpath_nearer(type, cat[i].name, &best_d, &best);
+/* The layout list (the cursor is on "mig") placed on one GPU of the pool's
+ * type; fs_mig_place's reason is passed on as it is. */
+static int parse_mig(fs_jpath *p, const json_t *list, const fs_gpu_type *gpu, fs_mig_layout *out)
+{
+    size_t n = json_is_array(list) ? json_array_size(list) : 0;
+    if (n == 0)
+        return fs_jpath_expected(p, list,
+                                 "an array of 1 to %d MIG profile names like \"3g.40gb\" or "
+                                 "\"3g.40gb@4\"",
+                                 FS_MIG_MAX_INSTANCES);
+    if (n > FS_MIG_MAX_INSTANCES)
+        return fs_jpath_fail(p, "expected at most %d MIG instances per GPU, got %zu",
+                             FS_MIG_MAX_INSTANCES, n);
+    const char *names[FS_MIG_MAX_INSTANCES];
+    for (size_t j = 0; j < n; j++) {
+        size_t m = fs_jpath_push_index(p, j);
+        int rc = fs_jpath_string(p, json_array_get(list, j), true, &names[j]);
+        fs_jpath_pop(p, m);
+        if (rc != FS_OK)
+            return rc;
+    }
+    char why[512] = "";
+    if (fs_mig_place(gpu, names, n, out, why, sizeof why) != 0)
+        return fs_jpath_fail(p, "%s", why[0] != '\0' ? why : "invalid MIG layout");
+    return FS_OK;
+}
+
+static int parse_time_slicing(fs_jpath *p, const json_t *obj, fs_time_slicing *ts)
+{
+    static const char *const keys[] = {"tenants", "slice", "switch_overhead",
+                                       "contention_exponent"};
+    if (!json_is_object(obj))
+        return fs_jpath_expected(p, obj,
+                                 "an object {\"tenants\", \"slice\", \"switch_overhead\", "
+                                 "\"contention_exponent\"}");
+    ts->slice_s = DEFAULT_SLICE_S;
+    ts->switch_overhead_s = DEFAULT_SWITCH_OVERHEAD_S;
+    ts->contention_exponent = 1.0;
+    uint64_t tenants = 0;
+    int rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, obj, "tenants", true, 2, MAX_TENANTS, &tenants);
+    ts->tenants = (uint32_t)tenants;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "slice", false, FS_JPATH_POSITIVE, &ts->slice_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "switch_overhead", false, FS_JPATH_NONNEG,
+                                   &ts->switch_overhead_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "contention_exponent", false, FS_JPATH_NONNEG,
+                                 &ts->contention_exponent);
+    return rc;
+}
+
+/* "mig", "time_slicing" or neither (whole GPUs). */
+static int parse_partitioning(fs_jpath *p, const json_t *pool, const fs_gpu_type *gpu,
+                              fs_pool_spec *out)
+{
+    json_t *mig = json_object_get(pool, "mig"), *ts = json_object_get(pool, "time_slicing");
+    out->partitioning = FS_PARTITION_WHOLE;
+    if (mig != NULL && ts != NULL)
+        return fs_jpath_fail(p, "\"mig\" and \"time_slicing\" exclude each other (a GPU is either "
+                                "cut into MIG instances or time-sliced); keep one");
+    if (mig == NULL && ts == NULL)
+        return FS_OK;
+    size_t mark = fs_jpath_push_key(p, mig != NULL ? "mig" : "time_slicing");
+    int rc = mig != NULL ? parse_mig(p, mig, gpu, &out->mig)
+                         : parse_time_slicing(p, ts, &out->time_slicing);
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        out->partitioning = mig != NULL ? FS_PARTITION_MIG : FS_PARTITION_TIME_SLICED;
+    return rc;
+}
+
+static const char *const price_names[] = {
+    [FS_PRICE_ON_DEMAND] = "on_demand", [FS_PRICE_SPOT] = "spot"};
+
+static int parse_price(fs_jpath *p, const json_t *pool, fs_price_class *out)
+{
+    *out = FS_PRICE_ON_DEMAND;
+    json_t *v = json_object_get(pool, "price");
+    if (v == NULL)
+        return FS_OK;
+    for (size_t i = 0; json_is_string(v) && i < COUNT(price_names); i++) {
+        if (strcmp(json_string_value(v), price_names[i]) == 0) {
+            *out = (fs_price_class)i;
+            return FS_OK;
         }
     }
-    char list[512];
-    size_t len = 0;
-    list[0] = '\0';
-    for (size_t i = 0; i < n && len < sizeof list; i++) {
-        int w = snprintf(list + len, sizeof list - len, "%s\"%s\"", i ? ", " : "", cat[i].name);
-        if (w > 0)
-            len += (size_t)w;
-    }
-    char got[128];
-    fs_jpath_describe(json_object_get(pool, "gpu"), got, sizeof got);
-    size_t mark = fs_jpath_push_key(p, "gpu");
-    rc = fs_jpath_fail(
-        p, "expected a GPU type from the catalog, got %s (did you mean \"%s\"? known types: %s)",
-        got, best, list);
+    size_t mark = fs_jpath_push_key(p, "price");
+    int rc = choice_error(p, v, "a price class", price_names, COUNT(price_names));
     fs_jpath_pop(p, mark);
     return rc;
 }
 
-static int parse_pool(fs_jpath *p, const json_t *pool, size_t index, fs_scenario *s)
+static int parse_placement(fs_jpath *p, const json_t *pool, int *out)
 {
-    static const char *const keys[] = {"name", "gpu", "gpus"};
+    *out = fs_placement_policy_find(DEFAULT_PLACEMENT);
+    assert(*out >= 0); /* placement.c must provide the documented default */
+    json_t *v = json_object_get(pool, "placement");
+    if (v == NULL)
+        return FS_OK;
+    int k = json_is_string(v) ? fs_placement_policy_find(json_string_value(v)) : -1;
+    if (k >= 0) {
+        *out = k;
+        return FS_OK;
+    }
+    size_t n;
+    const char *const *names = fs_placement_policy_names(&n);
+    size_t mark = fs_jpath_push_key(p, "placement");
+    int rc = choice_error(p, v, "a placement policy", names, n);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+static int parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse_ctx *c)
+{
+    static const char *const keys[] = {"name",         "gpu",   "gpus",     "mig",
+                                       "time_slicing", "price", "placement"};
+    fs_scenario *s = c->s;
     fs_pool_spec *out = &s->pools[index];
     if (!json_is_object(pool))
         return fs_jpath_expected(p, pool, "an object describing a pool");
     int rc = fs_jpath_check_keys(p, pool, keys, COUNT(keys));
-    const char *name = NULL;
+    const char *name = NULL, *gpu = NULL;
     if (rc == FS_OK)
         rc = fs_jpath_get_string(p, pool, "name", true, true, &name);
     for (size_t j = 0; rc == FS_OK && j < index; j++) {
@@ -566,47 +934,20 @@ static int parse_pool(fs_jpath *p, const json_t *pool, size_t index, fs_scenario
     if (rc == FS_OK)
         rc = dup_into(p, &out->name, name);
     if (rc == FS_OK)
-        rc = parse_gpu(p, pool, &out->gpu);
+        rc = parse_gpu_ref(p, c, pool, "gpu", true, &out->gpu_type, &gpu);
+    if (rc == FS_OK)
+        rc = dup_into(p, &out->gpu, gpu);
     uint64_t gpus = 0;
     if (rc == FS_OK)
         rc = fs_jpath_get_uint(p, pool, "gpus", true, 1, UINT32_MAX, &gpus);
     out->gpus = (uint32_t)gpus;
+    if (rc == FS_OK)
+        rc = parse_partitioning(p, pool, &s->gpu_types[out->gpu_type], out);
+    if (rc == FS_OK)
+        rc = parse_price(p, pool, &out->price);
+    if (rc == FS_OK)
+        rc = parse_placement(p, pool, &out->placement);
     return rc;
-}
-
-/* Each replica holds one whole GPU, so a pool must have at least as many GPUs
- * as the replicas placed on it. */
-static int check_capacity(fs_jpath *p, const fs_scenario *s)
-{
-    for (size_t i = 0; i < s->n_pools; i++) {
-        uint64_t need = 0;
-        for (size_t j = 0; j < s->n_services; j++)
-            if (s->services[j].pool == i)
-                need += s->services[j].replicas;
-        if (need <= s->pools[i].gpus)
-            continue;
-        char who[512];
-        size_t len = 0;
-        who[0] = '\0';
-        for (size_t j = 0; j < s->n_services && len < sizeof who; j++) {
-            if (s->services[j].pool != i)
-                continue;
-            int w = snprintf(who + len, sizeof who - len, "%s%s %" PRIu32, len ? ", " : "",
-                             s->services[j].name, s->services[j].replicas);
-            if (w > 0)
-                len += (size_t)w;
-        }
-        size_t mark = fs_jpath_push_key(p, "pools");
-        fs_jpath_push_index(p, i);
-        int rc = fs_jpath_fail(p,
-                               "pool \"%s\" has %" PRIu32 " GPU%s but its services ask for %" PRIu64
-                               " replicas (%s); each replica takes one whole GPU",
-                               s->pools[i].name, s->pools[i].gpus, s->pools[i].gpus == 1 ? "" : "s",
-                               need, who);
-        fs_jpath_pop(p, mark);
-        return rc;
-    }
-    return FS_OK;
 }
 
 /* ---------------------------------------------------------------- scenario */
@@ -642,8 +983,8 @@ static int default_name(fs_jpath *p, const char *origin, char **out)
     return FS_OK;
 }
 
-static int parse_array_of(fs_jpath *p, const json_t *root, const char *key, fs_scenario *s,
-                          int (*parse_one)(fs_jpath *, const json_t *, size_t, fs_scenario *))
+static int parse_array_of(fs_jpath *p, const json_t *root, const char *key, parse_ctx *c,
+                          int (*parse_one)(fs_jpath *, const json_t *, size_t, parse_ctx *))
 {
     json_t *list = NULL;
     int rc = fs_jpath_get_array(p, root, key, true, true, &list);
@@ -652,7 +993,7 @@ static int parse_array_of(fs_jpath *p, const json_t *root, const char *key, fs_s
     size_t mark = fs_jpath_push_key(p, key);
     for (size_t i = 0; rc == FS_OK && i < json_array_size(list); i++) {
         size_t m = fs_jpath_push_index(p, i);
-        rc = parse_one(p, json_array_get(list, i), i, s);
+        rc = parse_one(p, json_array_get(list, i), i, c);
         fs_jpath_pop(p, m);
     }
     fs_jpath_pop(p, mark);
@@ -667,11 +1008,12 @@ static size_t array_length(const json_t *root, const char *key)
     return json_is_array(list) ? json_array_size(list) : 0;
 }
 
-static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
+static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
 {
-    static const char *const keys[] = {"schema",        "name",   "description", "horizon",
-                                       "warmup",        "window", "seed",        "replications",
-                                       "start_weekday", "pools",  "services"};
+    static const char *const keys[] = {"schema", "name",          "description", "horizon",
+                                       "warmup", "window",        "seed",        "replications",
+                                       "gpus",   "start_weekday", "pools",       "services"};
+    fs_scenario *s = c->s;
     if (!json_is_object(root))
         return fs_jpath_expected(p, root, "an object at the top level");
     int rc = parse_schema(p, root);
@@ -716,6 +1058,16 @@ static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
     if (rc == FS_OK)
         rc = parse_weekday(p, root, &s->start_weekday);
 
+    if (rc == FS_OK)
+        rc = parse_gpu_types(p, root, c);
+    if (rc == FS_OK) {
+        size_t n_cat;
+        fs_gpu_catalog(&n_cat);
+        c->gpu_types_cap = c->n_declared + n_cat;
+        s->gpu_types = calloc(c->gpu_types_cap, sizeof *s->gpu_types);
+        rc = s->gpu_types == NULL ? fs_jpath_oom(p) : FS_OK;
+    }
+
     /* Arrays are allocated zeroed at their final size before any element is
      * read, with the count set at once, so destroy can free a half-read one. */
     size_t n = array_length(root, "pools");
@@ -725,7 +1077,7 @@ static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
         s->n_pools = s->pools == NULL ? 0 : n;
     }
     if (rc == FS_OK)
-        rc = parse_array_of(p, root, "pools", s, parse_pool);
+        rc = parse_array_of(p, root, "pools", c, parse_pool);
     n = array_length(root, "services");
     if (rc == FS_OK && n > 0) {
         s->services = calloc(n, sizeof *s->services);
@@ -733,9 +1085,21 @@ static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
         s->n_services = s->services == NULL ? 0 : n;
     }
     if (rc == FS_OK)
-        rc = parse_array_of(p, root, "services", s, parse_service);
-    if (rc == FS_OK)
-        rc = check_capacity(p, s);
+        rc = parse_array_of(p, root, "services", c, parse_service);
+    /* Declared types nothing named go last, so gpu_types shows the whole
+     * catalog the file defines.  No capacity check follows: whether replicas
+     * fit depends on memory footprints and partitioning, which is
+     * placement's question (placement.h), not a count of GPUs. */
+    for (size_t i = 0; rc == FS_OK && i < c->n_declared; i++)
+        (void)gpu_type_index(c, c->declared[i].name);
+    return rc;
+}
+
+static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
+{
+    parse_ctx c = {s, NULL, 0, 0};
+    int rc = parse_fields(p, root, &c);
+    free(c.declared);
     return rc;
 }
 
@@ -854,6 +1218,7 @@ void fs_scenario_destroy(fs_scenario *s)
         fs_dist_fini(&svc->service_time);
     }
     free(s->services);
+    free(s->gpu_types);
     free(s);
 }
 

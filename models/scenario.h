@@ -25,6 +25,8 @@
 
 #include "dist.h"
 #include "error.h"
+#include "gpu.h"
+#include "mig.h"
 
 #define FS_SCENARIO_SCHEMA "fleetsim/1"
 #define FS_QUEUE_UNLIMITED UINT64_MAX
@@ -55,10 +57,31 @@ typedef struct fs_slo {
     double window_s;      /* breach-counting window; defaults to the scenario window */
 } fs_slo;
 
+typedef enum fs_partitioning {
+    FS_PARTITION_WHOLE,        /* one replica per whole GPU */
+    FS_PARTITION_MIG,          /* every GPU carries the pool's MIG layout */
+    FS_PARTITION_TIME_SLICED   /* every GPU shared by `tenants` replicas, no memory isolation */
+} fs_partitioning;
+
+typedef enum fs_price_class { FS_PRICE_ON_DEMAND, FS_PRICE_SPOT } fs_price_class;
+
+typedef struct fs_time_slicing {
+    uint32_t tenants;           /* >= 2 replicas share each GPU */
+    double slice_s;             /* time slice, default 1.024 ms (NVIDIA driver default) */
+    double switch_overhead_s;   /* lost per slice switch, default 0.2 ms */
+    double contention_exponent; /* stretch with k busy tenants: k^e * (1 + overhead/slice); default 1 */
+} fs_time_slicing;
+
 typedef struct fs_pool_spec {
     char *name;
-    char *gpu;            /* a GPU type from the catalog (gpu.h) */
+    char *gpu;            /* the GPU type's name */
+    size_t gpu_type;      /* index into fs_scenario.gpu_types */
     uint32_t gpus;        /* >= 1 */
+    fs_partitioning partitioning;
+    fs_mig_layout mig;    /* FS_PARTITION_MIG: the layout placed on every GPU */
+    fs_time_slicing time_slicing; /* FS_PARTITION_TIME_SLICED */
+    fs_price_class price; /* default on-demand */
+    int placement;        /* placement policy index (placement.h), default best fit */
 } fs_pool_spec;
 
 typedef struct fs_service_spec {
@@ -67,10 +90,13 @@ typedef struct fs_service_spec {
     size_t pool;          /* index into fs_scenario.pools */
     fs_arrivals arrivals;
     fs_dist service_time; /* seconds */
-    uint32_t replicas;    /* >= 1 whole GPUs, one replica each */
+    uint32_t replicas;    /* >= 1; each takes one unit of its pool (placement.h) */
     uint32_t concurrency; /* >= 1 requests served at once per replica */
     uint64_t queue_limit; /* waiting requests beyond it are dropped; FS_QUEUE_UNLIMITED */
     fs_slo slo;
+    double memory_gb;     /* footprint of one replica (weights + KV cache / activations); 0 = not given */
+    size_t reference_gpu; /* index into gpu_types: service_time is measured on a whole one of these */
+    double sm_exponent;   /* service time x (reference SMs / slice SMs)^sm_exponent; default 1 */
 } fs_service_spec;
 
 typedef struct fs_scenario {
@@ -83,6 +109,8 @@ typedef struct fs_scenario {
     uint64_t seed;        /* default 1 */
     uint32_t replications;/* default 1 */
     int start_weekday;    /* day of week at t = 0: 0 = Monday .. 6 = Sunday (default 0) */
+    fs_gpu_type *gpu_types; /* the built-in types pools use, with overrides, and custom types */
+    size_t n_gpu_types;
     fs_pool_spec *pools;
     size_t n_pools;
     fs_service_spec *services;

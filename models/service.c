@@ -48,7 +48,7 @@ static inline void fs__occupy(fs_service *svc, uint32_t r, double now)
 {
     fs__bucket_remove(svc, r);
     if (svc->load[r]++ == 0)
-        fs_pool_gpu_busy(svc->pool, now, +1);
+        fs_pool_unit_busy(svc->pool, now, svc->unit[r], +1);
     fs__bucket_insert(svc, r);
     svc->free_slots--;
 }
@@ -57,7 +57,7 @@ static inline void fs__release(fs_service *svc, uint32_t r, double now)
 {
     fs__bucket_remove(svc, r);
     if (--svc->load[r] == 0)
-        fs_pool_gpu_busy(svc->pool, now, -1);
+        fs_pool_unit_busy(svc->pool, now, svc->unit[r], -1);
     fs__bucket_insert(svc, r);
     svc->free_slots++;
 }
@@ -101,7 +101,9 @@ static inline void fs__start(fs_service *svc, double now, double arrival, uint32
     double wait = now - arrival;
     rep->started++;
     rep->wait_sum_s += wait;
-    double service = fs_dist_sample(&svc->spec->service_time, svc->service_rng);
+    double service = fs_dist_sample(&svc->spec->service_time, svc->service_rng) * svc->scale[replica];
+    if (svc->time_sliced)
+        service *= fs_pool_contention(svc->pool, svc->unit[replica]);
     fs_sim_schedule(svc->sim, now + service, FS__PRIORITY_REQUEST, svc->kind_departure, replica,
                     arrival);
 }
@@ -204,11 +206,13 @@ static void fs__on_slo_tick(fs_sim *sim, const fs_event *ev, void *ctx)
 
 /* ---- lifecycle ------------------------------------------------------------- */
 
-int fs_service_init(fs_service *svc, const fs_service_spec *spec, const fs_scenario *s,
-                    fs_sim *sim, fs_pool *pool, uint32_t replication, fs_service_rep *rep,
-                    fs_error *err)
+int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
+                    const fs_placement *placement, fs_sim *sim, fs_pool *pool,
+                    uint32_t replication, fs_service_rep *rep, fs_error *err)
 {
+    const fs_service_spec *spec = &s->services[index];
     *svc = (fs_service){.spec = spec, .sim = sim, .pool = pool, .horizon = s->horizon_s, .rep = rep};
+    svc->time_sliced = pool->spec->partitioning == FS_PARTITION_TIME_SLICED;
     svc->n_replicas = spec->replicas;
     svc->concurrency = spec->concurrency;
     svc->free_slots = (uint64_t)spec->replicas * spec->concurrency;
@@ -221,11 +225,18 @@ int fs_service_init(fs_service *svc, const fs_service_spec *spec, const fs_scena
     svc->next = malloc(svc->n_replicas * sizeof *svc->next);
     svc->prev = malloc(svc->n_replicas * sizeof *svc->prev);
     svc->bucket_head = malloc((svc->concurrency + 1) * sizeof *svc->bucket_head);
+    svc->unit = malloc(svc->n_replicas * sizeof *svc->unit);
+    svc->scale = malloc(svc->n_replicas * sizeof *svc->scale);
     svc->ring_mask = 1023;
     svc->ring = malloc((svc->ring_mask + 1) * sizeof *svc->ring);
     if (!svc->arrival_rng || !svc->service_rng || !svc->load || !svc->next || !svc->prev ||
-        !svc->bucket_head || !svc->ring || fs_hist_init(&svc->window_latency) != 0)
+        !svc->bucket_head || !svc->unit || !svc->scale || !svc->ring ||
+        fs_hist_init(&svc->window_latency) != 0)
         goto nomem;
+    for (uint32_t r = 0; r < svc->n_replicas; r++) {
+        svc->unit[r] = placement->replica_unit[index][r];
+        svc->scale[r] = fs_placement_scale(placement, index, r);
+    }
     for (uint32_t l = 0; l <= svc->concurrency; l++)
         svc->bucket_head[l] = FS__NONE;
     for (uint32_t r = svc->n_replicas; r-- > 0;)
@@ -264,6 +275,8 @@ void fs_service_fini(fs_service *svc)
     free(svc->next);
     free(svc->prev);
     free(svc->bucket_head);
+    free(svc->unit);
+    free(svc->scale);
     free(svc->ring);
     if (svc->window_latency.counts)
         fs_hist_fini(&svc->window_latency);

@@ -1,8 +1,11 @@
 /*
  * service — an inference service during one replication.
  *
- * A service owns a fixed set of replicas, each on one whole GPU of its pool,
- * each serving up to `concurrency` requests at once.  Requests arrive as a
+ * A service owns a fixed set of replicas, each on the unit of its pool the
+ * placement gave it (a whole GPU, a MIG instance or a time-sliced seat), each
+ * serving up to `concurrency` requests at once.  A request's service time is
+ * its draw x the replica's speed scale (reference SMs / unit SMs)^e x, on a
+ * time-sliced GPU, the contention stretch at the moment it starts.  Requests arrive as a
  * non-homogeneous Poisson process (arrivals.h), wait in one FIFO queue shared
  * by all replicas (a central queue: with concurrency 1 this is exactly M/G/c),
  * and are dispatched to the least-loaded replica with a free slot.  A request
@@ -24,6 +27,7 @@
 #define FS_SERVICE_H
 
 #include <gsl/gsl_rng.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arrivals.h"
@@ -31,6 +35,7 @@
 #include "hist.h"
 #include "level.h"
 #include "nhpp.h"
+#include "placement.h"
 #include "pool.h"
 #include "results.h"
 #include "scenario.h"
@@ -56,6 +61,9 @@ typedef struct fs_service {
     uint32_t n_replicas, concurrency;
     uint32_t *load, *next, *prev, *bucket_head;
     uint64_t free_slots;
+    size_t *unit;             /* per replica: its unit in the pool */
+    double *scale;            /* per replica: service-time multiplier from its unit's SMs */
+    bool time_sliced;         /* ask the pool for contention at each start */
 
     /* Waiting requests: arrival times in a power-of-two ring buffer. */
     double *ring;
@@ -75,9 +83,9 @@ typedef struct fs_service {
 
 /* Sets up the service, its streams and its first arrival.  Returns FS_OK or
  * an error (FS_ERR_RUNTIME: out of memory). */
-int fs_service_init(fs_service *svc, const fs_service_spec *spec, const fs_scenario *s,
-                    fs_sim *sim, fs_pool *pool, uint32_t replication, fs_service_rep *rep,
-                    fs_error *err);
+int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
+                    const fs_placement *placement, fs_sim *sim, fs_pool *pool,
+                    uint32_t replication, fs_service_rep *rep, fs_error *err);
 void fs_service_fini(fs_service *svc);
 
 /* Starts measuring at now (the warm-up instant). */

@@ -131,6 +131,20 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     fs__set_summary(stab, "queue_growth_per_hour", &sum.queue_growth_per_h);
     json_object_set_new(o, "stability", stab);
 
+    json_t *units = json_object();
+    for (uint32_t k = 0; k < spec->replicas; k++) {
+        const fs_unit *unit = fs_placement_unit(r->placement, i, k);
+        json_int_t seen = json_integer_value(json_object_get(units, unit->kind));
+        json_object_set_new(units, unit->kind, json_integer(seen + 1));
+    }
+    json_object_set_new(o, "units", units);
+    fs_chargeback charge = fs_results_chargeback(r, i);
+    json_t *cb = json_object();
+    fs__set(cb, "gpu_hours_held", charge.gpu_hours_held);
+    fs__set(cb, "cost_usd", charge.cost_usd);
+    fs__set(cb, "share", charge.share);
+    json_object_set_new(o, "chargeback", cb);
+
     json_t *reps = json_array();
     for (uint32_t k = 0; k < pol->n_reps; k++)
         json_array_append_new(reps, fs__service_rep_json(&pol->reps[k].services[i], measured));
@@ -138,9 +152,29 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     return o;
 }
 
+static void fs__set_cost_figures(json_t *o, const fs_pool_summary *sum)
+{
+    fs__set_summary(o, "gpu_hours", &sum->gpu_hours);
+    fs__set_summary(o, "busy_gpu_hours", &sum->busy_gpu_hours);
+    fs__set_summary(o, "idle_gpu_hours", &sum->idle_gpu_hours);
+    fs__set_summary(o, "utilization", &sum->utilization);
+    fs__set_summary(o, "peak_headroom", &sum->peak_headroom);
+    fs__set_summary(o, "cost_usd", &sum->cost_usd);
+    fs__set_summary(o, "energy_kwh", &sum->energy_kwh);
+    fs__set_summary(o, "cost_per_million_requests", &sum->cost_per_million_requests);
+}
+
+static const char *fs__partitioning_name(fs_partitioning p)
+{
+    return p == FS_PARTITION_MIG ? "mig" : p == FS_PARTITION_TIME_SLICED ? "time_slicing" : "whole";
+}
+
 static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
 {
-    const fs_pool_spec *spec = &r->scenario->pools[i];
+    const fs_scenario *s = r->scenario;
+    const fs_pool_spec *spec = &s->pools[i];
+    const fs_gpu_type *gpu = &s->gpu_types[spec->gpu_type];
+    const fs_pool_units *pu = &r->placement->pools[i];
     fs_pool_summary sum;
     if (fs_results_pool_summary(r, policy, i, &sum) != 0)
         return NULL;
@@ -148,10 +182,29 @@ static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
     json_object_set_new(o, "name", json_string(spec->name));
     json_object_set_new(o, "gpu", json_string(spec->gpu));
     fs__set(o, "gpus", spec->gpus);
-    fs__set_summary(o, "gpu_hours", &sum.gpu_hours);
-    fs__set_summary(o, "busy_gpu_hours", &sum.busy_gpu_hours);
-    fs__set_summary(o, "idle_gpu_hours", &sum.idle_gpu_hours);
-    fs__set_summary(o, "utilization", &sum.utilization);
+    json_object_set_new(o, "partitioning", json_string(fs__partitioning_name(spec->partitioning)));
+    json_object_set_new(o, "price_class", json_string(spec->price == FS_PRICE_SPOT ? "spot" : "on_demand"));
+    fs__set(o, "price_per_gpu_hour", fs_results_pool_price(s, i));
+    fs__set(o, "units", (double)pu->n_units);
+    fs__set(o, "free_units", (double)pu->free_units);
+    fs__set_cost_figures(o, &sum);
+    json_t *frag = json_object();
+    double memory = spec->gpus * gpu->memory_gb;
+    fs__set(frag, "stranded_memory_gb", pu->stranded_memory_gb);
+    fs__set(frag, "stranded_memory_fraction", memory > 0 ? pu->stranded_memory_gb / memory : 0);
+    fs__set(frag, "stranded_compute_gpus", pu->stranded_sm_share);
+    fs__set(frag, "stranded_compute_fraction", pu->stranded_sm_share / spec->gpus);
+    json_object_set_new(o, "fragmentation", frag);
+    return o;
+}
+
+static json_t *fs__fleet_json(const fs_results *r, size_t policy)
+{
+    fs_pool_summary sum;
+    if (fs_results_fleet_summary(r, policy, &sum) != 0)
+        return NULL;
+    json_t *o = json_object();
+    fs__set_cost_figures(o, &sum);
     return o;
 }
 
@@ -191,6 +244,10 @@ json_t *fs_results_json(const fs_results *r, bool timing)
                 goto fail;
             json_array_append_new(pools, pool);
         }
+        json_t *fleet = fs__fleet_json(r, p);
+        if (!fleet)
+            goto fail;
+        json_object_set_new(pol, "fleet", fleet);
     }
 
     json_t *sim = json_object();

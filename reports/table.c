@@ -1,5 +1,6 @@
 #include "table.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "duration.h"
@@ -67,16 +68,29 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
         }
         fputc('\n', fp);
         fs__name(fp, "pool", w);
-        fprintf(fp, " %-16s %6s %12s %12s %8s\n", "gpu", "gpus", "GPU-hours", "busy GPU-h", "util");
-        for (size_t i = 0; i < s->n_pools; i++) {
+        fprintf(fp, " %-16s %6s %10s %10s %7s %9s %11s %10s %9s\n", "gpu", "gpus", "GPU-hours",
+                "busy GPU-h", "util", "headroom", "cost USD", "energy kWh", "stranded");
+        for (size_t i = 0; i <= s->n_pools; i++) {
+            bool fleet = i == s->n_pools;
             fs_pool_summary sum;
-            if (fs_results_pool_summary(r, p, i, &sum) != 0)
+            if ((fleet ? fs_results_fleet_summary(r, p, &sum) : fs_results_pool_summary(r, p, i, &sum)) != 0)
                 return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-            fs__name(fp, s->pools[i].name, w);
+            unsigned gpus = 0;
+            double memory = 0, stranded = 0;
+            for (size_t k = fleet ? 0 : i; k < (fleet ? s->n_pools : i + 1); k++) {
+                gpus += s->pools[k].gpus;
+                memory += s->pools[k].gpus * s->gpu_types[s->pools[k].gpu_type].memory_gb;
+                stranded += r->placement->pools[k].stranded_memory_gb;
+            }
+            fs__name(fp, fleet ? "fleet" : s->pools[i].name, w);
             fputc(' ', fp);
-            fs__name(fp, s->pools[i].gpu, 16);
-            fprintf(fp, " %6u %12.1f %12.1f %7.1f%%\n", s->pools[i].gpus, sum.gpu_hours.mean,
-                    sum.busy_gpu_hours.mean, 100 * sum.utilization.mean);
+            fs__name(fp, fleet ? "" : s->pools[i].gpu, 16);
+            fprintf(fp, " %6u %10.1f %10.1f %6.1f%% %8.1f%% %11.2f %10.1f %8.1f%%\n", gpus,
+                    sum.gpu_hours.mean, sum.busy_gpu_hours.mean, 100 * sum.utilization.mean,
+                    100 * sum.peak_headroom.mean, sum.cost_usd.mean, sum.energy_kwh.mean,
+                    memory > 0 ? 100 * stranded / memory : 0);
+            if (fleet)
+                fprintf(fp, "cost per million requests: %.2f USD\n", sum.cost_per_million_requests.mean);
         }
         for (size_t i = 0; i < s->n_services; i++) {
             const fs_service_load *load = &r->loads[i];

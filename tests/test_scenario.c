@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "mig.h"
+#include "placement.h"
 #include "scenario.h"
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -84,6 +86,17 @@ static void expect_error(const char *single_quoted, const char *want)
 #define TOP(T)                                                                                     \
     "{'schema': 'fleetsim/1', " T ", " POOL "'services': [{'name': 'chat', " ARRIVALS ", " STIME   \
     "}]}"
+
+/* One service "chat" on one pool "p" of H100s; X is spliced into the pool. */
+#define POOL_WITH(X)                                                                               \
+    HEAD "'pools': [{'name': 'p', 'gpu': 'H100-SXM-80GB', 'gpus': 2" X "}], "                      \
+         "'services': [{'name': 'chat', " ARRIVALS ", " STIME "}]}"
+/* A "gpus" object G, pools P, and one service "chat" with X spliced in. */
+#define FLEET(G, P, X)                                                                             \
+    HEAD "'gpus': " G ", 'pools': " P ", "                                                         \
+         "'services': [{'name': 'chat', " ARRIVALS ", " STIME X "}]}"
+/* A "gpus" object G with the one-pool, one-service scenario. */
+#define GPUS(G) FLEET(G, "[{'name': 'gpu', 'gpu': 'H100-SXM-80GB', 'gpus': 8}]", "")
 
 #define H24(x)                                                                                     \
     "[" x "," x "," x "," x "," x "," x "," x "," x "," x "," x "," x "," x "," x "," x "," x      \
@@ -154,6 +167,12 @@ static void test_full(void **state)
     assert_string_equal(s->pools[1].name, "batch");
     assert_string_equal(s->pools[1].gpu, "A100-SXM4-40GB");
     assert_int_equal(s->pools[1].gpus, 4);
+    /* no "gpus": the two built-ins the pools use, in order of first use */
+    assert_int_equal(s->n_gpu_types, 2);
+    assert_int_equal(s->pools[0].gpu_type, 0);
+    assert_int_equal(s->pools[1].gpu_type, 1);
+    assert_string_equal(s->gpu_types[0].name, "H100-SXM-80GB");
+    assert_string_equal(s->gpu_types[1].name, "A100-SXM4-40GB");
 
     assert_int_equal(s->n_services, 3);
     const fs_service_spec *chat = &s->services[0], *embed = &s->services[1],
@@ -195,6 +214,7 @@ static void test_full(void **state)
     assert_string_equal(embed->name, "embed");
     assert_string_equal(embed->tenant, "embed");
     assert_int_equal(embed->pool, 1);
+    assert_int_equal(embed->reference_gpu, 1); /* its pool's type */
     assert_close(embed->arrivals.base_rps, 0.5);
     for (int h = 0; h < 24; h++) {
         assert_close(embed->arrivals.weekday[h], 2.0); /* diurnal */
@@ -263,6 +283,16 @@ static void test_defaults(void **state)
     }
     assert_int_equal(c->service_time.kind, FS_DIST_EXPONENTIAL);
     assert_close(c->service_time.a, 0.05);
+    assert_close(c->memory_gb, 0.0); /* not given */
+    assert_int_equal(c->reference_gpu, 0);
+    assert_close(c->sm_exponent, 1.0);
+    const fs_pool_spec *pool = &s->pools[0];
+    assert_int_equal(pool->partitioning, FS_PARTITION_WHOLE);
+    assert_int_equal(pool->price, FS_PRICE_ON_DEMAND);
+    assert_int_equal(pool->placement, fs_placement_policy_find("best_fit"));
+    assert_true(pool->placement >= 0);
+    assert_int_equal(pool->gpu_type, 0);
+    assert_int_equal(s->n_gpu_types, 1);
     fs_scenario_destroy(s);
 
     /* diurnal alone applies to every day; weekday alone leaves weekends at 1 */
@@ -518,11 +548,15 @@ static void test_unknown_key_no_match(void **state)
     (void)state;
     expect_error(SERVICE(", 'colour': 'red'"),
                  "scen.json: services[0]: unknown key \"colour\" (valid keys: \"name\", "
-                 "\"tenant\", \"pool\", "
-                 "\"arrivals\", \"service_time\", \"replicas\", \"queue_limit\", \"slo\")");
-    expect_error(
-        TOP("'horizon': '1d', 'gpus': {}"),
-        "scen.json: unknown key \"gpus\" (valid keys: \"schema\", \"name\", \"description\"");
+                 "\"tenant\", \"pool\", \"arrivals\", \"service_time\", \"replicas\", "
+                 "\"queue_limit\", \"slo\", \"memory_gb\", \"reference_gpu\", \"sm_exponent\")");
+    expect_error(TOP("'horizon': '1d', 'fleet': {}"),
+                 "scen.json: unknown key \"fleet\" (valid keys: \"schema\", \"name\", "
+                 "\"description\", \"horizon\", \"warmup\", \"window\", \"seed\", "
+                 "\"replications\", \"gpus\", ");
+    expect_error(POOL_WITH(", 'colour': 'red'"),
+                 "scen.json: pools[0]: unknown key \"colour\" (valid keys: \"name\", \"gpu\", "
+                 "\"gpus\", \"mig\", \"time_slicing\", \"price\", \"placement\")");
     /* three edits from "p99_ms" is beyond max(2, 3 / 3): listed, not guessed */
     expect_error(
         SERVICE(", 'slo': {'p99': 250}"),
@@ -636,20 +670,23 @@ static void test_unknown_pool(void **state)
 #undef TWO_POOLS
 }
 
-static void test_too_many_replicas(void **state)
+/* More replicas than GPUs is no longer the parser's business: placement
+ * (placement.h) decides what fits from memory and partitioning, so the file
+ * is accepted with its counts as written. */
+static void test_replicas_beyond_gpus(void **state)
 {
     (void)state;
-#define TWO_SERVICES(N)                                                                            \
-    HEAD POOL "'services': [{'name': 'chat', 'replicas': 6, " ARRIVALS ", " STIME "}, "            \
-              "{'name': 'embed', 'replicas': {'count': " N ", 'concurrency': 4}, " ARRIVALS        \
-              ", " STIME "}]}"
-    expect_error(TWO_SERVICES("3"),
-                 "scen.json: pools[0]: pool \"gpu\" has 8 GPUs but its services ask for 9 replicas "
-                 "(chat 6, embed 3); each replica takes one whole GPU");
-    fs_scenario *s = parse_ok(TWO_SERVICES("2")); /* exactly full is fine */
-    assert_int_equal(s->services[0].replicas + s->services[1].replicas, s->pools[0].gpus);
+    fs_scenario *s =
+        parse_ok(HEAD POOL "'services': [{'name': 'chat', 'replicas': 6, " ARRIVALS ", " STIME "}, "
+                           "{'name': 'embed', 'replicas': {'count': 3, 'concurrency': 4}, " ARRIVALS
+                           ", " STIME "}]}");
+    assert_int_equal(s->pools[0].gpus, 8);
+    assert_int_equal(s->services[0].replicas, 6);
+    assert_int_equal(s->services[1].replicas, 3);
+    assert_int_equal(s->services[1].concurrency, 4);
+    assert_int_equal(s->services[0].pool, 0);
+    assert_int_equal(s->services[1].pool, 0);
     fs_scenario_destroy(s);
-#undef TWO_SERVICES
 }
 
 static void test_duplicate_names(void **state)
@@ -667,6 +704,452 @@ static void test_duplicate_names(void **state)
     /* duplicate keys inside a nested object are caught by the JSON reader */
     expect_raw("{\"schema\": \"fleetsim/1\", \"pools\": [{\"name\": \"a\", \"name\": \"b\"}]}",
                FS_ERR_INPUT, "scen.json:1:55: duplicate object key near '\"name\"'");
+}
+
+/* ---- GPU types ----------------------------------------------------------- */
+
+static void assert_same_type(const fs_gpu_type *got, const fs_gpu_type *want)
+{
+    assert_string_equal(got->name, want->name);
+    assert_close(got->memory_gb, want->memory_gb);
+    assert_int_equal(got->sms, want->sms);
+    assert_close(got->price_on_demand, want->price_on_demand);
+    assert_close(got->price_spot, want->price_spot);
+    assert_close(got->idle_w, want->idle_w);
+    assert_close(got->busy_w, want->busy_w);
+    assert_ptr_equal(got->mig, want->mig);
+    assert_int_equal(got->n_mig, want->n_mig);
+}
+
+static void test_gpu_overrides(void **state)
+{
+    (void)state;
+    const fs_gpu_type *h100 = fs_gpu_find("H100-SXM-80GB"), *l4 = fs_gpu_find("L4-24GB");
+    assert_non_null(h100);
+    assert_non_null(l4);
+    fs_scenario *s = parse_ok(FLEET(
+        "{'H100-SXM-80GB': {'price_per_hour': 4.5, 'idle_w': 90, 'busy_w': 650, 'memory_gb': 96}}",
+        "[{'name': 'small', 'gpu': 'L4-24GB', 'gpus': 1}, "
+        "{'name': 'big', 'gpu': 'H100-SXM-80GB', 'gpus': 2, 'mig': ['3g.40gb', '3g.40gb']}]",
+        ", 'pool': 'big'"));
+    assert_int_equal(s->n_gpu_types, 2);
+    /* order of first use: the L4 pool comes first in the file */
+    assert_int_equal(s->pools[0].gpu_type, 0);
+    assert_int_equal(s->pools[1].gpu_type, 1);
+    assert_string_equal(s->pools[1].gpu, "H100-SXM-80GB");
+    const fs_gpu_type *t = &s->gpu_types[1];
+    assert_string_equal(t->name, "H100-SXM-80GB");
+    assert_close(t->price_on_demand, 4.5);
+    assert_close(t->idle_w, 90.0);
+    assert_close(t->busy_w, 650.0);
+    assert_close(t->memory_gb, 96.0);
+    /* what was not overridden comes from the catalog, MIG table included */
+    assert_close(t->price_spot, h100->price_spot);
+    assert_int_equal(t->sms, h100->sms);
+    assert_ptr_equal(t->mig, h100->mig);
+    assert_int_equal(t->n_mig, h100->n_mig);
+    assert_true(t->price_on_demand != h100->price_on_demand);
+    /* and the L4 nothing overrides is the catalog entry as it is */
+    assert_same_type(&s->gpu_types[0], l4);
+    /* the service's reference is its pool's (overridden) type */
+    assert_int_equal(s->services[0].reference_gpu, 1);
+    fs_scenario_destroy(s);
+
+    /* overriding the SMs of a MIG type keeps its MIG table and layouts */
+    s = parse_ok(FLEET("{'H100-SXM-80GB': {'sms': 120, 'spot_price_per_hour': 1.5}}",
+                       "[{'name': 'p', 'gpu': 'H100-SXM-80GB', 'gpus': 1, 'mig': ['7g.80gb']}]",
+                       ""));
+    assert_int_equal(s->gpu_types[0].sms, 120);
+    assert_close(s->gpu_types[0].price_spot, 1.5);
+    assert_close(s->gpu_types[0].price_on_demand, h100->price_on_demand);
+    assert_ptr_equal(s->gpu_types[0].mig, h100->mig);
+    assert_int_equal(s->pools[0].partitioning, FS_PARTITION_MIG);
+    assert_int_equal(s->pools[0].mig.n, 1);
+    fs_scenario_destroy(s);
+
+    /* an empty override object is the catalog entry */
+    s = parse_ok(GPUS("{'H100-SXM-80GB': {}}"));
+    assert_int_equal(s->n_gpu_types, 1);
+    assert_same_type(&s->gpu_types[0], h100);
+    fs_scenario_destroy(s);
+
+    /* out-of-range overrides */
+    expect_error(GPUS("{'H100-SXM-80GB': {'memory_gb': 0}}"),
+                 "scen.json: gpus.H100-SXM-80GB.memory_gb: expected a positive number, got 0");
+    expect_error(GPUS("{'H100-SXM-80GB': {'sms': 0}}"),
+                 "gpus.H100-SXM-80GB.sms: expected a positive integer, got 0");
+    expect_error(GPUS("{'H100-SXM-80GB': {'sms': 66.5}}"),
+                 "gpus.H100-SXM-80GB.sms: expected a positive integer, got 66.5");
+    expect_error(GPUS("{'H100-SXM-80GB': {'price_per_hour': -1}}"),
+                 "gpus.H100-SXM-80GB.price_per_hour: expected a non-negative number, got -1");
+    expect_error(GPUS("{'H100-SXM-80GB': {'spot_price_per_hour': 'cheap'}}"),
+                 "gpus.H100-SXM-80GB.spot_price_per_hour: expected a non-negative number, got "
+                 "\"cheap\"");
+    expect_error(GPUS("{'H100-SXM-80GB': {'idle_w': -5}}"),
+                 "gpus.H100-SXM-80GB.idle_w: expected a non-negative number, got -5");
+    /* busy below idle: blamed on the key the file wrote */
+    expect_error(GPUS("{'H100-SXM-80GB': {'idle_w': 300, 'busy_w': 200}}"),
+                 "gpus.H100-SXM-80GB.busy_w: expected a number no smaller than idle_w (300), got "
+                 "200");
+    char want[256];
+    snprintf(want, sizeof want,
+             "gpus.H100-SXM-80GB.idle_w: expected a number no larger than the catalog's busy_w "
+             "(%g), got 5000",
+             h100->busy_w);
+    expect_error(GPUS("{'H100-SXM-80GB': {'idle_w': 5000}}"), want);
+    expect_error(GPUS("{'L4-24GB': 5}"),
+                 "scen.json: gpus.L4-24GB: expected an object of overrides for the built-in type, "
+                 "got 5");
+    expect_error(GPUS("[]"), "scen.json: gpus: expected an object, got an empty array");
+}
+
+static void test_gpu_order(void **state)
+{
+    (void)state;
+    /* pools first, in file order, then a built-in only a service names, then
+     * a declared type nothing names; each once */
+    fs_scenario *s = parse_ok(
+        FLEET("{'spare': {'memory_gb': 16, 'sms': 40, 'price_per_hour': 0.5, 'idle_w': 10, "
+              "'busy_w': 70}, 'H100-SXM-80GB': {'price_per_hour': 3}}",
+              "[{'name': 'a', 'gpu': 'L4-24GB', 'gpus': 1}, "
+              "{'name': 'b', 'gpu': 'H100-SXM-80GB', 'gpus': 1}, "
+              "{'name': 'c', 'gpu': 'L4-24GB', 'gpus': 1}]",
+              ", 'pool': 'c', 'reference_gpu': 'A100-SXM4-80GB'"));
+    assert_int_equal(s->n_gpu_types, 4);
+    assert_string_equal(s->gpu_types[0].name, "L4-24GB");
+    assert_string_equal(s->gpu_types[1].name, "H100-SXM-80GB");
+    assert_close(s->gpu_types[1].price_on_demand, 3.0);
+    assert_string_equal(s->gpu_types[2].name, "A100-SXM4-80GB");
+    assert_string_equal(s->gpu_types[3].name, "spare");
+    assert_int_equal(s->pools[0].gpu_type, 0);
+    assert_int_equal(s->pools[1].gpu_type, 1);
+    assert_int_equal(s->pools[2].gpu_type, 0);
+    assert_int_equal(s->services[0].reference_gpu, 2);
+    fs_scenario_destroy(s);
+}
+
+#define CUSTOM_ALL                                                                                 \
+    "'memory_gb': 48, 'sms': 100, 'price_per_hour': 1.25, 'idle_w': 30, 'busy_w': 300"
+
+static void test_gpu_custom(void **state)
+{
+    (void)state;
+    fs_scenario *s =
+        parse_ok(FLEET("{'inhouse-x1': {" CUSTOM_ALL ", 'spot_price_per_hour': 0.4}}",
+                       "[{'name': 'p', 'gpu': 'inhouse-x1', 'gpus': 3}]", ", 'memory_gb': 20"));
+    assert_int_equal(s->n_gpu_types, 1);
+    const fs_gpu_type *t = &s->gpu_types[0];
+    assert_string_equal(t->name, "inhouse-x1");
+    assert_string_equal(s->pools[0].gpu, "inhouse-x1");
+    assert_int_equal(s->pools[0].gpu_type, 0);
+    assert_close(t->memory_gb, 48.0);
+    assert_int_equal(t->sms, 100);
+    assert_close(t->price_on_demand, 1.25);
+    assert_close(t->price_spot, 0.4);
+    assert_close(t->idle_w, 30.0);
+    assert_close(t->busy_w, 300.0);
+    assert_null(t->mig);
+    assert_int_equal(t->n_mig, 0);
+    fs_scenario_destroy(s);
+
+    /* the spot price defaults to the on-demand one */
+    s = parse_ok(FLEET("{'inhouse-x1': {" CUSTOM_ALL "}}",
+                       "[{'name': 'p', 'gpu': 'inhouse-x1', 'gpus': 3}]", ""));
+    assert_close(s->gpu_types[0].price_spot, 1.25);
+    fs_scenario_destroy(s);
+
+    /* every field but the spot price is required */
+    static const struct {
+        const char *json, *missing;
+    } cases[] = {
+        {"'sms': 100, 'price_per_hour': 1, 'idle_w': 30, 'busy_w': 300", "memory_gb"},
+        {"'memory_gb': 48, 'price_per_hour': 1, 'idle_w': 30, 'busy_w': 300", "sms"},
+        {"'memory_gb': 48, 'sms': 100, 'idle_w': 30, 'busy_w': 300", "price_per_hour"},
+        {"'memory_gb': 48, 'sms': 100, 'price_per_hour': 1, 'busy_w': 300", "idle_w"},
+        {"'memory_gb': 48, 'sms': 100, 'price_per_hour': 1, 'idle_w': 30", "busy_w"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048], want[512];
+        snprintf(
+            text, sizeof text,
+            FLEET("{'inhouse-x1': {%s}}", "[{'name': 'p', 'gpu': 'inhouse-x1', 'gpus': 1}]", ""),
+            cases[i].json);
+        snprintf(want, sizeof want,
+                 "scen.json: gpus.inhouse-x1: missing required key \"%s\" (not a built-in type, "
+                 "so a custom one, which needs \"memory_gb\", \"sms\", \"price_per_hour\", "
+                 "\"idle_w\", \"busy_w\")",
+                 cases[i].missing);
+        expect_error(text, want);
+    }
+    /* a loosely typed built-in name is a custom type: say which built-in it resembles */
+    expect_error(GPUS("{'H100': {'price_per_hour': 2}}"),
+                 "gpus.H100: missing required key \"memory_gb\" (not a built-in type, so a custom "
+                 "one, which needs \"memory_gb\", \"sms\", \"price_per_hour\", \"idle_w\", "
+                 "\"busy_w\"; did you mean the built-in \"H100-SXM-80GB\"?)");
+    /* checked even when nothing uses it */
+    expect_error(GPUS("{'unused': {'memory_gb': 48, 'sms': 100, 'price_per_hour': 1, 'idle_w': "
+                      "30, 'busy_w': 10}}"),
+                 "scen.json: gpus.unused.busy_w: expected a number no smaller than idle_w (30), "
+                 "got 10");
+    expect_error(GPUS("{'': {" CUSTOM_ALL "}}"),
+                 "scen.json: gpus: expected GPU type names of 1 to 63 characters, got one of 0");
+    expect_error(
+        GPUS("{'abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcd': {" CUSTOM_ALL
+             "}}"),
+        "scen.json: gpus: expected GPU type names of 1 to 63 characters, got one of 64");
+    s = parse_ok(GPUS(
+        "{'abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabc': {" CUSTOM_ALL "}}"));
+    assert_int_equal(s->n_gpu_types, 2); /* the pool's H100, then the unused custom */
+    assert_int_equal(strlen(s->gpu_types[1].name), 63);
+    fs_scenario_destroy(s);
+    expect_error(GPUS("{'inhouse-x1': 'big'}"),
+                 "gpus.inhouse-x1: expected an object describing a custom GPU type, got \"big\"");
+}
+
+static void test_gpu_unknown_key(void **state)
+{
+    (void)state;
+    expect_error(GPUS("{'H100-SXM-80GB': {'price_per_hr': 3}}"),
+                 "scen.json: gpus.H100-SXM-80GB: unknown key \"price_per_hr\" (did you mean "
+                 "\"price_per_hour\"?)");
+    expect_error(GPUS("{'inhouse-x1': {" CUSTOM_ALL ", 'memroy_gb': 3}}"),
+                 "gpus.inhouse-x1: unknown key \"memroy_gb\" (did you mean \"memory_gb\"?)");
+    expect_error(GPUS("{'H100-SXM-80GB': {'calibration': 'x.json'}}"),
+                 "gpus.H100-SXM-80GB: unknown key \"calibration\" (valid keys: \"memory_gb\", "
+                 "\"sms\", \"price_per_hour\", \"spot_price_per_hour\", \"idle_w\", \"busy_w\")");
+}
+
+/* A pool naming a GPU that is neither built in nor declared: the suggestion
+ * and the list include the declared custom types. */
+static void test_gpu_unknown_with_custom(void **state)
+{
+    (void)state;
+    expect_error(FLEET("{'inhouse-x1': {" CUSTOM_ALL "}, 'L4-24GB': {'price_per_hour': 1}}",
+                       "[{'name': 'p', 'gpu': 'inhouse-x2', 'gpus': 1}]", ""),
+                 "scen.json: pools[0].gpu: expected a GPU type from the catalog or \"gpus\", got "
+                 "\"inhouse-x2\" (did you mean \"inhouse-x1\"? known types: \"H100-SXM-80GB\"");
+    expect_error(FLEET("{'inhouse-x1': {" CUSTOM_ALL "}, 'L4-24GB': {'price_per_hour': 1}}",
+                       "[{'name': 'p', 'gpu': 'inhouse-x2', 'gpus': 1}]", ""),
+                 "\"L4-24GB\"; declared in \"gpus\": \"inhouse-x1\")");
+}
+
+/* ---- partitioning, price, placement -------------------------------------- */
+
+static void test_pool_mig(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(POOL_WITH(", 'mig': ['3g.40gb', '2g.20gb', '1g.10gb@6']"));
+    const fs_pool_spec *pool = &s->pools[0];
+    const fs_gpu_type *gpu = &s->gpu_types[pool->gpu_type];
+    assert_int_equal(pool->partitioning, FS_PARTITION_MIG);
+    assert_int_equal(pool->mig.n, 3);
+    assert_ptr_equal(pool->mig.profiles[0], fs_gpu_mig_profile(gpu, "3g.40gb"));
+    assert_ptr_equal(pool->mig.profiles[1], fs_gpu_mig_profile(gpu, "2g.20gb"));
+    assert_ptr_equal(pool->mig.profiles[2], fs_gpu_mig_profile(gpu, "1g.10gb"));
+    assert_non_null(pool->mig.profiles[0]);
+    assert_int_equal(pool->mig.starts[0], 0);
+    assert_int_equal(pool->mig.starts[1], 4);
+    assert_int_equal(pool->mig.starts[2], 6);
+    fs_scenario_destroy(s);
+
+    /* a pinned start slot is honoured */
+    s = parse_ok(POOL_WITH(", 'mig': ['3g.40gb@4', '3g.40gb']"));
+    assert_int_equal(s->pools[0].mig.n, 2);
+    assert_int_equal(s->pools[0].mig.starts[0], 4);
+    assert_int_equal(s->pools[0].mig.starts[1], 0);
+    fs_scenario_destroy(s);
+
+    /* an invalid layout: fs_mig_place's reason, verbatim, under pools[0].mig */
+    static const char *const bad[][3] = {
+        {"4g.40gb", "4g.40gb", NULL},
+        {"3g.40gb", "2g.20gb", "2g.20gb"},
+        {"5g.50gb", NULL, NULL},
+    };
+    const fs_gpu_type *h100 = fs_gpu_find("H100-SXM-80GB");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t n = 0;
+        char list[256] = "";
+        for (; n < 3 && bad[i][n] != NULL; n++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s'", n ? ", " : "",
+                     bad[i][n]);
+        fs_mig_layout layout;
+        char why[512] = "", want[700], text[2048];
+        assert_int_equal(fs_mig_place(h100, bad[i], n, &layout, why, sizeof why), -1);
+        assert_true(why[0] != '\0');
+        snprintf(want, sizeof want, "scen.json: pools[0].mig: %s", why);
+        snprintf(text, sizeof text, POOL_WITH(", 'mig': [%s]"), list);
+        expect_error(text, want);
+    }
+
+    /* no MIG on an L4, nor on a custom type */
+    fs_mig_layout layout;
+    char why[512] = "", want[700];
+    const char *const one[] = {"1g.10gb"};
+    assert_int_equal(fs_mig_place(fs_gpu_find("L4-24GB"), one, 1, &layout, why, sizeof why), -1);
+    snprintf(want, sizeof want, "scen.json: pools[0].mig: %s", why);
+    expect_error(HEAD "'pools': [{'name': 'p', 'gpu': 'L4-24GB', 'gpus': 1, 'mig': ['1g.10gb']}], "
+                      "'services': [{'name': 'chat', " ARRIVALS ", " STIME "}]}",
+                 want);
+    expect_error(FLEET("{'inhouse-x1': {" CUSTOM_ALL "}}",
+                       "[{'name': 'p', 'gpu': 'inhouse-x1', 'gpus': 1, 'mig': ['1g.10gb']}]", ""),
+                 "scen.json: pools[0].mig: ");
+
+    /* the list itself */
+    expect_error(POOL_WITH(", 'mig': []"),
+                 "scen.json: pools[0].mig: expected an array of 1 to 7 MIG profile names like "
+                 "\"3g.40gb\" or \"3g.40gb@4\", got an empty array");
+    expect_error(POOL_WITH(", 'mig': '3g.40gb'"),
+                 "pools[0].mig: expected an array of 1 to 7 MIG profile names");
+    expect_error(POOL_WITH(", 'mig': ['1g.10gb', '1g.10gb', '1g.10gb', '1g.10gb', '1g.10gb', "
+                           "'1g.10gb', '1g.10gb', '1g.10gb']"),
+                 "scen.json: pools[0].mig: expected at most 7 MIG instances per GPU, got 8");
+    expect_error(POOL_WITH(", 'mig': ['3g.40gb', 3]"),
+                 "scen.json: pools[0].mig[1]: expected a non-empty string, got 3");
+    /* seven is allowed */
+    s = parse_ok(POOL_WITH(", 'mig': ['1g.10gb', '1g.10gb', '1g.10gb', '1g.10gb', '1g.10gb', "
+                           "'1g.10gb', '1g.10gb']"));
+    assert_int_equal(s->pools[0].mig.n, 7);
+    fs_scenario_destroy(s);
+}
+
+static void test_pool_time_slicing(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(POOL_WITH(", 'time_slicing': {'tenants': 4}"));
+    const fs_pool_spec *pool = &s->pools[0];
+    assert_int_equal(pool->partitioning, FS_PARTITION_TIME_SLICED);
+    assert_int_equal(pool->time_slicing.tenants, 4);
+    assert_close(pool->time_slicing.slice_s, 1.024e-3);
+    assert_close(pool->time_slicing.switch_overhead_s, 200e-6);
+    assert_close(pool->time_slicing.contention_exponent, 1.0);
+    fs_scenario_destroy(s);
+
+    s = parse_ok(POOL_WITH(", 'time_slicing': {'tenants': 64, 'slice': '2ms', "
+                           "'switch_overhead': 0, 'contention_exponent': 0.5}"));
+    pool = &s->pools[0];
+    assert_int_equal(pool->time_slicing.tenants, 64);
+    assert_close(pool->time_slicing.slice_s, 2e-3);
+    assert_close(pool->time_slicing.switch_overhead_s, 0.0);
+    assert_close(pool->time_slicing.contention_exponent, 0.5);
+    fs_scenario_destroy(s);
+
+    expect_error(POOL_WITH(", 'time_slicing': {'tenants': 1}"),
+                 "scen.json: pools[0].time_slicing.tenants: expected an integer from 2 to 64, got "
+                 "1");
+    expect_error(POOL_WITH(", 'time_slicing': {'tenants': 65}"),
+                 "pools[0].time_slicing.tenants: expected an integer from 2 to 64, got 65");
+    expect_error(POOL_WITH(", 'time_slicing': {'slice': '1ms'}"),
+                 "scen.json: pools[0].time_slicing: missing required key \"tenants\"");
+    expect_error(POOL_WITH(", 'time_slicing': {'tenants': 2, 'slice': 0}"),
+                 "pools[0].time_slicing.slice: expected a positive duration");
+    expect_error(POOL_WITH(", 'time_slicing': {'tenants': 2, 'switch_overhead': '-1us'}"),
+                 "pools[0].time_slicing.switch_overhead: expected a duration");
+    expect_error(POOL_WITH(", 'time_slicing': {'tenants': 2, 'contention_exponent': -1}"),
+                 "pools[0].time_slicing.contention_exponent: expected a non-negative number, got "
+                 "-1");
+    expect_error(POOL_WITH(", 'time_slicing': {'tenant': 2}"),
+                 "pools[0].time_slicing: unknown key \"tenant\" (did you mean \"tenants\"?)");
+    expect_error(POOL_WITH(", 'time_slicing': 4"),
+                 "pools[0].time_slicing: expected an object {\"tenants\", \"slice\", "
+                 "\"switch_overhead\", \"contention_exponent\"}, got 4");
+    /* one or the other */
+    expect_error(POOL_WITH(", 'mig': ['3g.40gb'], 'time_slicing': {'tenants': 2}"),
+                 "scen.json: pools[0]: \"mig\" and \"time_slicing\" exclude each other");
+}
+
+static void test_pool_price_and_placement(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(POOL_WITH(", 'price': 'spot', 'placement': 'first_fit'"));
+    assert_int_equal(s->pools[0].price, FS_PRICE_SPOT);
+    assert_int_equal(s->pools[0].placement, fs_placement_policy_find("first_fit"));
+    assert_true(s->pools[0].placement != fs_placement_policy_find("best_fit"));
+    fs_scenario_destroy(s);
+    s = parse_ok(POOL_WITH(", 'price': 'on_demand', 'placement': 'best_fit'"));
+    assert_int_equal(s->pools[0].price, FS_PRICE_ON_DEMAND);
+    assert_int_equal(s->pools[0].placement, fs_placement_policy_find("best_fit"));
+    fs_scenario_destroy(s);
+
+    expect_error(POOL_WITH(", 'price': 'spto'"),
+                 "scen.json: pools[0].price: expected a price class (\"on_demand\", \"spot\"), got "
+                 "\"spto\" (did you mean \"spot\"?)");
+    expect_error(POOL_WITH(", 'price': 'reserved'"),
+                 "pools[0].price: expected a price class (\"on_demand\", \"spot\"), got "
+                 "\"reserved\"");
+    expect_error(POOL_WITH(", 'price': 1"),
+                 "pools[0].price: expected a price class (\"on_demand\", \"spot\"), got 1");
+
+    /* the list comes from placement.c, whatever it holds */
+    size_t n;
+    const char *const *names = fs_placement_policy_names(&n);
+    char list[256] = "", want[512];
+    for (size_t i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", i ? ", " : "",
+                 names[i]);
+    snprintf(want, sizeof want,
+             "scen.json: pools[0].placement: expected a placement policy (%s), got \"bestfit\" "
+             "(did you mean \"best_fit\"?)",
+             list);
+    expect_error(POOL_WITH(", 'placement': 'bestfit'"), want);
+    snprintf(want, sizeof want,
+             "scen.json: pools[0].placement: expected a placement policy (%s), got \"random\"",
+             list);
+    expect_error(POOL_WITH(", 'placement': 'random'"), want);
+}
+
+/* ---- service memory and reference GPU ------------------------------------ */
+
+static void test_service_gpu_fields(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(SERVICE(", 'memory_gb': 12.5, 'sm_exponent': 0.8, "
+                                      "'reference_gpu': 'A100-SXM4-80GB'"));
+    const fs_service_spec *c = &s->services[0];
+    assert_close(c->memory_gb, 12.5);
+    assert_close(c->sm_exponent, 0.8);
+    assert_int_equal(s->n_gpu_types, 2);
+    assert_int_equal(c->reference_gpu, 1);
+    assert_string_equal(s->gpu_types[c->reference_gpu].name, "A100-SXM4-80GB");
+    fs_scenario_destroy(s);
+
+    /* sm_exponent 0: service time independent of SMs */
+    s = parse_ok(SERVICE(", 'sm_exponent': 0"));
+    assert_close(s->services[0].sm_exponent, 0.0);
+    fs_scenario_destroy(s);
+
+    /* a custom type as the reference */
+    s = parse_ok(FLEET("{'inhouse-x1': {" CUSTOM_ALL "}}",
+                       "[{'name': 'p', 'gpu': 'H100-SXM-80GB', 'gpus': 2}]",
+                       ", 'reference_gpu': 'inhouse-x1'"));
+    assert_int_equal(s->n_gpu_types, 2);
+    assert_string_equal(s->gpu_types[s->services[0].reference_gpu].name, "inhouse-x1");
+    assert_int_equal(s->services[0].reference_gpu, 1);
+    fs_scenario_destroy(s);
+
+    /* by default, the type of the service's own pool */
+    s = parse_ok(HEAD "'pools': [{'name': 'a', 'gpu': 'L4-24GB', 'gpus': 1}, "
+                      "{'name': 'b', 'gpu': 'H200-141GB', 'gpus': 1}], "
+                      "'services': [{'name': 'x', 'pool': 'b', " ARRIVALS ", " STIME "}, "
+                      "{'name': 'y', 'pool': 'a', " ARRIVALS ", " STIME "}]}");
+    assert_int_equal(s->services[0].reference_gpu, s->pools[1].gpu_type);
+    assert_int_equal(s->services[0].reference_gpu, 1);
+    assert_int_equal(s->services[1].reference_gpu, s->pools[0].gpu_type);
+    assert_int_equal(s->services[1].reference_gpu, 0);
+    fs_scenario_destroy(s);
+
+    expect_error(SERVICE(", 'reference_gpu': 'A100-80G'"),
+                 "scen.json: services[0].reference_gpu: expected a GPU type from the catalog, got "
+                 "\"A100-80G\" (did you mean \"A100-SXM4-80GB\"?");
+    expect_error(SERVICE(", 'reference_gpu': ''"),
+                 "services[0].reference_gpu: expected a non-empty string, got \"\"");
+    expect_error(SERVICE(", 'sm_exponent': -0.5"),
+                 "scen.json: services[0].sm_exponent: expected a non-negative number, got -0.5");
+    expect_error(SERVICE(", 'memory_gb': 0"),
+                 "scen.json: services[0].memory_gb: expected a positive number, got 0");
+    expect_error(SERVICE(", 'memory_gb': '12GB'"),
+                 "services[0].memory_gb: expected a positive number, got \"12GB\"");
+    expect_error(SERVICE(", 'memroy_gb': 12"),
+                 "services[0]: unknown key \"memroy_gb\" (did you mean \"memory_gb\"?)");
 }
 
 /* ---- profiles ------------------------------------------------------------ */
@@ -839,8 +1322,17 @@ int main(void)
         cmocka_unit_test(test_warmup_vs_horizon),
         cmocka_unit_test(test_unknown_gpu),
         cmocka_unit_test(test_unknown_pool),
-        cmocka_unit_test(test_too_many_replicas),
+        cmocka_unit_test(test_replicas_beyond_gpus),
         cmocka_unit_test(test_duplicate_names),
+        cmocka_unit_test(test_gpu_overrides),
+        cmocka_unit_test(test_gpu_order),
+        cmocka_unit_test(test_gpu_custom),
+        cmocka_unit_test(test_gpu_unknown_key),
+        cmocka_unit_test(test_gpu_unknown_with_custom),
+        cmocka_unit_test(test_pool_mig),
+        cmocka_unit_test(test_pool_time_slicing),
+        cmocka_unit_test(test_pool_price_and_placement),
+        cmocka_unit_test(test_service_gpu_fields),
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_service_time_kinds),
         cmocka_unit_test(test_override),

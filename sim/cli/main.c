@@ -16,6 +16,7 @@
 #include "duration.h"
 #include "options.h"
 #include "output.h"
+#include "placement.h"
 #include "results_csv.h"
 #include "results_json.h"
 #include "run.h"
@@ -180,12 +181,13 @@ static int cmd_run(int argc, char **argv)
         return FS_EXIT_RUNTIME;
     }
     fs_results *r;
-    if (fs_run_scenario(s, &r, &err) != FS_OK) {
+    int rc = fs_run_scenario(s, &r, &err);
+    if (rc != FS_OK) {
         fprintf(stderr, "fleetsim: %s\n", err.msg);
         if (opt.values[RUN_OUT])
             fs_output_abort(&out);
         fs_scenario_destroy(s);
-        return FS_EXIT_RUNTIME;
+        return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     }
     for (size_t i = 0; i < s->n_services; i++)
         if (r->loads[i].offered_load >= 1.0)
@@ -197,7 +199,6 @@ static int cmd_run(int argc, char **argv)
     if (opt.values[RUN_OUT])
         status = write_outputs(r, &out, timing);
     if (status == FS_EXIT_OK) {
-        int rc;
         if (strcmp(format, "json") == 0)
             rc = fs_results_json_write(r, timing, stdout, &err);
         else if (strcmp(format, "csv") == 0)
@@ -237,8 +238,28 @@ static int cmd_validate(int argc, char **argv)
     fs_duration_format(s->window_s, window, sizeof window);
     printf("%s: ok: scenario \"%s\", horizon %s, warm-up %s, window %s, seed %llu, %u replication(s)\n",
            s->path, s->name, horizon, warmup, window, (unsigned long long)s->seed, s->replications);
-    for (size_t i = 0; i < s->n_pools; i++)
-        printf("  pool %s: %u x %s\n", s->pools[i].name, s->pools[i].gpus, s->pools[i].gpu);
+    fs_placement *placement;
+    fs_error err = {0};
+    int rc = fs_placement_compute(s, &placement, &err);
+    if (rc != FS_OK) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_scenario_destroy(s);
+        return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < s->n_pools; i++) {
+        const fs_pool_spec *pool = &s->pools[i];
+        const fs_pool_units *pu = &placement->pools[i];
+        printf("  pool %s: %u x %s", pool->name, pool->gpus, pool->gpu);
+        if (pool->partitioning == FS_PARTITION_MIG) {
+            printf(", MIG");
+            for (size_t k = 0; k < pool->mig.n; k++)
+                printf("%s %s@%u", k ? "," : "", pool->mig.profiles[k]->name, pool->mig.starts[k]);
+        } else if (pool->partitioning == FS_PARTITION_TIME_SLICED) {
+            printf(", time-sliced by %u", pool->time_slicing.tenants);
+        }
+        printf(": %zu of %zu units used, %.4g GB stranded\n", pu->n_units - pu->free_units,
+               pu->n_units, pu->stranded_memory_gb);
+    }
     for (size_t i = 0; i < s->n_services; i++) {
         const fs_service_spec *svc = &s->services[i];
         printf("  service %s on %s: %u replica(s) x %u concurrent, %.4g req/s base, %s service time "
@@ -247,6 +268,7 @@ static int cmd_validate(int argc, char **argv)
                svc->arrivals.base_rps, fs_dist_kind_name(svc->service_time.kind),
                fs_dist_mean(&svc->service_time) * 1e3);
     }
+    fs_placement_destroy(placement);
     fs_scenario_destroy(s);
     return FS_EXIT_OK;
 }

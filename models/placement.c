@@ -1,0 +1,300 @@
+#include "placement.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- policies ------------------------------------------------------------- */
+
+/* The unit with the least room that still fits (least memory wasted), then
+ * the fewest SMs (keep big slices for big models), then the lowest index. */
+static size_t fs__best_fit(const fs_unit *units, const double *room, size_t n, double need_gb)
+{
+    size_t best = FS_UNIT_FREE;
+    for (size_t u = 0; u < n; u++) {
+        if (room[u] < need_gb)
+            continue;
+        if (best == FS_UNIT_FREE || room[u] < room[best] ||
+            (room[u] == room[best] && units[u].sms < units[best].sms))
+            best = u;
+    }
+    return best;
+}
+
+/* The first unit that fits, in GPU and slot order: what a naive scheduler does. */
+static size_t fs__first_fit(const fs_unit *units, const double *room, size_t n, double need_gb)
+{
+    (void)units;
+    for (size_t u = 0; u < n; u++)
+        if (room[u] >= need_gb)
+            return u;
+    return FS_UNIT_FREE;
+}
+
+static const char *const policy_names[] = {"best_fit", "first_fit"};
+static const fs_placement_policy policies[] = {fs__best_fit, fs__first_fit};
+
+int fs_placement_policy_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof policy_names / sizeof *policy_names; i++)
+        if (strcmp(policy_names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *const *fs_placement_policy_names(size_t *count)
+{
+    *count = sizeof policy_names / sizeof *policy_names;
+    return policy_names;
+}
+
+/* ---- units ---------------------------------------------------------------- */
+
+static int fs__make_units(const fs_scenario *s, const fs_pool_spec *pool, fs_pool_units *out)
+{
+    const fs_gpu_type *gpu = &s->gpu_types[pool->gpu_type];
+    size_t per_gpu = pool->partitioning == FS_PARTITION_MIG            ? pool->mig.n
+                     : pool->partitioning == FS_PARTITION_TIME_SLICED ? pool->time_slicing.tenants
+                                                                       : 1;
+    out->n_units = per_gpu * pool->gpus;
+    out->units = calloc(out->n_units, sizeof *out->units);
+    if (!out->units)
+        return ENOMEM;
+    size_t u = 0;
+    for (uint32_t g = 0; g < pool->gpus; g++) {
+        for (size_t k = 0; k < per_gpu; k++, u++) {
+            fs_unit *unit = &out->units[u];
+            switch (pool->partitioning) {
+            case FS_PARTITION_WHOLE:
+                *unit = (fs_unit){g, "whole", gpu->memory_gb, gpu->sms, 1.0, 1.0, FS_UNIT_FREE, 0};
+                break;
+            case FS_PARTITION_MIG: {
+                /* A scenario may override the GPU's SM count but not the MIG
+                 * table's, so the share is capped at the whole GPU. */
+                const fs_mig_profile *prof = pool->mig.profiles[k];
+                double share = fmin(1.0, (double)prof->sms / gpu->sms);
+                *unit = (fs_unit){g, prof->name, prof->memory_gb, prof->sms,
+                                  (double)prof->compute_slices / FS_MIG_COMPUTE_SLICES, share,
+                                  FS_UNIT_FREE, 0};
+                break;
+            }
+            case FS_PARTITION_TIME_SLICED:
+                *unit = (fs_unit){g, "time-slice", gpu->memory_gb, gpu->sms,
+                                  1.0 / pool->time_slicing.tenants, 1.0, FS_UNIT_FREE, 0};
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Replicas are placed largest footprint first (best fit decreasing), ties in
+ * service then replica order, so placement is deterministic. */
+typedef struct fs__replica_ref {
+    size_t service;
+    uint32_t replica;
+    double need_gb;
+} fs__replica_ref;
+
+static int fs__by_need(const void *pa, const void *pb)
+{
+    const fs__replica_ref *a = pa, *b = pb;
+    if (a->need_gb != b->need_gb)
+        return a->need_gb > b->need_gb ? -1 : 1;
+    if (a->service != b->service)
+        return a->service < b->service ? -1 : 1;
+    return a->replica < b->replica ? -1 : (a->replica > b->replica);
+}
+
+/* Memory a replica could use on each unit given what is placed already; -1
+ * for taken units.  Time-sliced seats share their GPU's memory. */
+static void fs__room(const fs_pool_spec *pool, const fs_pool_units *pu, const double *gpu_used,
+                     double *room)
+{
+    for (size_t u = 0; u < pu->n_units; u++) {
+        const fs_unit *unit = &pu->units[u];
+        if (unit->service != FS_UNIT_FREE)
+            room[u] = -1;
+        else if (pool->partitioning == FS_PARTITION_TIME_SLICED)
+            room[u] = unit->memory_gb - gpu_used[unit->gpu];
+        else
+            room[u] = unit->memory_gb;
+    }
+}
+
+static void fs__describe_free(const fs_pool_units *pu, const double *room, char *buf, size_t size)
+{
+    size_t best = FS_UNIT_FREE, n_free = 0;
+    for (size_t u = 0; u < pu->n_units; u++) {
+        if (room[u] < 0)
+            continue;
+        n_free++;
+        if (best == FS_UNIT_FREE || room[u] > room[best])
+            best = u;
+    }
+    if (best == FS_UNIT_FREE)
+        snprintf(buf, size, "all %zu units are taken", pu->n_units);
+    else
+        snprintf(buf, size, "%zu of %zu units free, the roomiest %s with %.4g GB", n_free,
+                 pu->n_units, pu->units[best].kind, room[best]);
+}
+
+static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_error *err)
+{
+    const fs_pool_spec *pool = &s->pools[p];
+    fs_pool_units *pu = &pl->pools[p];
+    size_t n_refs = 0;
+    for (size_t i = 0; i < s->n_services; i++)
+        if (s->services[i].pool == p)
+            n_refs += s->services[i].replicas;
+    fs__replica_ref *refs = malloc((n_refs ? n_refs : 1) * sizeof *refs);
+    double *room = malloc((pu->n_units ? pu->n_units : 1) * sizeof *room);
+    double *gpu_used = calloc(pool->gpus, sizeof *gpu_used);
+    int rc = FS_OK;
+    if (!refs || !room || !gpu_used) {
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory placing pool \"%s\"", pool->name);
+        goto out;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < s->n_services; i++)
+        if (s->services[i].pool == p)
+            for (uint32_t r = 0; r < s->services[i].replicas; r++)
+                refs[k++] = (fs__replica_ref){i, r, s->services[i].memory_gb};
+    qsort(refs, n_refs, sizeof *refs, fs__by_need);
+
+    fs_placement_policy choose = policies[pool->placement];
+    for (k = 0; k < n_refs; k++) {
+        const fs_service_spec *svc = &s->services[refs[k].service];
+        fs__room(pool, pu, gpu_used, room);
+        size_t u = choose(pu->units, room, pu->n_units, refs[k].need_gb);
+        if (u == FS_UNIT_FREE) {
+            char free_desc[160];
+            fs__describe_free(pu, room, free_desc, sizeof free_desc);
+            rc = fs_error_set(err, FS_ERR_INPUT,
+                              "%s: services[%zu] (%s): replica %u of %u needs %.4g GB; no free unit "
+                              "in pool \"%s\" fits (%s)",
+                              s->path, refs[k].service, svc->name, refs[k].replica + 1,
+                              svc->replicas, refs[k].need_gb, pool->name, free_desc);
+            goto out;
+        }
+        pu->units[u].service = refs[k].service;
+        pu->units[u].replica = refs[k].replica;
+        gpu_used[pu->units[u].gpu] += refs[k].need_gb;
+        pu->used_memory_gb += refs[k].need_gb;
+        pl->replica_unit[refs[k].service][refs[k].replica] = u;
+    }
+
+    /* Fragmentation: what is provisioned but no replica of this pool's
+     * services can use.  A replica with no declared footprint is taken to
+     * use its whole unit (nothing stranded can be claimed for it). */
+    double min_need = INFINITY;
+    for (size_t i = 0; i < s->n_services; i++)
+        if (s->services[i].pool == p && s->services[i].memory_gb < min_need)
+            min_need = s->services[i].memory_gb;
+    const fs_gpu_type *gpu = &s->gpu_types[pool->gpu_type];
+    fs__room(pool, pu, gpu_used, room);
+    if (pool->partitioning == FS_PARTITION_TIME_SLICED) {
+        /* Per GPU: memory left is stranded when no seat is left, or when it is
+         * too small for any replica. */
+        for (uint32_t g = 0; g < pool->gpus; g++) {
+            size_t free_seats = 0;
+            for (size_t u = 0; u < pu->n_units; u++)
+                free_seats += pu->units[u].gpu == g && room[u] >= 0;
+            double left = gpu->memory_gb - gpu_used[g];
+            if (free_seats == 0 || left < min_need)
+                pu->stranded_memory_gb += left;
+        }
+    } else {
+        for (size_t u = 0; u < pu->n_units; u++) {
+            const fs_unit *unit = &pu->units[u];
+            if (unit->service != FS_UNIT_FREE) {
+                double need = s->services[unit->service].memory_gb;
+                if (need > 0)
+                    pu->stranded_memory_gb += unit->memory_gb - need;
+            } else if (unit->memory_gb < min_need) {
+                pu->stranded_memory_gb += unit->memory_gb;
+                pu->stranded_sm_share += unit->compute_share;
+            }
+        }
+        if (pool->partitioning == FS_PARTITION_MIG) {
+            /* Slices the layout leaves unused on every GPU. */
+            unsigned mem_slices = 0;
+            for (size_t i = 0; i < pool->mig.n; i++)
+                mem_slices += pool->mig.profiles[i]->memory_slices;
+            pu->stranded_sm_share +=
+                pool->gpus * (double)fs_mig_unused_compute(&pool->mig) / FS_MIG_COMPUTE_SLICES;
+            pu->stranded_memory_gb += pool->gpus * gpu->memory_gb *
+                                      (double)(FS_MIG_MEMORY_SLICES - mem_slices) / FS_MIG_MEMORY_SLICES;
+        }
+    }
+    for (size_t u = 0; u < pu->n_units; u++)
+        pu->free_units += pu->units[u].service == FS_UNIT_FREE;
+out:
+    free(refs);
+    free(room);
+    free(gpu_used);
+    return rc;
+}
+
+int fs_placement_compute(const fs_scenario *s, fs_placement **out, fs_error *err)
+{
+    fs_placement *pl = calloc(1, sizeof *pl);
+    if (!pl)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for the placement");
+    pl->scenario = s;
+    pl->pools = calloc(s->n_pools ? s->n_pools : 1, sizeof *pl->pools);
+    pl->replica_unit = calloc(s->n_services ? s->n_services : 1, sizeof *pl->replica_unit);
+    int rc = FS_OK;
+    if (!pl->pools || !pl->replica_unit)
+        goto nomem;
+    for (size_t i = 0; i < s->n_services; i++) {
+        pl->replica_unit[i] = malloc(s->services[i].replicas * sizeof **pl->replica_unit);
+        if (!pl->replica_unit[i])
+            goto nomem;
+    }
+    for (size_t p = 0; p < s->n_pools; p++) {
+        if (fs__make_units(s, &s->pools[p], &pl->pools[p]) != 0)
+            goto nomem;
+        rc = fs__place_pool(s, p, pl, err);
+        if (rc != FS_OK) {
+            fs_placement_destroy(pl);
+            return rc;
+        }
+    }
+    *out = pl;
+    return FS_OK;
+nomem:
+    fs_placement_destroy(pl);
+    return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for the placement");
+}
+
+void fs_placement_destroy(fs_placement *pl)
+{
+    if (!pl)
+        return;
+    for (size_t p = 0; pl->pools && p < pl->scenario->n_pools; p++)
+        free(pl->pools[p].units);
+    for (size_t i = 0; pl->replica_unit && i < pl->scenario->n_services; i++)
+        free(pl->replica_unit[i]);
+    free(pl->pools);
+    free(pl->replica_unit);
+    free(pl);
+}
+
+const fs_unit *fs_placement_unit(const fs_placement *pl, size_t service, uint32_t replica)
+{
+    const fs_service_spec *svc = &pl->scenario->services[service];
+    return &pl->pools[svc->pool].units[pl->replica_unit[service][replica]];
+}
+
+double fs_placement_scale(const fs_placement *pl, size_t service, uint32_t replica)
+{
+    const fs_service_spec *svc = &pl->scenario->services[service];
+    const fs_unit *unit = fs_placement_unit(pl, service, replica);
+    double reference_sms = pl->scenario->gpu_types[svc->reference_gpu].sms;
+    if (unit->sms == reference_sms || svc->sm_exponent == 0)
+        return 1.0;
+    return pow(reference_sms / unit->sms, svc->sm_exponent);
+}

@@ -1,0 +1,83 @@
+/*
+ * placement — where each replica runs: whole GPUs, MIG slices or time-sliced
+ * tenant seats.
+ *
+ * Every pool is cut into units: one per whole GPU, one per MIG instance of
+ * the pool's layout on each GPU, or `tenants` seats per time-sliced GPU.  A
+ * unit has the memory and SMs a replica on it gets, and the share of its GPU
+ * it is charged for.  The replicas of the services on a pool are placed onto
+ * its units, largest memory footprint first, by the pool's placement policy
+ * (a named function; best fit by default: the unit with the least memory that
+ * fits, then the fewest SMs).  Time-sliced seats share their GPU's memory, so
+ * a seat fits only while the replicas on that GPU fit together.
+ *
+ * The result also says what is provisioned but unusable (fragmentation):
+ * memory stranded inside occupied units, and free units too small for any
+ * replica of the pool's services.
+ *
+ * Ownership: fs_placement_compute allocates the placement, which borrows the
+ * scenario; fs_placement_destroy frees it.
+ */
+#ifndef FS_PLACEMENT_H
+#define FS_PLACEMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "scenario.h"
+
+#define FS_UNIT_FREE SIZE_MAX
+
+typedef struct fs_unit {
+    uint32_t gpu;            /* GPU index within the pool */
+    const char *kind;        /* "whole", a MIG profile name, or "time-slice" */
+    double memory_gb;        /* memory a replica here may use */
+    unsigned sms;            /* SMs a replica here runs on */
+    double charge_share;     /* share of the GPU charged: 1, compute slices / 7, or 1 / tenants */
+    double compute_share;    /* share of the GPU's compute it keeps busy: sms / GPU sms, or 1 */
+    size_t service;          /* FS_UNIT_FREE, or the service placed here */
+    uint32_t replica;
+} fs_unit;
+
+typedef struct fs_pool_units {
+    fs_unit *units;
+    size_t n_units;
+    double used_memory_gb;      /* footprints placed */
+    double stranded_memory_gb;  /* inside occupied units, and in free units too small for any replica */
+    double stranded_sm_share;   /* GPUs' worth of SMs in free units too small, and unused MIG compute */
+    size_t free_units;
+} fs_pool_units;
+
+typedef struct fs_placement {
+    const fs_scenario *scenario;
+    fs_pool_units *pools;      /* one per scenario pool */
+    size_t **replica_unit;     /* [service][replica] -> unit index in its pool */
+} fs_placement;
+
+/* A placement policy picks, for a replica needing `need_gb`, one unit among
+ * those with room[u] >= need_gb (room[u] < 0: taken), or FS_UNIT_FREE.  room
+ * is the memory the replica could use there (for a time-sliced seat, what
+ * its GPU has left). */
+typedef size_t (*fs_placement_policy)(const fs_unit *units, const double *room, size_t n,
+                                      double need_gb);
+
+/* Places every replica.  FS_OK and *out, or FS_ERR_INPUT naming the service
+ * and what did not fit (e.g. `services[3] (asr-en): replica 2 of 3 needs
+ * 12 GB; no free unit in pool "mig" fits (largest free: 1g.10gb, 9.75 GB)`),
+ * or FS_ERR_RUNTIME when out of memory. */
+int fs_placement_compute(const fs_scenario *s, fs_placement **out, fs_error *err);
+void fs_placement_destroy(fs_placement *p);
+
+/* The unit replica r of service i runs on. */
+const fs_unit *fs_placement_unit(const fs_placement *p, size_t service, uint32_t replica);
+
+/* Service-time multiplier for replica r of service i from its unit's SMs:
+ * (reference SMs / unit SMs)^sm_exponent. */
+double fs_placement_scale(const fs_placement *p, size_t service, uint32_t replica);
+
+/* Placement policies by name ("best_fit", "first_fit"): index or -1. */
+int fs_placement_policy_find(const char *name);
+const char *const *fs_placement_policy_names(size_t *count);
+
+#endif
