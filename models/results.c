@@ -6,22 +6,26 @@
 
 #define FS_WEEK_S (7 * 86400.0)
 
-int fs_results_create(const fs_scenario *s, size_t n_policies, uint32_t n_reps, fs_results **out)
+int fs_results_create(const fs_scenario *s, fs_results **out)
 {
     fs_results *r = calloc(1, sizeof *r);
     if (!r)
         return ENOMEM;
     r->scenario = s;
-    r->loads = calloc(s->n_services ? s->n_services : 1, sizeof *r->loads);
+    size_t n_policies = s->policies ? s->n_policies : 1;
     r->policies = calloc(n_policies, sizeof *r->policies);
-    if (!r->loads || !r->policies)
+    if (!r->policies)
         goto err;
     r->n_policies = n_policies;
     for (size_t p = 0; p < n_policies; p++) {
-        r->policies[p].reps = calloc(n_reps, sizeof *r->policies[p].reps);
-        if (!r->policies[p].reps)
+        fs_policy_result *pol = &r->policies[p];
+        pol->scenario = s->policies ? s->policies[p] : s;
+        pol->name = pol->scenario->policy ? pol->scenario->policy : "default";
+        pol->loads = calloc(s->n_services ? s->n_services : 1, sizeof *pol->loads);
+        pol->reps = calloc(s->replications, sizeof *pol->reps);
+        if (!pol->loads || !pol->reps)
             goto err;
-        r->policies[p].n_reps = n_reps;
+        pol->n_reps = s->replications;
     }
     *out = r;
     return 0;
@@ -37,13 +41,12 @@ void fs_results_destroy(fs_results *r)
     for (size_t p = 0; r->policies && p < r->n_policies; p++) {
         fs_policy_result *pol = &r->policies[p];
         for (uint32_t k = 0; pol->reps && k < pol->n_reps; k++)
-            fs_rep_result_fini(&pol->reps[k], r->scenario);
+            fs_rep_result_fini(&pol->reps[k], pol->scenario);
         free(pol->reps);
-        free(pol->name);
+        free(pol->loads);
+        fs_placement_destroy(pol->placement);
     }
     free(r->policies);
-    free(r->loads);
-    fs_placement_destroy(r->placement);
     free(r);
 }
 
@@ -146,7 +149,7 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     out->slo_breach_windows_per_week = fs__summarize(pol, service, measured, f_breach_week, x);
     out->queue_growth_per_h = fs__summarize(pol, service, measured, f_growth, x);
     out->slo_windows = pol->reps[0].services[service].slo_windows;
-    out->queue_unbounded = r->loads[service].offered_load >= 1.0;
+    out->queue_unbounded = pol->loads[service].offered_load >= 1.0;
 
     for (uint32_t k = 0; k < pol->n_reps; k++)
         fs_hist_merge(&merged, &pol->reps[k].services[service].latency);
@@ -172,10 +175,9 @@ double fs_results_pool_price(const fs_scenario *s, size_t pool)
  * the whole fleet. */
 enum { F_GPU_H, F_BUSY_H, F_IDLE_H, F_UTIL, F_COST, F_ENERGY, F_HEADROOM, F_COST_PER_M, F_COUNT };
 
-static void fs__pool_figures(const fs_results *r, const fs_rep_result *rep, size_t pool,
+static void fs__pool_figures(const fs_scenario *s, const fs_rep_result *rep, size_t pool,
                              double fig[F_COUNT])
 {
-    const fs_scenario *s = r->scenario;
     size_t first = pool == SIZE_MAX ? 0 : pool, last = pool == SIZE_MAX ? s->n_pools : pool + 1;
     double gpus = 0, busiest = 0;
     for (size_t k = 0; k < F_COUNT; k++)
@@ -218,7 +220,7 @@ int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_
     if (!x)
         return ENOMEM;
     for (uint32_t k = 0; k < n; k++)
-        fs__pool_figures(r, &pol->reps[k], pool, x + (size_t)k * F_COUNT);
+        fs__pool_figures(pol->scenario, &pol->reps[k], pool, x + (size_t)k * F_COUNT);
     fs_summary *dst[F_COUNT] = {&out->gpu_hours, &out->busy_gpu_hours, &out->idle_gpu_hours,
                                 &out->utilization, &out->cost_usd, &out->energy_kwh,
                                 &out->peak_headroom, &out->cost_per_million_requests};
@@ -233,13 +235,14 @@ int fs_results_fleet_summary(const fs_results *r, size_t policy, fs_pool_summary
     return fs_results_pool_summary(r, policy, SIZE_MAX, out);
 }
 
-fs_chargeback fs_results_chargeback(const fs_results *r, size_t service)
+fs_chargeback fs_results_chargeback(const fs_results *r, size_t policy, size_t service)
 {
-    const fs_scenario *s = r->scenario;
+    const fs_policy_result *pol = &r->policies[policy];
+    const fs_scenario *s = pol->scenario;
     const fs_service_spec *svc = &s->services[service];
     double hours = fs_results_measured_s(r) / 3600.0, held = 0, fleet_cost = 0;
     for (uint32_t k = 0; k < svc->replicas; k++)
-        held += fs_placement_unit(r->placement, service, k)->charge_share;
+        held += fs_placement_unit(pol->placement, service, k)->charge_share;
     for (size_t p = 0; p < s->n_pools; p++)
         fleet_cost += s->pools[p].gpus * hours * fs_results_pool_price(s, p);
     fs_chargeback c = {.gpu_hours_held = held * hours};

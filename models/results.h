@@ -77,24 +77,27 @@ typedef struct fs_rep_result {
     uint64_t events;
 } fs_rep_result;
 
-typedef struct fs_policy_result {
-    char *name;
-    fs_rep_result *reps;
-    uint32_t n_reps;
-} fs_policy_result;
-
 /* Analytic load of a service over the measured interval. */
 typedef struct fs_service_load {
     double mean_rps, peak_rps;
-    double capacity_rps;      /* replicas x concurrency / E[service time] */
+    double capacity_rps;      /* sum over replicas of concurrency / (E[service time] x speed scale) */
     double offered_load;      /* mean_rps / capacity_rps: >= 1 means the queue grows without bound */
     double peak_offered_load;
 } fs_service_load;
 
+/* One policy (fleet) of the scenario: its variant, where its replicas ran,
+ * the services' loads on it, and its replications. */
+typedef struct fs_policy_result {
+    const char *name;            /* the variant's policy name */
+    const fs_scenario *scenario; /* borrowed: the variant (its pools) */
+    fs_placement *placement;     /* owned */
+    fs_service_load *loads;      /* owned, scenario->n_services */
+    fs_rep_result *reps;
+    uint32_t n_reps;
+} fs_policy_result;
+
 typedef struct fs_results {
-    const fs_scenario *scenario; /* borrowed */
-    fs_placement *placement;     /* owned: where each replica ran */
-    fs_service_load *loads;      /* scenario->n_services */
+    const fs_scenario *scenario; /* borrowed: the root (settings shared by every policy) */
     fs_policy_result *policies;
     size_t n_policies;
     uint64_t events;             /* all replications */
@@ -133,8 +136,9 @@ typedef struct fs_chargeback {
     double gpu_hours_held, cost_usd, share;
 } fs_chargeback;
 
-/* Allocates an empty result for `n_policies` policies of `n_reps` each. */
-int fs_results_create(const fs_scenario *s, size_t n_policies, uint32_t n_reps, fs_results **out);
+/* Allocates an empty result with one policy per variant of the root
+ * scenario s, each with s->replications replications.  0 or ENOMEM. */
+int fs_results_create(const fs_scenario *s, fs_results **out);
 void fs_results_destroy(fs_results *r);
 
 /* Allocates the per-service/per-pool arrays of one replication (histograms
@@ -152,7 +156,7 @@ int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_
 int fs_results_fleet_summary(const fs_results *r, size_t policy, fs_pool_summary *out);
 
 /* Chargeback of one service (static: placement is fixed during a run). */
-fs_chargeback fs_results_chargeback(const fs_results *r, size_t service);
+fs_chargeback fs_results_chargeback(const fs_results *r, size_t policy, size_t service);
 
 /* Price per GPU-hour of a pool at its price class. */
 double fs_results_pool_price(const fs_scenario *s, size_t pool);

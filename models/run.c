@@ -141,18 +141,25 @@ static double fs__peak_rss_mb(void)
     return (double)ru.ru_maxrss / 1024.0; /* Linux reports kilobytes */
 }
 
-static void fs__compute_loads(const fs_scenario *s, fs_results *r)
+/* Offered load from the arrival profile and the placed replicas' speeds:
+ * each replica serves concurrency / (E[S] x its speed scale) requests per
+ * second.  Time-slicing contention is left out: it depends on what the other
+ * tenants do, which only the run shows. */
+static void fs__compute_loads(fs_policy_result *pol)
 {
+    const fs_scenario *s = pol->scenario;
     for (size_t i = 0; i < s->n_services; i++) {
         const fs_service_spec *spec = &s->services[i];
         fs_arrival_profile profile = {.spec = &spec->arrivals, .start_weekday = s->start_weekday};
-        fs_service_load *load = &r->loads[i];
+        fs_service_load *load = &pol->loads[i];
         load->mean_rps = fs_arrivals_mean_rate(&profile, s->warmup_s, s->horizon_s);
         load->peak_rps = fs_arrivals_peak_rate(&profile, s->warmup_s, s->horizon_s);
         double mean_service = fs_dist_mean(&spec->service_time);
-        load->capacity_rps = mean_service > 0
-                                 ? (double)spec->replicas * spec->concurrency / mean_service
-                                 : INFINITY;
+        load->capacity_rps = 0;
+        for (uint32_t k = 0; k < spec->replicas; k++)
+            load->capacity_rps += mean_service > 0
+                                      ? spec->concurrency / (mean_service * fs_placement_scale(pol->placement, i, k))
+                                      : INFINITY;
         load->offered_load = load->mean_rps / load->capacity_rps;
         load->peak_offered_load = load->peak_rps / load->capacity_rps;
     }
@@ -163,33 +170,30 @@ int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fs_results *r;
-    fs_placement *placement;
-    int placed = fs_placement_compute(s, &placement, err);
-    if (placed != FS_OK)
-        return placed;
-    if (fs_results_create(s, 1, s->replications, &r) != 0) {
-        fs_placement_destroy(placement);
+    if (fs_results_create(s, &r) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
-    }
-    r->placement = placement;
-    fs_policy_result *policy = &r->policies[0];
-    policy->name = strdup("default");
-    if (!policy->name) {
-        fs_results_destroy(r);
-        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
-    }
-    fs__compute_loads(s, r);
-    for (uint32_t k = 0; k < s->replications; k++) {
-        if (fs_rep_result_init(&policy->reps[k], s, k) != 0) {
-            fs_results_destroy(r);
-            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
-        }
-        int rc = fs__run_replication(s, placement, k, &policy->reps[k], err);
+    /* Every policy runs the same replications with the same streams: the
+     * comparison between policies is paired (common random numbers). */
+    for (size_t p = 0; p < r->n_policies; p++) {
+        fs_policy_result *pol = &r->policies[p];
+        int rc = fs_placement_compute(pol->scenario, &pol->placement, err);
         if (rc != FS_OK) {
             fs_results_destroy(r);
             return rc;
         }
-        r->events += policy->reps[k].events;
+        fs__compute_loads(pol);
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            if (fs_rep_result_init(&pol->reps[k], pol->scenario, k) != 0) {
+                fs_results_destroy(r);
+                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
+            }
+            rc = fs__run_replication(pol->scenario, pol->placement, k, &pol->reps[k], err);
+            if (rc != FS_OK) {
+                fs_results_destroy(r);
+                return rc;
+            }
+            r->events += pol->reps[k].events;
+        }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     r->wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);

@@ -56,6 +56,8 @@ typedef struct parse_ctx {
     fs_gpu_type *declared; /* "gpus" members in document order, overrides applied */
     size_t n_declared;
     size_t gpu_types_cap; /* n_declared + catalog size: enough for every type once */
+    const json_t *fleet;   /* the object holding this variant's "pools": the root or a policy */
+    const char *policy;    /* NULL for the top-level "pools", else the policy's name */
 } parse_ctx;
 
 /* Our own copy instead of POSIX strdup so that every allocation this module
@@ -686,10 +688,14 @@ static void pool_list(const fs_scenario *s, char *buf, size_t size)
     }
 }
 
-static int parse_service_pool(fs_jpath *p, const json_t *svc, const fs_scenario *s, size_t *pool)
+static int parse_service_pool(fs_jpath *p, const json_t *svc, const parse_ctx *c, size_t *pool)
 {
+    const fs_scenario *s = c->s;
     char names[512];
     pool_list(s, names, sizeof names);
+    char in_policy[FS_GPU_NAME_MAX + 64] = "";
+    if (c->policy)
+        snprintf(in_policy, sizeof in_policy, " in policy \"%.*s\"", FS_GPU_NAME_MAX, c->policy);
     const char *name = NULL;
     int rc = fs_jpath_get_string(p, svc, "pool", false, false, &name);
     if (rc != FS_OK)
@@ -701,8 +707,8 @@ static int parse_service_pool(fs_jpath *p, const json_t *svc, const fs_scenario 
         }
         return fs_jpath_fail(p,
                              "missing required key \"pool\" (needed when there is more than one "
-                             "pool: %s)",
-                             names);
+                             "pool%s: %s)",
+                             in_policy, names);
     }
     const char *near = NULL;
     size_t near_d = SIZE_MAX;
@@ -718,10 +724,10 @@ static int parse_service_pool(fs_jpath *p, const json_t *svc, const fs_scenario 
     char got[128];
     fs_jpath_describe(json_object_get(svc, "pool"), got, sizeof got);
     if (near != NULL && near_d <= limit)
-        rc = fs_jpath_fail(p, "expected the name of a pool (%s), got %s (did you mean \"%s\"?)",
-                           names, got, near);
+        rc = fs_jpath_fail(p, "expected the name of a pool%s (%s), got %s (did you mean \"%s\"?)",
+                           in_policy, names, got, near);
     else
-        rc = fs_jpath_fail(p, "expected the name of a pool (%s), got %s", names, got);
+        rc = fs_jpath_fail(p, "expected the name of a pool%s (%s), got %s", in_policy, names, got);
     fs_jpath_pop(p, mark);
     return rc;
 }
@@ -754,7 +760,7 @@ static int parse_service(fs_jpath *p, const json_t *svc, size_t index, parse_ctx
     if (rc == FS_OK)
         rc = dup_into(p, &out->tenant, tenant != NULL ? tenant : name);
     if (rc == FS_OK)
-        rc = parse_service_pool(p, svc, s, &out->pool);
+        rc = parse_service_pool(p, svc, c, &out->pool);
     if (rc == FS_OK)
         rc = parse_arrivals(p, svc, &out->arrivals);
     if (rc == FS_OK)
@@ -1012,7 +1018,8 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
 {
     static const char *const keys[] = {"schema", "name",          "description", "horizon",
                                        "warmup", "window",        "seed",        "replications",
-                                       "gpus",   "start_weekday", "pools",       "services"};
+                                       "gpus",   "start_weekday", "pools",       "services",
+                                       "policies"};
     fs_scenario *s = c->s;
     if (!json_is_object(root))
         return fs_jpath_expected(p, root, "an object at the top level");
@@ -1070,14 +1077,21 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
 
     /* Arrays are allocated zeroed at their final size before any element is
      * read, with the count set at once, so destroy can free a half-read one. */
-    size_t n = array_length(root, "pools");
+    size_t n = array_length(c->fleet, "pools");
     if (rc == FS_OK && n > 0) {
         s->pools = calloc(n, sizeof *s->pools);
         rc = s->pools == NULL ? fs_jpath_oom(p) : FS_OK;
         s->n_pools = s->pools == NULL ? 0 : n;
     }
-    if (rc == FS_OK)
-        rc = parse_array_of(p, root, "pools", c, parse_pool);
+    if (rc == FS_OK) {
+        size_t mark = p->len;
+        if (c->policy) {
+            fs_jpath_push_key(p, "policies");
+            fs_jpath_push_key(p, c->policy);
+        }
+        rc = parse_array_of(p, c->fleet, "pools", c, parse_pool);
+        fs_jpath_pop(p, mark);
+    }
     n = array_length(root, "services");
     if (rc == FS_OK && n > 0) {
         s->services = calloc(n, sizeof *s->services);
@@ -1095,12 +1109,78 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
     return rc;
 }
 
-static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
+/* One variant: the whole document read with the pools of one fleet. */
+static int parse_variant(fs_jpath *p, const json_t *root, const json_t *fleet, const char *policy,
+                         fs_scenario *s)
 {
-    parse_ctx c = {s, NULL, 0, 0};
-    int rc = parse_fields(p, root, &c);
+    parse_ctx c = {s, NULL, 0, 0, fleet, policy};
+    int rc = dup_into(p, &s->policy, policy ? policy : "default");
+    if (rc == FS_OK)
+        rc = parse_fields(p, root, &c);
     free(c.declared);
     return rc;
+}
+
+/* "policies": an object of named fleets, each {"pools": [...]}, in document
+ * order; or the top-level "pools" as the one policy "default". */
+static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
+{
+    static const char *const policy_keys[] = {"pools"};
+    const json_t *policies = json_is_object(root) ? json_object_get(root, "policies") : NULL;
+    size_t n = 1;
+    if (policies != NULL) {
+        size_t mark = fs_jpath_push_key(p, "policies");
+        int rc = FS_OK;
+        if (!json_is_object(policies) || json_object_size(policies) == 0)
+            rc = fs_jpath_expected(p, policies, "an object of named policies, each {\"pools\": [...]}");
+        else if (json_object_get(root, "pools") != NULL)
+            rc = fs_jpath_fail(p, "\"policies\" and a top-level \"pools\" exclude each other: "
+                                  "give each policy its pools");
+        const char *name;
+        const json_t *fleet;
+        json_object_foreach((json_t *)policies, name, fleet) {
+            if (rc != FS_OK)
+                break;
+            size_t m = fs_jpath_push_key(p, name);
+            if (!json_is_object(fleet))
+                rc = fs_jpath_expected(p, fleet, "an object with \"pools\"");
+            else
+                rc = fs_jpath_check_keys(p, fleet, policy_keys, COUNT(policy_keys));
+            if (rc == FS_OK && (name[0] == '\0' || strlen(name) >= FS_GPU_NAME_MAX))
+                rc = fs_jpath_fail(p, "expected a policy name of 1 to %d characters",
+                                   FS_GPU_NAME_MAX - 1);
+            fs_jpath_pop(p, m);
+        }
+        fs_jpath_pop(p, mark);
+        if (rc != FS_OK)
+            return rc;
+        n = json_object_size(policies);
+    }
+    s->policies = calloc(n, sizeof *s->policies);
+    if (s->policies == NULL)
+        return fs_jpath_oom(p);
+    s->policies[0] = s;
+    s->n_policies = 1;
+    if (policies == NULL)
+        return parse_variant(p, root, root, NULL, s);
+    const char *name;
+    const json_t *fleet;
+    int rc = FS_OK;
+    json_object_foreach((json_t *)policies, name, fleet) {
+        fs_scenario *v = s;
+        if (s->policy != NULL) { /* the root is the first policy; the rest are new variants */
+            v = calloc(1, sizeof *v);
+            if (v == NULL || (rc = dup_into(p, &v->path, s->path)) != FS_OK) {
+                free(v);
+                return rc != FS_OK ? rc : fs_jpath_oom(p);
+            }
+            s->policies[s->n_policies++] = v;
+        }
+        rc = parse_variant(p, root, fleet, name, v);
+        if (rc != FS_OK)
+            return rc;
+    }
+    return FS_OK;
 }
 
 /* Parses len bytes of text; origin names it in messages and becomes s->path. */
@@ -1200,6 +1280,10 @@ void fs_scenario_destroy(fs_scenario *s)
 {
     if (s == NULL)
         return;
+    for (size_t k = 1; s->policies && k < s->n_policies; k++)
+        fs_scenario_destroy(s->policies[k]);
+    free(s->policies);
+    free(s->policy);
     free(s->path);
     free(s->name);
     free(s->description);
@@ -1247,11 +1331,14 @@ int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, dou
                                 "warm-up (%s), got %s",
                                 s->path, warmup, got);
     }
-    if (seed >= 0)
-        s->seed = (uint64_t)seed;
-    if (replications > 0)
-        s->replications = (uint32_t)replications;
-    if (horizon_s > 0)
-        s->horizon_s = horizon_s;
+    for (size_t k = 0; k < (s->policies ? s->n_policies : 1); k++) {
+        fs_scenario *v = s->policies ? s->policies[k] : s;
+        if (seed >= 0)
+            v->seed = (uint64_t)seed;
+        if (replications > 0)
+            v->replications = (uint32_t)replications;
+        if (horizon_s > 0)
+            v->horizon_s = horizon_s;
+    }
     return FS_OK;
 }

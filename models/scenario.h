@@ -99,8 +99,20 @@ typedef struct fs_service_spec {
     double sm_exponent;   /* service time x (reference SMs / slice SMs)^sm_exponent; default 1 */
 } fs_service_spec;
 
+/* A scenario describes one workload (the services) and one or more fleets to
+ * run it on.  A fleet is a policy: a named set of pools ("policies": {"whole":
+ * {"pools": [...]}, "mig": {"pools": [...]}}), or the top-level "pools" as one
+ * policy named "default".  Each policy is parsed into its own fs_scenario,
+ * identical but for its pools, its name in `policy`, and what depends on
+ * them (gpu_types, each service's pool index and default reference GPU).
+ * The first is the root: it owns the others and lists all of them, itself
+ * first, in `policies`.  Every policy runs the same services with the same
+ * random streams (common random numbers). */
 typedef struct fs_scenario {
     char *path;           /* as given to fs_scenario_load, or the name given to parse */
+    char *policy;         /* this variant's policy name ("default" without "policies") */
+    struct fs_scenario **policies; /* root only: every variant in document order, [0] = root */
+    size_t n_policies;
     char *name;           /* "name", defaults to the file's base name without .json */
     char *description;    /* optional, "" when absent */
     double horizon_s;     /* total simulated time, > 0 */
@@ -127,8 +139,9 @@ int fs_scenario_parse(const char *text, const char *origin, fs_scenario **out, f
 
 void fs_scenario_destroy(fs_scenario *s);
 
-/* Applies command-line overrides (a negative / zero value means "keep") and
- * re-checks what they affect (warm-up must stay below the horizon). */
+/* Applies command-line overrides (a negative / zero value means "keep") to the
+ * root and every policy, and re-checks what they affect (warm-up must stay
+ * below the horizon). */
 int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, double horizon_s,
                          fs_error *err);
 

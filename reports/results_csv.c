@@ -23,13 +23,13 @@ int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
     for (size_t p = 0; p < r->n_policies; p++) {
         const fs_policy_result *pol = &r->policies[p];
         for (uint32_t k = 0; k < pol->n_reps; k++) {
-            for (size_t i = 0; i < r->scenario->n_services; i++) {
+            for (size_t i = 0; i < pol->scenario->n_services; i++) {
                 const fs_service_rep *rep = &pol->reps[k].services[i];
                 for (size_t w = 0; w < rep->n_windows; w++) {
                     const fs_service_window *row = &rep->windows[w];
                     fs__field(fp, pol->name);
                     fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs__field(fp, r->scenario->services[i].name);
+                    fs__field(fp, pol->scenario->services[i].name);
                     fprintf(fp, ",%.9g,%.9g,%llu,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%llu\n",
                             row->start_s, row->end_s, (unsigned long long)row->arrivals,
                             (unsigned long long)row->completed, (unsigned long long)row->dropped,
@@ -48,13 +48,13 @@ int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err)
     for (size_t p = 0; p < r->n_policies; p++) {
         const fs_policy_result *pol = &r->policies[p];
         for (uint32_t k = 0; k < pol->n_reps; k++) {
-            for (size_t i = 0; i < r->scenario->n_pools; i++) {
+            for (size_t i = 0; i < pol->scenario->n_pools; i++) {
                 const fs_pool_rep *rep = &pol->reps[k].pools[i];
                 for (size_t w = 0; w < rep->n_windows; w++) {
                     const fs_pool_window *row = &rep->windows[w];
                     fs__field(fp, pol->name);
                     fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs__field(fp, r->scenario->pools[i].name);
+                    fs__field(fp, pol->scenario->pools[i].name);
                     fprintf(fp, ",%.9g,%.9g,%.9g,%.9g\n", row->start_s, row->end_s, row->busy_gpus,
                             row->utilization);
                 }
@@ -76,11 +76,11 @@ int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err)
                 return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
             fs__field(fp, r->policies[p].name);
             fputc(',', fp);
-            fs__field(fp, r->scenario->services[i].name);
+            fs__field(fp, r->policies[p].scenario->services[i].name);
             fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n",
                     sum.requests.mean, sum.completed.mean, sum.dropped.mean, sum.merged_mean_ms,
                     sum.merged_p50_ms, sum.merged_p95_ms, sum.merged_p99_ms, sum.merged_p999_ms,
-                    sum.p99_ms.half_width, sum.slo_breach_windows.mean, r->loads[i].offered_load,
+                    sum.p99_ms.half_width, sum.slo_breach_windows.mean, r->policies[p].loads[i].offered_load,
                     sum.queue_unbounded ? "true" : "false");
         }
     }

@@ -91,9 +91,9 @@ static json_t *fs__service_rep_json(const fs_service_rep *rep, double measured_s
 
 static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
 {
-    const fs_scenario *s = r->scenario;
-    const fs_service_spec *spec = &s->services[i];
     const fs_policy_result *pol = &r->policies[policy];
+    const fs_scenario *s = pol->scenario;
+    const fs_service_spec *spec = &s->services[i];
     fs_service_summary sum;
     if (fs_results_service_summary(r, policy, i, &sum) != 0)
         return NULL;
@@ -120,7 +120,7 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     if (spec->slo.n_targets)
         json_object_set_new(o, "slo", fs__slo_json(spec, &sum));
 
-    const fs_service_load *load = &r->loads[i];
+    const fs_service_load *load = &pol->loads[i];
     json_t *stab = json_object();
     fs__set(stab, "mean_arrival_rps", load->mean_rps);
     fs__set(stab, "peak_arrival_rps", load->peak_rps);
@@ -133,12 +133,12 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
 
     json_t *units = json_object();
     for (uint32_t k = 0; k < spec->replicas; k++) {
-        const fs_unit *unit = fs_placement_unit(r->placement, i, k);
+        const fs_unit *unit = fs_placement_unit(pol->placement, i, k);
         json_int_t seen = json_integer_value(json_object_get(units, unit->kind));
         json_object_set_new(units, unit->kind, json_integer(seen + 1));
     }
     json_object_set_new(o, "units", units);
-    fs_chargeback charge = fs_results_chargeback(r, i);
+    fs_chargeback charge = fs_results_chargeback(r, policy, i);
     json_t *cb = json_object();
     fs__set(cb, "gpu_hours_held", charge.gpu_hours_held);
     fs__set(cb, "cost_usd", charge.cost_usd);
@@ -171,10 +171,11 @@ static const char *fs__partitioning_name(fs_partitioning p)
 
 static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
 {
-    const fs_scenario *s = r->scenario;
+    const fs_policy_result *pol = &r->policies[policy];
+    const fs_scenario *s = pol->scenario;
     const fs_pool_spec *spec = &s->pools[i];
     const fs_gpu_type *gpu = &s->gpu_types[spec->gpu_type];
-    const fs_pool_units *pu = &r->placement->pools[i];
+    const fs_pool_units *pu = &pol->placement->pools[i];
     fs_pool_summary sum;
     if (fs_results_pool_summary(r, policy, i, &sum) != 0)
         return NULL;
@@ -238,7 +239,7 @@ json_t *fs_results_json(const fs_results *r, bool timing)
                 goto fail;
             json_array_append_new(services, svc);
         }
-        for (size_t i = 0; i < s->n_pools; i++) {
+        for (size_t i = 0; i < r->policies[p].scenario->n_pools; i++) {
             json_t *pool = fs__pool_json(r, p, i);
             if (!pool)
                 goto fail;

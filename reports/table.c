@@ -18,15 +18,18 @@ static void fs__name(FILE *fp, const char *name, int width)
 static int fs__name_width(const fs_results *r, int floor_width)
 {
     int w = floor_width;
-    for (size_t i = 0; i < r->scenario->n_services; i++) {
-        int n = (int)strlen(r->scenario->services[i].name);
-        if (n > w)
-            w = n;
-    }
-    for (size_t i = 0; i < r->scenario->n_pools; i++) {
-        int n = (int)strlen(r->scenario->pools[i].name);
-        if (n > w)
-            w = n;
+    for (size_t p = 0; p < r->n_policies; p++) {
+        const fs_scenario *s = r->policies[p].scenario;
+        for (size_t i = 0; i < s->n_services; i++) {
+            int n = (int)strlen(s->services[i].name);
+            if (n > w)
+                w = n;
+        }
+        for (size_t i = 0; i < s->n_pools; i++) {
+            int n = (int)strlen(s->pools[i].name);
+            if (n > w)
+                w = n;
+        }
     }
     return w > 32 ? 32 : w;
 }
@@ -45,7 +48,11 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
             s->replications == 1 ? "" : "s");
     int w = fs__name_width(r, 8);
     for (size_t p = 0; p < r->n_policies; p++) {
-        fprintf(fp, "\npolicy %s\n", r->policies[p].name);
+        const fs_policy_result *pol = &r->policies[p];
+        s = pol->scenario;
+        fputs("\npolicy ", fp);
+        fs__name(fp, pol->name, (int)strlen(pol->name));
+        fputc('\n', fp);
         fs__name(fp, "service", w);
         fprintf(fp, " %12s %10s %9s %9s %9s %16s %9s %8s %6s\n", "requests", "dropped", "mean ms",
                 "p50 ms", "p95 ms", "p99 ms (95% CI)", "p99.9 ms", "breaches", "load");
@@ -64,7 +71,7 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
             fs__name(fp, s->services[i].name, w);
             fprintf(fp, " %12.0f %10.0f %9.1f %9.1f %9.1f %16s %9.1f %8s %6.2f\n", sum.requests.mean,
                     sum.dropped.mean, sum.merged_mean_ms, sum.merged_p50_ms, sum.merged_p95_ms, p99,
-                    sum.merged_p999_ms, breaches, r->loads[i].offered_load);
+                    sum.merged_p999_ms, breaches, pol->loads[i].offered_load);
         }
         fputc('\n', fp);
         fs__name(fp, "pool", w);
@@ -80,7 +87,7 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
             for (size_t k = fleet ? 0 : i; k < (fleet ? s->n_pools : i + 1); k++) {
                 gpus += s->pools[k].gpus;
                 memory += s->pools[k].gpus * s->gpu_types[s->pools[k].gpu_type].memory_gb;
-                stranded += r->placement->pools[k].stranded_memory_gb;
+                stranded += pol->placement->pools[k].stranded_memory_gb;
             }
             fs__name(fp, fleet ? "fleet" : s->pools[i].name, w);
             fputc(' ', fp);
@@ -93,7 +100,7 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
                 fprintf(fp, "cost per million requests: %.2f USD\n", sum.cost_per_million_requests.mean);
         }
         for (size_t i = 0; i < s->n_services; i++) {
-            const fs_service_load *load = &r->loads[i];
+            const fs_service_load *load = &pol->loads[i];
             if (load->offered_load < 1.0)
                 continue;
             fputs("\nUNSTABLE: service ", fp);

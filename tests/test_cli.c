@@ -252,7 +252,7 @@ static void test_unstable_runs_and_says_so(void **state)
     char *out = tmp_file("out.txt"), *err = tmp_file("err.txt");
     assert_non_null(strstr(out, "UNSTABLE: service hot"));
     assert_non_null(strstr(out, "grew without bound"));
-    assert_non_null(strstr(err, "warning: service \"hot\" is overloaded"));
+    assert_non_null(strstr(err, "warning: policy \"default\": service \"hot\" is overloaded"));
     free(out);
     free(err);
     assert_int_equal(fleetsim("run %s/over.json --format json", tmp), 0);

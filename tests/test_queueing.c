@@ -228,7 +228,7 @@ static void test_unstable_queue_reported(void **state)
     fs_service_summary sum;
     assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
     assert_true(sum.queue_unbounded);
-    assert_true(fabs(r->loads[0].offered_load - 1.25) < 1e-9);
+    assert_true(fabs(r->policies[0].loads[0].offered_load - 1.25) < 1e-9);
     double want = (25.0 - 20.0) * 3600; /* requests per hour */
     printf("  unstable: queue growth %.0f/h vs %.0f/h\n", sum.queue_growth_per_h.mean, want);
     assert_true(fabs(sum.queue_growth_per_h.mean - want) < 0.05 * want);

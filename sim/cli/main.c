@@ -189,10 +189,11 @@ static int cmd_run(int argc, char **argv)
         fs_scenario_destroy(s);
         return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     }
-    for (size_t i = 0; i < s->n_services; i++)
-        if (r->loads[i].offered_load >= 1.0)
-            fprintf(stderr, "fleetsim: warning: service \"%s\" is overloaded (offered load %.2f): %s\n",
-                    s->services[i].name, r->loads[i].offered_load,
+    for (size_t p = 0; p < r->n_policies; p++)
+        for (size_t i = 0; i < s->n_services; i++)
+            if (r->policies[p].loads[i].offered_load >= 1.0)
+                fprintf(stderr, "fleetsim: warning: policy \"%s\": service \"%s\" is overloaded (offered load %.2f): %s\n",
+                    r->policies[p].name, s->services[i].name, r->policies[p].loads[i].offered_load,
                     s->services[i].queue_limit == FS_QUEUE_UNLIMITED
                         ? "its queue grew without bound"
                         : "its queue sits at the limit and the excess is dropped");
@@ -238,37 +239,42 @@ static int cmd_validate(int argc, char **argv)
     fs_duration_format(s->window_s, window, sizeof window);
     printf("%s: ok: scenario \"%s\", horizon %s, warm-up %s, window %s, seed %llu, %u replication(s)\n",
            s->path, s->name, horizon, warmup, window, (unsigned long long)s->seed, s->replications);
-    fs_placement *placement;
-    fs_error err = {0};
-    int rc = fs_placement_compute(s, &placement, &err);
-    if (rc != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
-        fs_scenario_destroy(s);
-        return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
-    }
-    for (size_t i = 0; i < s->n_pools; i++) {
-        const fs_pool_spec *pool = &s->pools[i];
-        const fs_pool_units *pu = &placement->pools[i];
-        printf("  pool %s: %u x %s", pool->name, pool->gpus, pool->gpu);
-        if (pool->partitioning == FS_PARTITION_MIG) {
-            printf(", MIG");
-            for (size_t k = 0; k < pool->mig.n; k++)
-                printf("%s %s@%u", k ? "," : "", pool->mig.profiles[k]->name, pool->mig.starts[k]);
-        } else if (pool->partitioning == FS_PARTITION_TIME_SLICED) {
-            printf(", time-sliced by %u", pool->time_slicing.tenants);
+    for (size_t p = 0; p < s->n_policies; p++) {
+        const fs_scenario *v = s->policies[p];
+        fs_placement *placement;
+        fs_error err = {0};
+        int rc = fs_placement_compute(v, &placement, &err);
+        if (rc != FS_OK) {
+            fprintf(stderr, "fleetsim: %s%s%s\n", err.msg, s->n_policies > 1 ? " in policy " : "",
+                    s->n_policies > 1 ? v->policy : "");
+            fs_scenario_destroy(s);
+            return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
         }
-        printf(": %zu of %zu units used, %.4g GB stranded\n", pu->n_units - pu->free_units,
-               pu->n_units, pu->stranded_memory_gb);
+        printf("  policy %s:\n", v->policy);
+        for (size_t i = 0; i < v->n_pools; i++) {
+            const fs_pool_spec *pool = &v->pools[i];
+            const fs_pool_units *pu = &placement->pools[i];
+            printf("    pool %s: %u x %s", pool->name, pool->gpus, pool->gpu);
+            if (pool->partitioning == FS_PARTITION_MIG) {
+                printf(", MIG");
+                for (size_t k = 0; k < pool->mig.n; k++)
+                    printf("%s %s@%u", k ? "," : "", pool->mig.profiles[k]->name, pool->mig.starts[k]);
+            } else if (pool->partitioning == FS_PARTITION_TIME_SLICED) {
+                printf(", time-sliced by %u", pool->time_slicing.tenants);
+            }
+            printf(": %zu of %zu units used, %.4g GB stranded\n", pu->n_units - pu->free_units,
+                   pu->n_units, pu->stranded_memory_gb);
+        }
+        fs_placement_destroy(placement);
     }
     for (size_t i = 0; i < s->n_services; i++) {
         const fs_service_spec *svc = &s->services[i];
-        printf("  service %s on %s: %u replica(s) x %u concurrent, %.4g req/s base, %s service time "
+        printf("  service %s: %u replica(s) x %u concurrent, %.4g req/s base, %s service time "
                "(mean %.4g ms)\n",
-               svc->name, s->pools[svc->pool].name, svc->replicas, svc->concurrency,
+               svc->name, svc->replicas, svc->concurrency,
                svc->arrivals.base_rps, fs_dist_kind_name(svc->service_time.kind),
                fs_dist_mean(&svc->service_time) * 1e3);
     }
-    fs_placement_destroy(placement);
     fs_scenario_destroy(s);
     return FS_EXIT_OK;
 }
