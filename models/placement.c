@@ -172,11 +172,14 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
         if (u == FS_UNIT_FREE) {
             char free_desc[160];
             fs__describe_free(pu, room, free_desc, sizeof free_desc);
+            char need[64] = "(no memory_gb given) needs a unit";
+            if (refs[k].need_gb > 0)
+                snprintf(need, sizeof need, "needs %.4g GB", refs[k].need_gb);
             rc = fs_error_set(err, FS_ERR_INPUT,
-                              "%s: services[%zu] (%s): replica %u of %u needs %.4g GB; no free unit "
-                              "in pool \"%s\" fits (%s)",
+                              "%s: services[%zu] (%s): replica %u of %u %s; no free unit in pool "
+                              "\"%s\" fits (%s)",
                               s->path, refs[k].service, svc->name, refs[k].replica + 1,
-                              svc->replicas, refs[k].need_gb, pool->name, free_desc);
+                              svc->replicas, need, pool->name, free_desc);
             goto out;
         }
         pu->units[u].service = refs[k].service;

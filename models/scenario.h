@@ -139,7 +139,8 @@ int fs_scenario_parse(const char *text, const char *origin, fs_scenario **out, f
 
 void fs_scenario_destroy(fs_scenario *s);
 
-/* Applies command-line overrides (a negative / zero value means "keep") to the
+/* Applies command-line overrides (seed < 0, replications <= 0 or horizon_s <=
+ * 0 mean "keep"; seed 0 is a seed like any other) to the
  * root and every policy, and re-checks what they affect (warm-up must stay
  * below the horizon). */
 int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, double horizon_s,

@@ -5,6 +5,9 @@
 
 #include "duration.h"
 
+/* Beyond this many services the table prints their aggregate, not a row each. */
+#define FS_TABLE_MAX_SERVICE_ROWS 12
+
 /* Prints at most `width` bytes of name, padded, with control bytes replaced. */
 static void fs__name(FILE *fp, const char *name, int width)
 {
@@ -34,6 +37,76 @@ static int fs__name_width(const fs_results *r, int floor_width)
     return w > 32 ? 32 : w;
 }
 
+/* One row per service: requests, drops, latency quantiles with the p99
+ * interval, breach windows, offered load. */
+static int fs__services_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_error *err)
+{
+    const fs_policy_result *pol = &r->policies[p];
+    const fs_scenario *s = pol->scenario;
+    fs__name(fp, "service", w);
+    fprintf(fp, " %12s %10s %9s %9s %9s %16s %9s %8s %6s\n", "requests", "dropped", "mean ms",
+            "p50 ms", "p95 ms", "p99 ms (95% CI)", "p99.9 ms", "breaches", "load");
+    for (size_t i = 0; i < s->n_services; i++) {
+        fs_service_summary sum;
+        if (fs_results_service_summary(r, p, i, &sum) != 0)
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        char p99[32];
+        if (sum.p99_ms.valid)
+            snprintf(p99, sizeof p99, "%.1f ±%.1f", sum.merged_p99_ms, sum.p99_ms.half_width);
+        else
+            snprintf(p99, sizeof p99, "%.1f", sum.merged_p99_ms);
+        char breaches[32] = "-";
+        if (s->services[i].slo.n_targets)
+            snprintf(breaches, sizeof breaches, "%.4g", sum.slo_breach_windows.mean);
+        fs__name(fp, s->services[i].name, w);
+        fprintf(fp, " %12.0f %10.0f %9.1f %9.1f %9.1f %16s %9.1f %8s %6.2f\n", sum.requests.mean,
+                sum.dropped.mean, sum.merged_mean_ms, sum.merged_p50_ms, sum.merged_p95_ms, p99,
+                sum.merged_p999_ms, breaches, pol->loads[i].offered_load);
+    }
+    return FS_OK;
+}
+
+/* Many services: totals, how many meet their SLO over the whole run, breach
+ * windows, and the service closest to (or furthest past) its p99 target. */
+static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_error *err)
+{
+    const fs_policy_result *pol = &r->policies[p];
+    const fs_scenario *s = pol->scenario;
+    double requests = 0, dropped = 0, breaches = 0, windows = 0, worst_ratio = -1;
+    size_t with_slo = 0, within = 0, worst = 0;
+    for (size_t i = 0; i < s->n_services; i++) {
+        fs_service_summary sum;
+        if (fs_results_service_summary(r, p, i, &sum) != 0)
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        requests += sum.requests.mean;
+        dropped += sum.dropped.mean;
+        const fs_slo *slo = &s->services[i].slo;
+        for (size_t j = 0; j < slo->n_targets; j++) {
+            if (slo->targets[j].quantile != 0.99)
+                continue;
+            double ratio = sum.merged_p99_ms / (slo->targets[j].threshold_s * 1e3);
+            with_slo++;
+            within += ratio <= 1.0;
+            breaches += sum.slo_breach_windows.mean;
+            windows += sum.slo_windows;
+            if (ratio > worst_ratio) {
+                worst_ratio = ratio;
+                worst = i;
+            }
+        }
+    }
+    fprintf(fp, "%zu services: %.0f requests, %.0f dropped", s->n_services, requests, dropped);
+    if (with_slo) {
+        fprintf(fp, "; %zu of %zu with a p99 SLO meet it over the run; %.4g of %.0f SLO windows in "
+                    "breach\ntightest: ",
+                within, with_slo, breaches, windows);
+        fs__name(fp, s->services[worst].name, (int)strlen(s->services[worst].name));
+        fprintf(fp, " at %.2f x its p99 target", worst_ratio);
+    }
+    fputs(" (per service: --format json or csv, or --out)\n", fp);
+    return FS_OK;
+}
+
 int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
 {
     const fs_scenario *s = r->scenario;
@@ -53,25 +126,14 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
         fputs("\npolicy ", fp);
         fs__name(fp, pol->name, (int)strlen(pol->name));
         fputc('\n', fp);
-        fs__name(fp, "service", w);
-        fprintf(fp, " %12s %10s %9s %9s %9s %16s %9s %8s %6s\n", "requests", "dropped", "mean ms",
-                "p50 ms", "p95 ms", "p99 ms (95% CI)", "p99.9 ms", "breaches", "load");
-        for (size_t i = 0; i < s->n_services; i++) {
-            fs_service_summary sum;
-            if (fs_results_service_summary(r, p, i, &sum) != 0)
-                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-            char p99[32];
-            if (sum.p99_ms.valid)
-                snprintf(p99, sizeof p99, "%.1f ±%.1f", sum.merged_p99_ms, sum.p99_ms.half_width);
-            else
-                snprintf(p99, sizeof p99, "%.1f", sum.merged_p99_ms);
-            char breaches[32] = "-";
-            if (s->services[i].slo.n_targets)
-                snprintf(breaches, sizeof breaches, "%.4g", sum.slo_breach_windows.mean);
-            fs__name(fp, s->services[i].name, w);
-            fprintf(fp, " %12.0f %10.0f %9.1f %9.1f %9.1f %16s %9.1f %8s %6.2f\n", sum.requests.mean,
-                    sum.dropped.mean, sum.merged_mean_ms, sum.merged_p50_ms, sum.merged_p95_ms, p99,
-                    sum.merged_p999_ms, breaches, pol->loads[i].offered_load);
+        if (s->n_services > FS_TABLE_MAX_SERVICE_ROWS) {
+            int rc = fs__services_aggregate(r, p, fp, err);
+            if (rc != FS_OK)
+                return rc;
+        } else {
+            int rc = fs__services_rows(r, p, w, fp, err);
+            if (rc != FS_OK)
+                return rc;
         }
         fputc('\n', fp);
         fs__name(fp, "pool", w);

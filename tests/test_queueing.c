@@ -19,36 +19,14 @@
 
 #include "run.h"
 #include "scenario.h"
+#include "testutil.h"
 #include "theory.h"
-
-static fs_scenario *scenario(const char *fmt, ...)
-{
-    char json[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(json, sizeof json, fmt, ap);
-    va_end(ap);
-    fs_scenario *s = NULL;
-    fs_error err = {0};
-    if (fs_scenario_parse(json, "test", &s, &err) != FS_OK)
-        fail_msg("scenario: %s", err.msg);
-    return s;
-}
-
-static fs_results *run(const fs_scenario *s)
-{
-    fs_results *r = NULL;
-    fs_error err = {0};
-    if (fs_run_scenario(s, &r, &err) != FS_OK)
-        fail_msg("run: %s", err.msg);
-    return r;
-}
 
 /* M/M/c with mean service 1 s on c servers at utilization rho. */
 static fs_scenario *mmc(unsigned c, double rho, double horizon_s, double warmup_s, unsigned reps,
                         unsigned seed)
 {
-    return scenario("{\"schema\": \"fleetsim/1\", \"horizon\": %.3f, \"warmup\": %.3f, \"seed\": %u,"
+    return test_scenario("{\"schema\": \"fleetsim/1\", \"horizon\": %.3f, \"warmup\": %.3f, \"seed\": %u,"
                     " \"replications\": %u, \"window\": \"1h\","
                     " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": %u}],"
                     " \"services\": [{\"name\": \"s\", \"arrivals\": {\"poisson_rps\": %.9f},"
@@ -60,7 +38,7 @@ static void check_mmc_p99(unsigned c, double rho, double requests_per_rep, unsig
 {
     double lambda = rho * c, mu = 1.0;
     fs_scenario *s = mmc(c, rho, requests_per_rep / lambda, 2000.0, reps, 11);
-    fs_results *r = run(s);
+    fs_results *r = test_run(s);
     fs_service_summary sum;
     assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
     double want_p99 = fs_theory_mmc_response_quantile(c, lambda, mu, 0.99) * 1e3;
@@ -93,14 +71,14 @@ static void check_mg1(const char *service_time, double es, double es2, double rh
                       unsigned reps)
 {
     double lambda = rho / es;
-    fs_scenario *s = scenario(
+    fs_scenario *s = test_scenario(
         "{\"schema\": \"fleetsim/1\", \"horizon\": %.3f, \"warmup\": 1000, \"seed\": 5,"
         " \"replications\": %u, \"window\": \"1h\","
         " \"pools\": [{\"name\": \"p\", \"gpu\": \"L4-24GB\", \"gpus\": 1}],"
         " \"services\": [{\"name\": \"s\", \"arrivals\": {\"poisson_rps\": %.9f},"
         "   \"service_time\": %s, \"replicas\": 1}]}",
         requests / lambda, reps, lambda, service_time);
-    fs_results *r = run(s);
+    fs_results *r = test_run(s);
     fs_service_summary sum;
     assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
     double want = fs_theory_mg1_mean_wait(lambda, es, es2) * 1e3;
@@ -130,14 +108,14 @@ static void test_mg1_gamma_pollaczek_khinchine(void **state)
 static void test_littles_law(void **state)
 {
     (void)state;
-    fs_scenario *s = scenario(
+    fs_scenario *s = test_scenario(
         "{\"schema\": \"fleetsim/1\", \"horizon\": \"3d\", \"warmup\": \"1h\", \"seed\": 3,"
         " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 4}],"
         " \"services\": [{\"name\": \"s\", \"arrivals\": {\"poisson_rps\": 30,"
         "   \"diurnal\": [0.3,0.3,0.3,0.3,0.4,0.5,0.7,0.9,1,1.1,1.2,1.2,1.2,1.2,1.1,1,1,1,0.9,0.8,0.7,0.5,0.4,0.3]},"
         "   \"service_time\": {\"lognormal\": {\"median\": \"80ms\", \"sigma\": 0.6}},"
         "   \"replicas\": {\"count\": 2, \"concurrency\": 2}}]}");
-    fs_results *r = run(s);
+    fs_results *r = test_run(s);
     const fs_service_rep *rep = &r->policies[0].reps[0].services[0];
     double measured = fs_results_measured_s(r);
     double lambda = (double)rep->completed / measured;
@@ -155,7 +133,7 @@ static void test_littles_law(void **state)
 static void test_conservation(void **state)
 {
     (void)state;
-    fs_scenario *s = scenario(
+    fs_scenario *s = test_scenario(
         "{\"schema\": \"fleetsim/1\", \"horizon\": \"6h\", \"warmup\": \"30m\", \"seed\": 9,"
         " \"replications\": 3,"
         " \"pools\": [{\"name\": \"p\", \"gpu\": \"A100-SXM4-80GB\", \"gpus\": 6}],"
@@ -165,7 +143,7 @@ static void test_conservation(void **state)
         "   \"replicas\": {\"count\": 2, \"concurrency\": 2}, \"queue_limit\": 20},"
         "  {\"name\": \"b\", \"pool\": \"p\", \"arrivals\": {\"poisson_rps\": 5},"
         "   \"service_time\": {\"uniform\": {\"min\": \"100ms\", \"max\": \"500ms\"}}, \"replicas\": 3}]}");
-    fs_results *r = run(s);
+    fs_results *r = test_run(s);
     uint64_t total_dropped = 0;
     for (uint32_t k = 0; k < 3; k++) {
         for (size_t i = 0; i < 2; i++) {
@@ -199,12 +177,12 @@ static void test_conservation(void **state)
 static void test_erlang_b_loss(void **state)
 {
     (void)state;
-    fs_scenario *s = scenario(
+    fs_scenario *s = test_scenario(
         "{\"schema\": \"fleetsim/1\", \"horizon\": 200000, \"warmup\": 100, \"seed\": 4, \"replications\": 4,"
         " \"pools\": [{\"name\": \"p\", \"gpu\": \"L4-24GB\", \"gpus\": 5}],"
         " \"services\": [{\"name\": \"s\", \"arrivals\": {\"poisson_rps\": 4},"
         "   \"service_time\": {\"exponential\": {\"mean\": 1}}, \"replicas\": 5, \"queue_limit\": 0}]}");
-    fs_results *r = run(s);
+    fs_results *r = test_run(s);
     fs_service_summary sum;
     assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
     double got = sum.dropped.mean / sum.requests.mean, want = fs_theory_erlang_b(5, 4.0);
@@ -219,12 +197,12 @@ static void test_erlang_b_loss(void **state)
 static void test_unstable_queue_reported(void **state)
 {
     (void)state;
-    fs_scenario *s = scenario(
+    fs_scenario *s = test_scenario(
         "{\"schema\": \"fleetsim/1\", \"horizon\": \"4h\", \"seed\": 2,"
         " \"pools\": [{\"name\": \"p\", \"gpu\": \"L4-24GB\", \"gpus\": 2}],"
         " \"services\": [{\"name\": \"s\", \"arrivals\": {\"poisson_rps\": 25},"
         "   \"service_time\": {\"exponential\": {\"mean\": \"100ms\"}}, \"replicas\": 2}]}");
-    fs_results *r = run(s);
+    fs_results *r = test_run(s);
     fs_service_summary sum;
     assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
     assert_true(sum.queue_unbounded);
@@ -238,7 +216,7 @@ static void test_unstable_queue_reported(void **state)
 
     /* ... and a stable one is not flagged. */
     s = mmc(4, 0.7, 20000, 0, 1, 1);
-    r = run(s);
+    r = test_run(s);
     assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
     assert_false(sum.queue_unbounded);
     fs_results_destroy(r);
@@ -253,7 +231,7 @@ static void test_common_random_numbers(void **state)
     fs_scenario *a = mmc(4, 0.6, 5000, 0, 1, 77), *b = mmc(4, 0.6, 5000, 0, 1, 77);
     b->services[0].replicas = 3; /* a different fleet, same workload */
     b->pools[0].gpus = 3;
-    fs_results *ra = run(a), *rb = run(b);
+    fs_results *ra = test_run(a), *rb = test_run(b);
     assert_int_equal(ra->policies[0].reps[0].services[0].requests,
                      rb->policies[0].reps[0].services[0].requests);
     fs_results_destroy(ra);
