@@ -12,11 +12,11 @@
  * the fewest SMs (keep big slices for big models), then the lowest index. */
 static size_t fs__best_fit(const fs_unit *units, const double *room, size_t n, double need_gb)
 {
-    size_t best = FS_UNIT_FREE;
+    size_t best = FS_UNPLACED;
     for (size_t u = 0; u < n; u++) {
         if (room[u] < need_gb)
             continue;
-        if (best == FS_UNIT_FREE || room[u] < room[best] ||
+        if (best == FS_UNPLACED || room[u] < room[best] ||
             (room[u] == room[best] && units[u].sms < units[best].sms))
             best = u;
     }
@@ -30,7 +30,7 @@ static size_t fs__first_fit(const fs_unit *units, const double *room, size_t n, 
     for (size_t u = 0; u < n; u++)
         if (room[u] >= need_gb)
             return u;
-    return FS_UNIT_FREE;
+    return FS_UNPLACED;
 }
 
 static const char *const policy_names[] = {"best_fit", "first_fit"};
@@ -58,17 +58,19 @@ static int fs__make_units(const fs_scenario *s, const fs_pool_spec *pool, fs_poo
     size_t per_gpu = pool->partitioning == FS_PARTITION_MIG            ? pool->mig.n
                      : pool->partitioning == FS_PARTITION_TIME_SLICED ? pool->time_slicing.tenants
                                                                        : 1;
+    uint32_t max_gpus = pool->max_gpus > pool->gpus ? pool->max_gpus : pool->gpus;
     out->n_units = per_gpu * pool->gpus;
-    out->units = calloc(out->n_units, sizeof *out->units);
+    out->n_units_max = per_gpu * max_gpus;
+    out->units = calloc(out->n_units_max, sizeof *out->units);
     if (!out->units)
         return ENOMEM;
     size_t u = 0;
-    for (uint32_t g = 0; g < pool->gpus; g++) {
+    for (uint32_t g = 0; g < max_gpus; g++) {
         for (size_t k = 0; k < per_gpu; k++, u++) {
             fs_unit *unit = &out->units[u];
             switch (pool->partitioning) {
             case FS_PARTITION_WHOLE:
-                *unit = (fs_unit){g, "whole", gpu->memory_gb, gpu->sms, 1.0, 1.0, FS_UNIT_FREE, 0};
+                *unit = (fs_unit){g, "whole", gpu->memory_gb, gpu->sms, 1.0, 1.0, FS_UNPLACED, 0};
                 break;
             case FS_PARTITION_MIG: {
                 /* A scenario may override the GPU's SM count but not the MIG
@@ -77,12 +79,12 @@ static int fs__make_units(const fs_scenario *s, const fs_pool_spec *pool, fs_poo
                 double share = fmin(1.0, (double)prof->sms / gpu->sms);
                 *unit = (fs_unit){g, prof->name, prof->memory_gb, prof->sms,
                                   (double)prof->compute_slices / FS_MIG_COMPUTE_SLICES, share,
-                                  FS_UNIT_FREE, 0};
+                                  FS_UNPLACED, 0};
                 break;
             }
             case FS_PARTITION_TIME_SLICED:
                 *unit = (fs_unit){g, "time-slice", gpu->memory_gb, gpu->sms,
-                                  1.0 / pool->time_slicing.tenants, 1.0, FS_UNIT_FREE, 0};
+                                  1.0 / pool->time_slicing.tenants, 1.0, FS_UNPLACED, 0};
                 break;
             }
         }
@@ -115,7 +117,7 @@ static void fs__room(const fs_pool_spec *pool, const fs_pool_units *pu, const do
 {
     for (size_t u = 0; u < pu->n_units; u++) {
         const fs_unit *unit = &pu->units[u];
-        if (unit->service != FS_UNIT_FREE)
+        if (unit->service != FS_UNPLACED)
             room[u] = -1;
         else if (pool->partitioning == FS_PARTITION_TIME_SLICED)
             room[u] = unit->memory_gb - gpu_used[unit->gpu];
@@ -126,15 +128,15 @@ static void fs__room(const fs_pool_spec *pool, const fs_pool_units *pu, const do
 
 static void fs__describe_free(const fs_pool_units *pu, const double *room, char *buf, size_t size)
 {
-    size_t best = FS_UNIT_FREE, n_free = 0;
+    size_t best = FS_UNPLACED, n_free = 0;
     for (size_t u = 0; u < pu->n_units; u++) {
         if (room[u] < 0)
             continue;
         n_free++;
-        if (best == FS_UNIT_FREE || room[u] > room[best])
+        if (best == FS_UNPLACED || room[u] > room[best])
             best = u;
     }
-    if (best == FS_UNIT_FREE)
+    if (best == FS_UNPLACED)
         snprintf(buf, size, "all %zu units are taken", pu->n_units);
     else
         snprintf(buf, size, "%zu of %zu units free, the roomiest %s with %.4g GB", n_free,
@@ -169,7 +171,7 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
         const fs_service_spec *svc = &s->services[refs[k].service];
         fs__room(pool, pu, gpu_used, room);
         size_t u = choose(pu->units, room, pu->n_units, refs[k].need_gb);
-        if (u == FS_UNIT_FREE) {
+        if (u == FS_UNPLACED) {
             char free_desc[160];
             fs__describe_free(pu, room, free_desc, sizeof free_desc);
             char need[64] = "(no memory_gb given) needs a unit";
@@ -192,7 +194,9 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
     /* Fragmentation: what is provisioned but no replica of this pool's
      * services can use.  A replica with no declared footprint is taken to
      * use its whole unit (nothing stranded can be claimed for it). */
-    double min_need = INFINITY;
+    /* A pool no service is placed on (batch, spot) has no replica a free
+     * unit could be too small for: nothing there counts as stranded by size. */
+    double min_need = n_refs ? INFINITY : 0;
     for (size_t i = 0; i < s->n_services; i++)
         if (s->services[i].pool == p && s->services[i].memory_gb < min_need)
             min_need = s->services[i].memory_gb;
@@ -212,7 +216,7 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
     } else {
         for (size_t u = 0; u < pu->n_units; u++) {
             const fs_unit *unit = &pu->units[u];
-            if (unit->service != FS_UNIT_FREE) {
+            if (unit->service != FS_UNPLACED) {
                 double need = s->services[unit->service].memory_gb;
                 if (need > 0)
                     pu->stranded_memory_gb += unit->memory_gb - need;
@@ -233,7 +237,7 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
         }
     }
     for (size_t u = 0; u < pu->n_units; u++)
-        pu->free_units += pu->units[u].service == FS_UNIT_FREE;
+        pu->free_units += pu->units[u].service == FS_UNPLACED;
 out:
     free(refs);
     free(room);

@@ -27,7 +27,7 @@
 #include "error.h"
 #include "scenario.h"
 
-#define FS_UNIT_FREE SIZE_MAX
+#define FS_UNPLACED SIZE_MAX
 
 typedef struct fs_unit {
     uint32_t gpu;            /* GPU index within the pool */
@@ -36,13 +36,14 @@ typedef struct fs_unit {
     unsigned sms;            /* SMs a replica here runs on */
     double charge_share;     /* share of the GPU charged: 1, compute slices / 7, or 1 / tenants */
     double compute_share;    /* share of the GPU's compute it keeps busy: sms / GPU sms, or 1 */
-    size_t service;          /* FS_UNIT_FREE, or the service placed here */
+    size_t service;          /* FS_UNPLACED, or the service placed here */
     uint32_t replica;
 } fs_unit;
 
 typedef struct fs_pool_units {
-    fs_unit *units;
-    size_t n_units;
+    fs_unit *units;            /* n_units_max: every GPU the pool may grow to */
+    size_t n_units;            /* units on the starting GPUs: the first n_units */
+    size_t n_units_max;
     double used_memory_gb;      /* footprints placed */
     double stranded_memory_gb;  /* inside occupied units, and in free units too small for any replica */
     double stranded_sm_share;   /* GPUs' worth of SMs in free units too small, and unused MIG compute */
@@ -56,7 +57,7 @@ typedef struct fs_placement {
 } fs_placement;
 
 /* A placement policy picks, for a replica needing `need_gb`, one unit among
- * those with room[u] >= need_gb (room[u] < 0: taken), or FS_UNIT_FREE.  room
+ * those with room[u] >= need_gb (room[u] < 0: taken), or FS_UNPLACED.  room
  * is the memory the replica could use there (for a time-sliced seat, what
  * its GPU has left). */
 typedef size_t (*fs_placement_policy)(const fs_unit *units, const double *room, size_t n,

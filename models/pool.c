@@ -9,12 +9,15 @@
 int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *units)
 {
     *p = (fs_pool){.spec = spec, .units = units, .slice_stretch = 1.0};
-    p->gpu_busy_units = calloc(spec->gpus, sizeof *p->gpu_busy_units);
+    uint32_t max_gpus = spec->max_gpus > spec->gpus ? spec->max_gpus : spec->gpus;
+    p->gpu_busy_units = calloc(max_gpus, sizeof *p->gpu_busy_units);
     if (!p->gpu_busy_units)
         return ENOMEM;
     if (spec->partitioning == FS_PARTITION_TIME_SLICED)
         p->slice_stretch = 1.0 + spec->time_slicing.switch_overhead_s / spec->time_slicing.slice_s;
+    fs_level_init(&p->present, 0, spec->gpus);
     fs_level_init(&p->busy, 0, 0);
+    fs_level_init(&p->switching, 0, 0);
     fs_level_init(&p->idle, 0, spec->gpus);
     return 0;
 }
@@ -52,8 +55,31 @@ void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta)
     }
 }
 
+/* A seat of a time-sliced GPU switches a tenant's share of it; a whole GPU or
+ * MIG instance switches its compute. */
+static double fs__switch_weight(const fs_pool *p, const fs_unit *unit)
+{
+    return p->spec->partitioning == FS_PARTITION_TIME_SLICED ? unit->charge_share
+                                                              : unit->compute_share;
+}
+
+void fs_pool_unit_switching(fs_pool *p, double now, size_t u, int delta)
+{
+    double change = delta * fs__switch_weight(p, &p->units->units[u]);
+    fs_level_add(&p->switching, now, change);
+    fs_level_add(&p->idle, now, -change);
+}
+
+void fs_pool_gpus_present(fs_pool *p, double now, int delta)
+{
+    fs_level_add(&p->present, now, delta);
+    fs_level_add(&p->idle, now, delta);
+}
+
 void fs_pool_start_measuring(fs_pool *p, double now)
 {
+    fs_level_restart(&p->present, now);
+    fs_level_restart(&p->switching, now);
     fs_level_restart(&p->busy, now);
     fs_level_restart(&p->idle, now);
     p->window_start = now;
@@ -72,7 +98,8 @@ int fs_pool_close_window(fs_pool *p, double now)
         .start_s = p->window_start,
         .end_s = now,
         .busy_gpus = busy,
-        .utilization = busy / p->spec->gpus,
+        .gpus = p->present.value,
+        .utilization = p->present.value > 0 ? busy / p->present.value : 0,
     };
     p->window_area_mark = p->busy.area;
     p->window_start = now;
@@ -81,10 +108,13 @@ int fs_pool_close_window(fs_pool *p, double now)
 
 void fs_pool_finish(fs_pool *p, double now, fs_pool_rep *out)
 {
+    fs_level_flush(&p->present, now);
     fs_level_flush(&p->busy, now);
+    fs_level_flush(&p->switching, now);
     fs_level_flush(&p->idle, now);
-    out->gpu_s = p->spec->gpus * (now - p->busy.since);
+    out->gpu_s = p->present.area;
     out->busy_gpu_s = p->busy.area;
+    out->switching_gpu_s = p->switching.area;
     out->idle_gpu_s = p->idle.area;
     out->windows = p->windows;
     out->n_windows = p->n_windows;

@@ -2,12 +2,16 @@
  * pool — a pool of GPUs during one replication.
  *
  * The pool's GPUs are cut into units by the placement (whole GPUs, MIG
- * instances, time-sliced seats).  Services tell the pool when a unit turns
- * busy (serving at least one request) or idle.  The pool keeps, as
- * time-weighted levels, the busy compute in GPUs (a busy MIG instance counts
- * its share of the GPU's SMs; a time-sliced GPU counts 1 while any seat is
- * busy) and the idle rest, integrated independently so that busy + idle =
- * provisioned can be checked (conservation).  Busy compute also drives energy.
+ * instances, time-sliced seats).  Holders tell the pool when a unit turns
+ * busy (serving at least one request, or training) or idle; the capacity
+ * manager tells it when a unit starts or stops switching tenant and when a
+ * GPU is provisioned or given back.  The pool keeps, as time-weighted levels,
+ * provisioned GPUs, busy compute in GPUs (a busy MIG instance counts its
+ * share of the GPU's SMs; a time-sliced GPU counts 1 while any seat is busy),
+ * switching compute, and idle compute.  Every change moves idle by the
+ * opposite amount, so provisioned = busy + switching + idle holds at every
+ * instant and is checked on the integrals (conservation).  Busy compute also
+ * drives energy.
  *
  * For time-sliced GPUs it answers how much a request starting now is
  * stretched by contention: with k seats busy, k^e x (1 + overhead / slice)
@@ -31,10 +35,12 @@
 typedef struct fs_pool {
     const fs_pool_spec *spec;
     const fs_pool_units *units;
-    uint32_t *gpu_busy_units; /* per GPU: units serving at least one request */
+    uint32_t *gpu_busy_units; /* per GPU (up to max_gpus): units busy */
     double slice_stretch;     /* 1 + switch_overhead / slice, time-sliced pools */
+    fs_level present;         /* GPUs provisioned */
     fs_level busy;            /* busy compute, in GPUs */
-    fs_level idle;            /* gpus - busy */
+    fs_level switching;       /* compute of units switching tenant, in GPUs */
+    fs_level idle;            /* present - busy - switching */
     double window_start;
     double window_area_mark;  /* busy.area when the window opened */
     fs_pool_window *windows;
@@ -47,6 +53,12 @@ void fs_pool_fini(fs_pool *p);
 
 /* Unit u turned busy (+1) or idle (-1) at now. */
 void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta);
+
+/* Unit u started (+1) or stopped (-1) switching tenant at now. */
+void fs_pool_unit_switching(fs_pool *p, double now, size_t u, int delta);
+
+/* GPUs provisioned (+n) or given back (-n) at now. */
+void fs_pool_gpus_present(fs_pool *p, double now, int delta);
 
 /* k^e x (1 + overhead / slice): the stretch with k >= 2 busy seats. */
 double fs_pool__stretch(const fs_pool *p, uint32_t k);

@@ -6,20 +6,21 @@
 
 #define FS_WEEK_S (7 * 86400.0)
 
-int fs_results_create(const fs_scenario *s, fs_results **out)
+int fs_results_create(const fs_scenario *s, const size_t *which, size_t n, fs_results **out)
 {
     fs_results *r = calloc(1, sizeof *r);
     if (!r)
         return ENOMEM;
     r->scenario = s;
-    size_t n_policies = s->policies ? s->n_policies : 1;
+    size_t n_policies = which ? n : s->policies ? s->n_policies : 1;
     r->policies = calloc(n_policies, sizeof *r->policies);
     if (!r->policies)
         goto err;
     r->n_policies = n_policies;
     for (size_t p = 0; p < n_policies; p++) {
         fs_policy_result *pol = &r->policies[p];
-        pol->scenario = s->policies ? s->policies[p] : s;
+        size_t v = which ? which[p] : p;
+        pol->scenario = s->policies ? s->policies[v] : s;
         pol->name = pol->scenario->policy ? pol->scenario->policy : "default";
         pol->loads = calloc(s->n_services ? s->n_services : 1, sizeof *pol->loads);
         pol->reps = calloc(s->replications, sizeof *pol->reps);
@@ -55,10 +56,14 @@ int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replic
     *rep = (fs_rep_result){.replication = replication};
     rep->services = calloc(s->n_services ? s->n_services : 1, sizeof *rep->services);
     rep->pools = calloc(s->n_pools ? s->n_pools : 1, sizeof *rep->pools);
-    if (!rep->services || !rep->pools)
+    rep->training = calloc(s->n_training ? s->n_training : 1, sizeof *rep->training);
+    if (!rep->services || !rep->pools || !rep->training)
         goto err;
     for (size_t i = 0; i < s->n_services; i++)
         if (fs_hist_init(&rep->services[i].latency) != 0)
+            goto err;
+    for (size_t i = 0; i < s->n_training; i++)
+        if (fs_hist_init(&rep->training[i].wait) != 0)
             goto err;
     return 0;
 err:
@@ -77,8 +82,13 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
     if (rep->pools)
         for (size_t i = 0; i < s->n_pools; i++)
             free(rep->pools[i].windows);
+    if (rep->training)
+        for (size_t i = 0; i < s->n_training; i++)
+            if (rep->training[i].wait.counts)
+                fs_hist_fini(&rep->training[i].wait);
     free(rep->services);
     free(rep->pools);
+    free(rep->training);
     rep->services = NULL;
     rep->pools = NULL;
 }
@@ -110,6 +120,7 @@ static double f_tput(const fs_service_rep *s, double m) { return m > 0 ? (double
 static double f_breach(const fs_service_rep *s, double m) { (void)m; return (double)s->slo_breach_windows; }
 static double f_breach_week(const fs_service_rep *s, double m) { return m > 0 ? (double)s->slo_breach_windows * FS_WEEK_S / m : 0; }
 static double f_growth(const fs_service_rep *s, double m) { (void)m; return s->queue_growth_per_h; }
+static double f_replicas(const fs_service_rep *s, double m) { (void)m; return s->mean_ready_replicas; }
 
 static fs_summary fs__summarize(const fs_policy_result *pol, size_t service, double measured_s,
                                 fs__service_field field, double *scratch)
@@ -148,6 +159,7 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     out->slo_breach_windows = fs__summarize(pol, service, measured, f_breach, x);
     out->slo_breach_windows_per_week = fs__summarize(pol, service, measured, f_breach_week, x);
     out->queue_growth_per_h = fs__summarize(pol, service, measured, f_growth, x);
+    out->mean_ready_replicas = fs__summarize(pol, service, measured, f_replicas, x);
     out->slo_windows = pol->reps[0].services[service].slo_windows;
     out->queue_unbounded = pol->loads[service].offered_load >= 1.0;
 
@@ -171,26 +183,28 @@ double fs_results_pool_price(const fs_scenario *s, size_t pool)
     return spec->price == FS_PRICE_SPOT ? gpu->price_spot : gpu->price_on_demand;
 }
 
-/* The figures of a pool summary, for one replication; pool == SIZE_MAX is
- * the whole fleet. */
-enum { F_GPU_H, F_BUSY_H, F_IDLE_H, F_UTIL, F_COST, F_ENERGY, F_HEADROOM, F_COST_PER_M, F_COUNT };
 
-static void fs__pool_figures(const fs_scenario *s, const fs_rep_result *rep, size_t pool,
-                             double fig[F_COUNT])
+void fs_results_pool_figures(const fs_results *r, size_t policy, uint32_t replication, size_t pool,
+                             double fig[FS_FIG_COUNT])
 {
+    const fs_scenario *s = r->policies[policy].scenario;
+    const fs_rep_result *rep = &r->policies[policy].reps[replication];
     size_t first = pool == SIZE_MAX ? 0 : pool, last = pool == SIZE_MAX ? s->n_pools : pool + 1;
     double gpus = 0, busiest = 0;
-    for (size_t k = 0; k < F_COUNT; k++)
+    for (size_t k = 0; k < FS_FIG_COUNT; k++)
         fig[k] = 0;
     for (size_t p = first; p < last; p++) {
         const fs_pool_rep *pr = &rep->pools[p];
         const fs_gpu_type *gpu = &s->gpu_types[s->pools[p].gpu_type];
         gpus += s->pools[p].gpus;
-        fig[F_GPU_H] += pr->gpu_s / 3600.0;
-        fig[F_BUSY_H] += pr->busy_gpu_s / 3600.0;
-        fig[F_IDLE_H] += pr->idle_gpu_s / 3600.0;
-        fig[F_COST] += pr->gpu_s / 3600.0 * fs_results_pool_price(s, p);
-        fig[F_ENERGY] += (gpu->idle_w * pr->idle_gpu_s + gpu->busy_w * pr->busy_gpu_s) / 3.6e6;
+        fig[FS_FIG_GPU_H] += pr->gpu_s / 3600.0;
+        fig[FS_FIG_BUSY_H] += pr->busy_gpu_s / 3600.0;
+        fig[FS_FIG_IDLE_H] += pr->idle_gpu_s / 3600.0;
+        fig[FS_FIG_SWITCH_H] += pr->switching_gpu_s / 3600.0;
+        fig[FS_FIG_COST] += pr->gpu_s / 3600.0 * fs_results_pool_price(s, p);
+        /* A switching GPU copies and initialises: counted at busy power. */
+        fig[FS_FIG_ENERGY] += (gpu->idle_w * pr->idle_gpu_s +
+                          gpu->busy_w * (pr->busy_gpu_s + pr->switching_gpu_s)) / 3.6e6;
     }
     /* Every pool closes its windows at the same instants, so the fleet's busy
      * GPUs in window w is the sum over pools. */
@@ -202,13 +216,13 @@ static void fs__pool_figures(const fs_scenario *s, const fs_rep_result *rep, siz
         if (busy > busiest)
             busiest = busy;
     }
-    fig[F_UTIL] = fig[F_GPU_H] > 0 ? fig[F_BUSY_H] / fig[F_GPU_H] : 0;
-    fig[F_HEADROOM] = gpus > 0 ? 1.0 - busiest / gpus : 0;
+    fig[FS_FIG_UTIL] = fig[FS_FIG_GPU_H] > 0 ? fig[FS_FIG_BUSY_H] / fig[FS_FIG_GPU_H] : 0;
+    fig[FS_FIG_HEADROOM] = gpus > 0 ? 1.0 - busiest / gpus : 0;
     double completed = 0;
     for (size_t i = 0; i < s->n_services; i++)
         if (pool == SIZE_MAX || s->services[i].pool == pool)
             completed += (double)rep->services[i].completed;
-    fig[F_COST_PER_M] = completed > 0 ? fig[F_COST] / (completed / 1e6) : 0;
+    fig[FS_FIG_COST_PER_M] = completed > 0 ? fig[FS_FIG_COST] / (completed / 1e6) : 0;
 }
 
 int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out)
@@ -216,16 +230,17 @@ int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_
     const fs_policy_result *pol = &r->policies[policy];
     uint32_t n = pol->n_reps;
     *out = (fs_pool_summary){0};
-    double *x = malloc((size_t)F_COUNT * n * sizeof *x);
+    double *x = malloc((size_t)FS_FIG_COUNT * n * sizeof *x);
     if (!x)
         return ENOMEM;
     for (uint32_t k = 0; k < n; k++)
-        fs__pool_figures(pol->scenario, &pol->reps[k], pool, x + (size_t)k * F_COUNT);
-    fs_summary *dst[F_COUNT] = {&out->gpu_hours, &out->busy_gpu_hours, &out->idle_gpu_hours,
+        fs_results_pool_figures(r, policy, k, pool, x + (size_t)k * FS_FIG_COUNT);
+    fs_summary *dst[FS_FIG_COUNT] = {&out->gpu_hours, &out->busy_gpu_hours, &out->idle_gpu_hours,
                                 &out->utilization, &out->cost_usd, &out->energy_kwh,
-                                &out->peak_headroom, &out->cost_per_million_requests};
-    for (size_t f = 0; f < F_COUNT; f++)
-        *dst[f] = fs_summary_of(x + f, F_COUNT, n);
+                                &out->peak_headroom, &out->cost_per_million_requests,
+                                &out->switch_gpu_hours};
+    for (size_t f = 0; f < FS_FIG_COUNT; f++)
+        *dst[f] = fs_summary_of(x + f, FS_FIG_COUNT, n);
     free(x);
     return 0;
 }
@@ -249,4 +264,41 @@ fs_chargeback fs_results_chargeback(const fs_results *r, size_t policy, size_t s
     c.cost_usd = c.gpu_hours_held * fs_results_pool_price(s, svc->pool);
     c.share = fleet_cost > 0 ? c.cost_usd / fleet_cost : 0;
     return c;
+}
+
+int fs_results_training_summary(const fs_results *r, size_t policy, size_t stream,
+                                fs_training_summary *out)
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    uint32_t n = pol->n_reps;
+    enum { T_SUB, T_START, T_DONE, T_PRE, T_WORK, T_LOST, T_WAITING, T_COUNT };
+    double *x = malloc((size_t)T_COUNT * n * sizeof *x);
+    fs_hist merged;
+    if (!x || fs_hist_init(&merged) != 0) {
+        free(x);
+        return ENOMEM;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        const fs_training_rep *t = &pol->reps[k].training[stream];
+        double *row = x + (size_t)k * T_COUNT;
+        row[T_SUB] = (double)t->submitted;
+        row[T_START] = (double)t->started;
+        row[T_DONE] = (double)t->completed;
+        row[T_PRE] = (double)t->preemptions;
+        row[T_WORK] = t->gpu_hours_done;
+        row[T_LOST] = t->gpu_hours_lost;
+        row[T_WAITING] = (double)t->waiting_end;
+        fs_hist_merge(&merged, &t->wait);
+    }
+    fs_summary *dst[T_COUNT] = {&out->submitted, &out->started, &out->completed, &out->preemptions,
+                                &out->gpu_hours_done, &out->gpu_hours_lost, &out->waiting_end};
+    for (size_t f = 0; f < T_COUNT; f++)
+        *dst[f] = fs_summary_of(x + f, T_COUNT, n);
+    out->wait_p50_s = fs_hist_quantile(&merged, 0.50) * 1e-9;
+    out->wait_p95_s = fs_hist_quantile(&merged, 0.95) * 1e-9;
+    out->wait_max_s = merged.total ? (double)merged.max_ns * 1e-9 : 0;
+    out->wait_mean_s = fs_hist_mean(&merged) * 1e-9;
+    fs_hist_fini(&merged);
+    free(x);
+    return 0;
 }

@@ -38,7 +38,8 @@ typedef struct fs_service_window {
 /* One time-series window of one pool. */
 typedef struct fs_pool_window {
     double start_s, end_s;
-    double busy_gpus;        /* time-average GPUs serving at least one request */
+    double busy_gpus;        /* time-average busy compute, in GPUs */
+    double gpus;             /* GPUs provisioned at the window's end */
     double utilization;      /* busy_gpus / gpus */
 } fs_pool_window;
 
@@ -55,6 +56,8 @@ typedef struct fs_service_rep {
     fs_hist latency;          /* response time (wait + service) of completions */
     double mean_in_system;    /* time average, for Little's law */
     uint64_t peak_queue;      /* most requests waiting at once */
+    double mean_ready_replicas; /* time average of replicas ready to serve */
+    uint64_t replicas_added;  /* replicas that became ready during the run (autoscaling) */
     double queue_growth_per_h;/* least-squares slope of queue length at window ends */
     uint32_t slo_windows;     /* complete SLO windows */
     uint32_t slo_breach_windows;
@@ -64,16 +67,28 @@ typedef struct fs_service_rep {
 
 typedef struct fs_pool_rep {
     double gpu_s;             /* provisioned GPU-seconds */
-    double busy_gpu_s;        /* GPU-seconds with at least one request in service */
-    double idle_gpu_s;        /* GPU-seconds idle, integrated separately (conservation check) */
+    double busy_gpu_s;        /* busy compute GPU-seconds (serving or training) */
+    double switching_gpu_s;   /* GPU-seconds spent evicting and warming tenants */
+    double idle_gpu_s;        /* the rest; provisioned = busy + switching + idle (conservation) */
     fs_pool_window *windows;
     size_t n_windows;
 } fs_pool_rep;
+
+/* One training stream in one replication; figures cover [warmup, horizon]. */
+typedef struct fs_training_rep {
+    uint64_t submitted, started, completed, preemptions;
+    fs_hist wait;             /* submission to first start, of jobs that started */
+    uint64_t waiting_end;     /* jobs still waiting at the horizon */
+    double gpu_hours_done;    /* useful work: completed jobs' and progress kept by checkpoints */
+    double gpu_hours_lost;    /* work lost to preemption (since the last checkpoint) */
+} fs_training_rep;
 
 typedef struct fs_rep_result {
     uint32_t replication;
     fs_service_rep *services; /* scenario->n_services */
     fs_pool_rep *pools;       /* scenario->n_pools */
+    fs_training_rep *training;/* scenario->n_training */
+    uint64_t spot_reclaims;
     uint64_t events;
 } fs_rep_result;
 
@@ -114,6 +129,7 @@ typedef struct fs_service_summary {
     fs_summary mean_in_system, throughput_rps;
     fs_summary slo_breach_windows, slo_breach_windows_per_week;
     fs_summary queue_growth_per_h;
+    fs_summary mean_ready_replicas;
     uint32_t slo_windows;
     bool queue_unbounded;     /* offered load >= 1 */
 } fs_service_summary;
@@ -125,9 +141,17 @@ typedef struct fs_service_summary {
  * peak headroom is the share of GPUs idle in the busiest window. */
 typedef struct fs_pool_summary {
     fs_summary gpu_hours, busy_gpu_hours, idle_gpu_hours, utilization;
+    fs_summary switch_gpu_hours;          /* evicting and warming tenants */
     fs_summary cost_usd, energy_kwh, peak_headroom;
     fs_summary cost_per_million_requests; /* fleet only: cost / completed requests */
 } fs_pool_summary;
+
+/* One training stream across replications: counts are means; queue-wait
+ * quantiles come from the merged histogram, in seconds. */
+typedef struct fs_training_summary {
+    fs_summary submitted, started, completed, preemptions, gpu_hours_done, gpu_hours_lost, waiting_end;
+    double wait_p50_s, wait_p95_s, wait_max_s, wait_mean_s;
+} fs_training_summary;
 
 /* What a service is charged for: the GPU-hours its units hold (a MIG
  * instance holds compute slices / 7 of a GPU, a time-sliced seat 1 / tenants),
@@ -136,9 +160,10 @@ typedef struct fs_chargeback {
     double gpu_hours_held, cost_usd, share;
 } fs_chargeback;
 
-/* Allocates an empty result with one policy per variant of the root
- * scenario s, each with s->replications replications.  0 or ENOMEM. */
-int fs_results_create(const fs_scenario *s, fs_results **out);
+/* Allocates an empty result for the variants which[0..n-1] of the root
+ * scenario s (which = NULL: every variant, in order), each with
+ * s->replications replications.  0 or ENOMEM. */
+int fs_results_create(const fs_scenario *s, const size_t *which, size_t n, fs_results **out);
 void fs_results_destroy(fs_results *r);
 
 /* Allocates the per-service/per-pool arrays of one replication (histograms
@@ -150,6 +175,18 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s);
 int fs_results_service_summary(const fs_results *r, size_t policy, size_t service,
                                fs_service_summary *out);
 int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out);
+
+int fs_results_training_summary(const fs_results *r, size_t policy, size_t stream,
+                                fs_training_summary *out);
+
+/* The figures behind a pool summary, for one replication (pool = SIZE_MAX:
+ * the whole fleet), indexed by fs_pool_figure. */
+typedef enum fs_pool_figure {
+    FS_FIG_GPU_H, FS_FIG_BUSY_H, FS_FIG_IDLE_H, FS_FIG_UTIL, FS_FIG_COST, FS_FIG_ENERGY,
+    FS_FIG_HEADROOM, FS_FIG_COST_PER_M, FS_FIG_SWITCH_H, FS_FIG_COUNT
+} fs_pool_figure;
+void fs_results_pool_figures(const fs_results *r, size_t policy, uint32_t replication, size_t pool,
+                             double fig[FS_FIG_COUNT]);
 
 /* The whole fleet (every pool; also fs_results_pool_summary with pool =
  * SIZE_MAX), per replication then summarized.  0 or ENOMEM. */

@@ -2,14 +2,18 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
+#include "fleet.h"
+#include "policy.h"
 #include "pool.h"
 #include "service.h"
 #include "sim.h"
+#include "training.h"
 
 /* Everything one replication builds; torn down by fs__replication_fini. */
 typedef struct fs__replication {
@@ -20,6 +24,10 @@ typedef struct fs__replication {
     size_t n_services_ready;
     uint32_t kind_warmup, kind_window;
     size_t n_pools_ready;
+    fs_fleet fleet;
+    bool fleet_ready;
+    fs_training training;
+    bool training_ready;
     double window_start;  /* start of the open time-series window */
 } fs__replication;
 
@@ -30,7 +38,43 @@ static void fs__start_measuring(fs__replication *run, double now)
         fs_pool_start_measuring(&run->pools[i], now);
     for (size_t i = 0; i < run->scenario->n_services; i++)
         fs_service_start_measuring(&run->services[i], now);
+    fs_training_start_measuring(&run->training, now);
 }
+
+/* The fleet calls holders back through these: owner is a service index or a
+ * training job id. */
+static void fs__service_ready(void *ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now)
+{
+    (void)pool;
+    fs__replication *run = ctx;
+    fs_service_replica_ready(&run->services[owner], slot, unit, now);
+}
+
+static void fs__service_evicted(void *ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit,
+                                double now)
+{
+    (void)pool, (void)unit;
+    fs__replication *run = ctx;
+    fs_service_replica_evicted(&run->services[owner], slot, now);
+}
+
+static void fs__training_ready(void *ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit,
+                               double now)
+{
+    fs__replication *run = ctx;
+    fs_training_member_ready(&run->training, owner, slot, pool, unit, now);
+}
+
+static void fs__training_evicted(void *ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit,
+                                 double now)
+{
+    (void)slot, (void)pool, (void)unit;
+    fs__replication *run = ctx;
+    fs_training_member_evicted(&run->training, owner, now);
+}
+
+static const fs_holder_ops fs__service_holder = {fs__service_ready, fs__service_evicted};
+static const fs_holder_ops fs__training_holder = {fs__training_ready, fs__training_evicted};
 
 static void fs__on_warmup(fs_sim *sim, const fs_event *ev, void *ctx)
 {
@@ -65,10 +109,14 @@ static void fs__on_window(fs_sim *sim, const fs_event *ev, void *ctx)
 
 static void fs__replication_fini(fs__replication *run)
 {
+    if (run->training_ready)
+        fs_training_fini(&run->training);
     for (size_t i = 0; i < run->n_services_ready; i++)
         fs_service_fini(&run->services[i]);
     for (size_t i = 0; i < run->n_pools_ready; i++)
         fs_pool_fini(&run->pools[i]);
+    if (run->fleet_ready)
+        fs_fleet_fini(&run->fleet);
     free(run->services);
     free(run->pools);
     fs_sim_fini(&run->sim);
@@ -98,13 +146,26 @@ static int fs__run_replication(const fs_scenario *s, const fs_placement *placeme
         }
         run.n_pools_ready++;
     }
+    if (fs_fleet_init(&run.fleet, s, placement, fs_policy_for(s->policy_kind), &run.sim, run.pools,
+                      s->seed, replication) != 0) {
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory building replication %u", replication);
+        goto out;
+    }
+    run.fleet_ready = true;
+    fs_fleet_set_holder(&run.fleet, FS_HOLDER_SERVICE, &fs__service_holder, &run);
+    fs_fleet_set_holder(&run.fleet, FS_HOLDER_TRAINING, &fs__training_holder, &run);
     for (size_t i = 0; i < s->n_services; i++) {
-        rc = fs_service_init(&run.services[i], i, s, placement, &run.sim,
+        rc = fs_service_init(&run.services[i], i, s, placement, &run.fleet, &run.sim,
                              &run.pools[s->services[i].pool], replication, &rep->services[i], err);
         if (rc != FS_OK)
             goto out;
         run.n_services_ready++;
     }
+    rc = fs_training_init(&run.training, s, &run.fleet, run.pools, &run.sim, replication,
+                          rep->training, err);
+    if (rc != FS_OK)
+        goto out;
+    run.training_ready = true;
     /* Measuring starts at the warm-up instant; windows tick from there.  Ticks
      * have priority 0, so at equal times they run before request events. */
     if (s->warmup_s > 0)
@@ -127,6 +188,8 @@ static int fs__run_replication(const fs_scenario *s, const fs_placement *placeme
         fs_service_finish(&run.services[i], s->horizon_s);
     for (size_t i = 0; i < s->n_pools; i++)
         fs_pool_finish(&run.pools[i], s->horizon_s, &rep->pools[i]);
+    fs_training_finish(&run.training, s->horizon_s);
+    rep->spot_reclaims = run.fleet.reclaims;
     rep->events = run.sim.events;
 out:
     fs__replication_fini(&run);
@@ -143,8 +206,10 @@ static double fs__peak_rss_mb(void)
 
 /* Offered load from the arrival profile and the placed replicas' speeds:
  * each replica serves concurrency / (E[S] x its speed scale) requests per
- * second.  Time-slicing contention is left out: it depends on what the other
- * tenants do, which only the run shows. */
+ * second, and an autoscaled service may grow to max_replicas (replicas beyond
+ * the starting ones counted at the starting ones' mean speed).  Time-slicing
+ * contention is left out: it depends on what the other tenants do, which only
+ * the run shows. */
 static void fs__compute_loads(fs_policy_result *pol)
 {
     const fs_scenario *s = pol->scenario;
@@ -160,17 +225,19 @@ static void fs__compute_loads(fs_policy_result *pol)
             load->capacity_rps += mean_service > 0
                                       ? spec->concurrency / (mean_service * fs_placement_scale(pol->placement, i, k))
                                       : INFINITY;
+        if (spec->max_replicas > spec->replicas)
+            load->capacity_rps *= (double)spec->max_replicas / spec->replicas;
         load->offered_load = load->mean_rps / load->capacity_rps;
         load->peak_offered_load = load->peak_rps / load->capacity_rps;
     }
 }
 
-int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err)
+static int fs__run(const fs_scenario *s, const size_t *which, size_t n, fs_results **out, fs_error *err)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fs_results *r;
-    if (fs_results_create(s, &r) != 0)
+    if (fs_results_create(s, which, n, &r) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
     /* Every policy runs the same replications with the same streams: the
      * comparison between policies is paired (common random numbers). */
@@ -200,4 +267,40 @@ int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err)
     r->peak_rss_mb = fs__peak_rss_mb();
     *out = r;
     return FS_OK;
+}
+
+int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err)
+{
+    return fs__run(s, NULL, 0, out, err);
+}
+
+int fs_run_policies(const fs_scenario *s, const char *const *names, size_t n_names, fs_results **out,
+                    fs_error *err)
+{
+    size_t n_variants = s->policies ? s->n_policies : 1;
+    size_t *which = malloc((n_names ? n_names : 1) * sizeof *which);
+    if (!which)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    for (size_t i = 0; i < n_names; i++) {
+        which[i] = SIZE_MAX;
+        for (size_t v = 0; v < n_variants && which[i] == SIZE_MAX; v++) {
+            const fs_scenario *variant = s->policies ? s->policies[v] : s;
+            if (strcmp(variant->policy ? variant->policy : "default", names[i]) == 0)
+                which[i] = v;
+        }
+        if (which[i] == SIZE_MAX) {
+            char known[512] = "";
+            size_t len = 0;
+            for (size_t v = 0; v < n_variants && len < sizeof known; v++)
+                len += (size_t)snprintf(known + len, sizeof known - len, "%s\"%s\"", v ? ", " : "",
+                                        s->policies ? s->policies[v]->policy : "default");
+            fs_error_set(err, FS_ERR_INPUT, "%s: no policy named \"%s\" (the scenario has %s)", s->path,
+                         names[i], known);
+            free(which);
+            return FS_ERR_INPUT;
+        }
+    }
+    int rc = fs__run(s, which, n_names, out, err);
+    free(which);
+    return rc;
 }

@@ -24,4 +24,9 @@
  * FS_ERR_RUNTIME (out of memory, a runaway queue), with err filled. */
 int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err);
 
+/* The same for the named policies only, in the order given (the first is the
+ * baseline of a comparison).  FS_ERR_INPUT for a name the scenario lacks. */
+int fs_run_policies(const fs_scenario *s, const char *const *names, size_t n_names, fs_results **out,
+                    fs_error *err);
+
 #endif

@@ -9,6 +9,10 @@
  * frees the partial scenario, which works because every owned pointer starts
  * NULL and every count is set together with its array.
  *
+ * Calibration: a "calibration" string names a second JSON file (relative to
+ * the scenario's directory), read and checked here too; its errors name that
+ * file and positions or paths inside it.
+ *
  * GPU types: the "gpus" object is read first, whole, into a side table
  * (parse_ctx.declared); pools and services then name types, and each name is
  * copied into s->gpu_types on first use, from that table or the catalog.
@@ -48,6 +52,39 @@
 #define MAX_TENANTS 64
 #define DEFAULT_PLACEMENT "best_fit"
 
+/* Elastic pools: a new GPU is usable this long after it is asked for (node
+ * ready ~30-40 s typical, 80-100 s observed, aws/karpenter-provider-aws#6165
+ * and #3102; reference/costs.md), and goes back after this long idle. */
+#define DEFAULT_PROVISION_S 90.0
+#define DEFAULT_IDLE_RELEASE_S 600.0
+
+/* Service autoscaler cadence: evaluate every 10 s, act at most once a
+ * minute, give a replica back after 10 minutes of not needing it. */
+#define DEFAULT_AUTOSCALE_INTERVAL_S 10.0
+#define DEFAULT_AUTOSCALE_COOLDOWN_S 60.0
+#define DEFAULT_AUTOSCALE_IDLE_S 600.0
+
+/* Tiered policy: share of a serving pool kept free for bursts. */
+#define DEFAULT_HEADROOM 0.4
+
+/* The built-in calibration profile, one figure per row of
+ * reference/costs.md; a "calibration" profile replaces any of them. */
+#define CALIBRATION_SCHEMA "fleetsim-calibration/1"
+#define DEFAULT_COSTS_SOURCE "built-in default (reference/costs.md)"
+/* cuInit with persistence mode, about 0.5 s (6.56 s without): NVIDIA/nvtrust#113 */
+#define DEFAULT_CONTEXT_S 0.5
+/* PyTorch first use, 4.1-4.9 s, mean 4.47 s: CGCL-codes/streambox:experiment/README.md */
+#define DEFAULT_FRAMEWORK_S 4.47
+/* Standard loaders: OPT-30B (60 GB fp16) in 34 s, Llama-2-70B (140 GB) in
+ * 84 s, both about 1.7 GB/s: ServerlessLLM, arXiv 2401.14351 */
+#define DEFAULT_STORAGE_GBPS 1.7
+/* H100 host-to-device, pinned, copy engine, 56.7-57.1 GB/s: NVIDIA/nvbandwidth#6 */
+#define DEFAULT_H2D_GBPS 56.7
+/* H100 SM copy device-to-host, 52.8 GB/s: NVIDIA/nvbandwidth#24 */
+#define DEFAULT_D2H_GBPS 52.8
+/* vLLM Llama-3-8B CUDA graph capture, 10 s: vllm-project/vllm#11005 */
+#define DEFAULT_INFERENCE_WARMUP_S 10.0
+
 /* What parsing carries besides the scenario: the GPU types declared under
  * "gpus", validated before any pool so that pools and services can name
  * them, and the room in s->gpu_types. */
@@ -59,6 +96,13 @@ typedef struct parse_ctx {
     const json_t *fleet;   /* the object holding this variant's "pools": the root or a policy */
     const char *policy;    /* NULL for the top-level "pools", else the policy's name */
 } parse_ctx;
+
+/* Defined with the document-level readers below, used earlier too. */
+static int parse_array_of(fs_jpath *p, const json_t *root, const char *key, parse_ctx *c,
+                          int (*parse_one)(fs_jpath *, const json_t *, size_t, parse_ctx *));
+static int read_file(const char *path, char **text, size_t *len, fs_error *err);
+static int load_json(const char *text, size_t len, const char *origin, json_t **out,
+                     fs_error *err);
 
 /* Our own copy instead of POSIX strdup so that every allocation this module
  * makes goes through malloc/calloc, which is what fault-injection tests hook. */
@@ -92,6 +136,56 @@ static bool ascii_iequal(const char *a, const char *b)
 }
 
 /* ------------------------------------------------------------------ fields */
+
+/* Refuses v (at the cursor) as not one of names[n], listing them and giving
+ * the nearest when one is close. */
+static int choice_error(fs_jpath *p, const json_t *v, const char *what, const char *const *names,
+                        size_t n)
+{
+    char list[256], got[128];
+    fs_jpath_list(names, n, list, sizeof list);
+    fs_jpath_describe(v, got, sizeof got);
+    const char *near = json_is_string(v) ? fs_jpath_closest(json_string_value(v), names, n) : NULL;
+    if (near != NULL)
+        return fs_jpath_fail(p, "expected %s (%s), got %s (did you mean \"%s\"?)", what, list, got,
+                             near);
+    return fs_jpath_fail(p, "expected %s (%s), got %s", what, list, got);
+}
+
+/* obj[key], when present, as one of names[n]: its index in *out. */
+static int get_choice(fs_jpath *p, const json_t *obj, const char *key, const char *what,
+                      const char *const *names, size_t n, int *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (v == NULL)
+        return FS_OK;
+    for (size_t i = 0; json_is_string(v) && i < n; i++) {
+        if (strcmp(json_string_value(v), names[i]) == 0) {
+            *out = (int)i;
+            return FS_OK;
+        }
+    }
+    size_t mark = fs_jpath_push_key(p, key);
+    int rc = choice_error(p, v, what, names, n);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* obj[key], when present, as true or false. */
+static int get_bool(fs_jpath *p, const json_t *obj, const char *key, bool *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (v == NULL)
+        return FS_OK;
+    if (json_is_boolean(v)) {
+        *out = json_is_true(v);
+        return FS_OK;
+    }
+    size_t mark = fs_jpath_push_key(p, key);
+    int rc = fs_jpath_expected(p, v, "true or false");
+    fs_jpath_pop(p, mark);
+    return rc;
+}
 
 static const char *const weekday_names[] = {"monday", "tuesday",  "wednesday", "thursday",
                                             "friday", "saturday", "sunday"};
@@ -319,15 +413,19 @@ static int parse_dist_params(fs_jpath *p, const char *kind, const json_t *params
     return rc;
 }
 
-static int parse_service_time(fs_jpath *p, const json_t *svc, fs_dist *d)
+/* parent[member] as a distribution object with exactly one kind ({"lognormal":
+ * {...}}): the syntax of "service_time", also used for a pool's
+ * "provision" delay.  An absent optional key leaves *d as it was. */
+static int parse_dist(fs_jpath *p, const json_t *parent, const char *member, bool required,
+                      fs_dist *d)
 {
     json_t *obj = NULL;
-    int rc = fs_jpath_get_object(p, svc, "service_time", true, &obj);
-    if (rc != FS_OK)
+    int rc = fs_jpath_get_object(p, parent, member, required, &obj);
+    if (rc != FS_OK || obj == NULL)
         return rc;
     char kinds[256];
     fs_jpath_list(dist_kinds, COUNT(dist_kinds), kinds, sizeof kinds);
-    size_t mark = fs_jpath_push_key(p, "service_time");
+    size_t mark = fs_jpath_push_key(p, member);
     if (json_object_size(obj) == 0)
         rc = fs_jpath_expected(p, obj, "an object with one distribution (%s)", kinds);
     if (rc == FS_OK)
@@ -358,6 +456,11 @@ static int parse_service_time(fs_jpath *p, const json_t *svc, fs_dist *d)
     }
     fs_jpath_pop(p, mark);
     return rc;
+}
+
+static int parse_service_time(fs_jpath *p, const json_t *svc, fs_dist *d)
+{
+    return parse_dist(p, svc, "service_time", true, d);
 }
 
 /* -------------------------------------------------------------- GPU types */
@@ -608,31 +711,124 @@ static int parse_gpu_ref(fs_jpath *p, parse_ctx *c, const json_t *obj, const cha
 
 /* ------------------------------------------------------------------ service */
 
+/* "replicas": {..., "autoscale": {...}} (the cursor is on "replicas"). */
+static int parse_service_autoscale(fs_jpath *p, const json_t *replicas, fs_autoscale *a)
+{
+    static const char *const keys[] = {"target_in_flight", "p95_ms", "interval", "cooldown",
+                                       "idle"};
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, replicas, "autoscale", false, &obj);
+    if (rc != FS_OK || obj == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "autoscale");
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "target_in_flight", true, FS_JPATH_POSITIVE,
+                                 &a->target_in_flight);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "p95_ms", false, FS_JPATH_POSITIVE, &a->p95_ms);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "interval", false, FS_JPATH_POSITIVE, &a->interval_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "cooldown", false, FS_JPATH_NONNEG, &a->cooldown_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "idle", false, FS_JPATH_POSITIVE, &a->idle_s);
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        a->enabled = true;
+    return rc;
+}
+
+/* Fails at replicas[key] with "expected an integer <relation> "<bound_key>"
+ * (<bound>), got <value>". */
+static int replicas_bound_error(fs_jpath *p, const json_t *obj, const char *key,
+                                const char *relation, const char *bound_key, uint64_t bound)
+{
+    size_t mark = fs_jpath_push_key(p, key);
+    int rc = fs_jpath_expected(p, json_object_get(obj, key), "an integer %s \"%s\" (%" PRIu64 ")",
+                               relation, bound_key, bound);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* A plain count N is a fixed N.  The object form: "count" is the starting
+ * count; "count" and "min" default to each other (1 when neither is given),
+ * "max" to "count"; min <= count <= max.  "min" and "max" bound the
+ * autoscaler, so without "autoscale" they must equal the count, and with it
+ * max must exceed min. */
 static int parse_replicas(fs_jpath *p, const json_t *svc, fs_service_spec *out)
 {
-    static const char *const keys[] = {"count", "concurrency"};
+    static const char *const keys[] = {"count", "min", "max", "concurrency", "autoscale"};
     json_t *v = NULL;
-    uint64_t count = 1, concurrency = 1;
+    uint64_t count = 1, min = 1, max = 1, concurrency = 1;
+    fs_autoscale *a = &out->autoscale;
+    *a = (fs_autoscale){false, 0, 0, DEFAULT_AUTOSCALE_INTERVAL_S, DEFAULT_AUTOSCALE_COOLDOWN_S,
+                        DEFAULT_AUTOSCALE_IDLE_S};
     int rc = fs_jpath_get(p, svc, "replicas", false, &v);
     if (rc != FS_OK)
         return rc;
     if (v != NULL) {
         size_t mark = fs_jpath_push_key(p, "replicas");
         if (json_is_object(v)) {
+            bool has_count = json_object_get(v, "count") != NULL;
+            bool has_min = json_object_get(v, "min") != NULL;
+            bool has_max = json_object_get(v, "max") != NULL;
             rc = fs_jpath_check_keys(p, v, keys, COUNT(keys));
             if (rc == FS_OK)
-                rc = fs_jpath_get_uint(p, v, "count", true, 1, UINT32_MAX, &count);
+                rc = fs_jpath_get_uint(p, v, "count", false, 1, UINT32_MAX, &count);
+            if (rc == FS_OK)
+                rc = fs_jpath_get_uint(p, v, "min", false, 1, UINT32_MAX, &min);
+            if (rc == FS_OK)
+                rc = fs_jpath_get_uint(p, v, "max", false, 1, UINT32_MAX, &max);
             if (rc == FS_OK)
                 rc = fs_jpath_get_uint(p, v, "concurrency", false, 1, UINT32_MAX, &concurrency);
+            if (!has_count)
+                count = min;
+            if (!has_min)
+                min = count;
+            if (!has_max)
+                max = count;
+            /* Blame a key that was written: count < min needs a written
+             * count (else count = min), and count > max without one means
+             * max < min. */
+            if (rc == FS_OK && count < min)
+                rc = replicas_bound_error(p, v, "count", "no smaller than", "min", min);
+            else if (rc == FS_OK && count > max && has_count)
+                rc = replicas_bound_error(p, v, "count", "no larger than", "max", max);
+            else if (rc == FS_OK && count > max)
+                rc = replicas_bound_error(p, v, "max", "no smaller than", "min", min);
+            if (rc == FS_OK)
+                rc = parse_service_autoscale(p, v, a);
+            if (rc == FS_OK && a->enabled && max <= min) {
+                size_t m = fs_jpath_push_key(p, "autoscale");
+                rc = fs_jpath_fail(p,
+                                   "an autoscaler needs room to move: \"max\" (%" PRIu64
+                                   ") must be above \"min\" (%" PRIu64 "); raise \"max\" (it "
+                                   "defaults to \"count\") or remove \"autoscale\" for a fixed "
+                                   "count",
+                                   max, min);
+                fs_jpath_pop(p, m);
+            } else if (rc == FS_OK && !a->enabled && (min != count || max != count)) {
+                rc = fs_jpath_fail(p,
+                                   "\"min\" (%" PRIu64 ") and \"max\" (%" PRIu64
+                                   ") bound an autoscaler, but there is no \"autoscale\", so the "
+                                   "count is fixed at %" PRIu64
+                                   "; add \"autoscale\" or remove \"min\" and \"max\"",
+                                   min, max, count);
+            }
         } else if (json_is_number(v)) {
             rc = fs_jpath_uint(p, v, 1, UINT32_MAX, &count);
+            min = max = count;
         } else {
             rc = fs_jpath_expected(p, v,
-                                   "a positive integer or an object {\"count\", \"concurrency\"}");
+                                   "a positive integer or an object {\"count\", \"min\", \"max\", "
+                                   "\"concurrency\", \"autoscale\"}");
         }
         fs_jpath_pop(p, mark);
     }
     out->replicas = (uint32_t)count;
+    out->min_replicas = (uint32_t)min;
+    out->max_replicas = (uint32_t)max;
     out->concurrency = (uint32_t)concurrency;
     return rc;
 }
@@ -788,21 +984,6 @@ static int parse_service(fs_jpath *p, const json_t *svc, size_t index, parse_ctx
 
 /* -------------------------------------------------------------------- pools */
 
-/* Refuses v (at the cursor) as not one of names[n], listing them and giving
- * the nearest when one is close. */
-static int choice_error(fs_jpath *p, const json_t *v, const char *what, const char *const *names,
-                        size_t n)
-{
-    char list[256], got[128];
-    fs_jpath_list(names, n, list, sizeof list);
-    fs_jpath_describe(v, got, sizeof got);
-    const char *near = json_is_string(v) ? fs_jpath_closest(json_string_value(v), names, n) : NULL;
-    if (near != NULL)
-        return fs_jpath_fail(p, "expected %s (%s), got %s (did you mean \"%s\"?)", what, list, got,
-                             near);
-    return fs_jpath_fail(p, "expected %s (%s), got %s", what, list, got);
-}
-
 /* The layout list (the cursor is on "mig") placed on one GPU of the pool's
  * type; fs_mig_place's reason is passed on as it is. */
 static int parse_mig(fs_jpath *p, const json_t *list, const fs_gpu_type *gpu, fs_mig_layout *out)
@@ -918,10 +1099,82 @@ static int parse_placement(fs_jpath *p, const json_t *pool, int *out)
     return rc;
 }
 
+static const char *const class_names[] = {
+    [FS_CLASS_SERVING] = "serving", [FS_CLASS_BATCH] = "batch", [FS_CLASS_SPOT] = "spot"};
+
+/* "autoscale": {"min", "max", "provision", "idle"} makes the pool elastic:
+ * `gpus` is its starting size, and min <= gpus <= max.  Defaults first, so
+ * a fixed pool has min = max = gpus and the documented delays too. */
+static int parse_pool_autoscale(fs_jpath *p, const json_t *pool, fs_pool_spec *out)
+{
+    static const char *const keys[] = {"min", "max", "provision", "idle"};
+    out->elastic = false;
+    out->min_gpus = out->max_gpus = out->gpus;
+    int e = fs_dist_deterministic(&out->provision_delay, DEFAULT_PROVISION_S);
+    assert(e == 0);
+    (void)e;
+    out->idle_release_s = DEFAULT_IDLE_RELEASE_S;
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, pool, "autoscale", false, &obj);
+    if (rc != FS_OK || obj == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "autoscale");
+    uint64_t min = 0, max = 0;
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, obj, "min", true, 0, UINT32_MAX, &min);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, obj, "max", true, 1, UINT32_MAX, &max);
+    const char *bad = rc != FS_OK ? NULL : min > out->gpus ? "min" : max < out->gpus ? "max" : NULL;
+    if (bad != NULL) {
+        size_t m = fs_jpath_push_key(p, bad);
+        rc = fs_jpath_expected(p, json_object_get(obj, bad),
+                               "an integer no %s than the pool's starting \"gpus\" (%" PRIu32
+                               "): min <= gpus <= max",
+                               strcmp(bad, "min") == 0 ? "larger" : "smaller", out->gpus);
+        fs_jpath_pop(p, m);
+    }
+    if (rc == FS_OK)
+        rc = parse_dist(p, obj, "provision", false, &out->provision_delay);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "idle", false, FS_JPATH_POSITIVE,
+                                   &out->idle_release_s);
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK) {
+        out->elastic = true;
+        out->min_gpus = (uint32_t)min;
+        out->max_gpus = (uint32_t)max;
+    }
+    return rc;
+}
+
+/* "class" and, on a spot pool only, "reclaim_per_hour". */
+static int parse_pool_class(fs_jpath *p, const json_t *pool, fs_pool_spec *out)
+{
+    int k = FS_CLASS_SERVING;
+    int rc = get_choice(p, pool, "class", "a pool class", class_names, COUNT(class_names), &k);
+    out->class = (fs_pool_class)k;
+    out->reclaim_per_gpu_hour = 0;
+    if (rc != FS_OK || json_object_get(pool, "reclaim_per_hour") == NULL)
+        return rc;
+    if (out->class != FS_CLASS_SPOT) {
+        size_t mark = fs_jpath_push_key(p, "reclaim_per_hour");
+        rc = fs_jpath_fail(p,
+                           "allowed only on a pool of \"class\": \"spot\" (this pool's class is "
+                           "\"%s\"); set \"class\": \"spot\" or remove \"reclaim_per_hour\"",
+                           class_names[out->class]);
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
+    return fs_jpath_get_number(p, pool, "reclaim_per_hour", false, FS_JPATH_NONNEG,
+                               &out->reclaim_per_gpu_hour);
+}
+
 static int parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse_ctx *c)
 {
-    static const char *const keys[] = {"name",         "gpu",   "gpus",     "mig",
-                                       "time_slicing", "price", "placement"};
+    static const char *const keys[] = {
+        "name",  "gpu",       "gpus",  "mig",       "time_slicing",
+        "price", "placement", "class", "autoscale", "reclaim_per_hour"};
     fs_scenario *s = c->s;
     fs_pool_spec *out = &s->pools[index];
     if (!json_is_object(pool))
@@ -953,6 +1206,318 @@ static int parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse_ctx *
         rc = parse_price(p, pool, &out->price);
     if (rc == FS_OK)
         rc = parse_placement(p, pool, &out->placement);
+    if (rc == FS_OK)
+        rc = parse_pool_class(p, pool, out);
+    if (rc == FS_OK)
+        rc = parse_pool_autoscale(p, pool, out);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- training */
+
+static int double_cmp(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* "at": [durations from t = 0], sorted. */
+static int parse_submit_at(fs_jpath *p, const json_t *submit, fs_training_spec *out)
+{
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, submit, "at", false, true, &list);
+    if (rc != FS_OK || list == NULL)
+        return rc;
+    size_t n = json_array_size(list);
+    out->submit_at_s = calloc(n, sizeof *out->submit_at_s);
+    if (out->submit_at_s == NULL)
+        return fs_jpath_oom(p);
+    out->n_submit_at = n;
+    size_t mark = fs_jpath_push_key(p, "at");
+    for (size_t i = 0; rc == FS_OK && i < n; i++) {
+        size_t m = fs_jpath_push_index(p, i);
+        rc = fs_jpath_duration(p, json_array_get(list, i), FS_JPATH_NONNEG, &out->submit_at_s[i]);
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        qsort(out->submit_at_s, n, sizeof *out->submit_at_s, double_cmp);
+    return rc;
+}
+
+/* "daily_at": ["HH:MM", ...]: up to 24 times of day, sorted. */
+static int parse_submit_daily(fs_jpath *p, const json_t *submit, fs_training_spec *out)
+{
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, submit, "daily_at", false, true, &list);
+    if (rc != FS_OK || list == NULL)
+        return rc;
+    size_t n = json_array_size(list), cap = COUNT(out->daily_at_s);
+    size_t mark = fs_jpath_push_key(p, "daily_at");
+    if (n > cap)
+        rc = fs_jpath_fail(p, "expected at most %zu clock times, got %zu", cap, n);
+    for (size_t i = 0; rc == FS_OK && i < n; i++) {
+        json_t *v = json_array_get(list, i);
+        size_t m = fs_jpath_push_index(p, i);
+        char why[128], got[128];
+        double t = 0;
+        if (!json_is_string(v)) {
+            rc = fs_jpath_expected(p, v, "a clock time like \"02:00\"");
+        } else if (fs_duration_parse(json_string_value(v), &t, why, sizeof why) != 0) {
+            fs_jpath_describe(v, got, sizeof got);
+            rc = fs_jpath_fail(p, "expected a clock time like \"02:00\", got %s (%s)", got, why);
+        } else if (t >= 86400.0) {
+            rc = fs_jpath_expected(p, v, "a clock time before 24:00");
+        }
+        out->daily_at_s[i] = t;
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK) {
+        out->n_daily = n;
+        qsort(out->daily_at_s, n, sizeof out->daily_at_s[0], double_cmp);
+    }
+    return rc;
+}
+
+static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
+{
+    static const char *const keys[] = {"at", "daily_at", "poisson_per_hour"};
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, job, "submit", true, &obj);
+    if (rc != FS_OK)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "submit");
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK && json_object_size(obj) == 0) {
+        char list[128];
+        fs_jpath_list(keys, COUNT(keys), list, sizeof list);
+        rc = fs_jpath_fail(p, "expected at least one way to submit jobs (%s), got none", list);
+    }
+    if (rc == FS_OK)
+        rc = parse_submit_at(p, obj, out);
+    if (rc == FS_OK)
+        rc = parse_submit_daily(p, obj, out);
+    out->poisson_per_hour = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "poisson_per_hour", false, FS_JPATH_POSITIVE,
+                                 &out->poisson_per_hour);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* "checkpoint": {"every", "write"}; absent, the job never checkpoints. */
+static int parse_checkpoint(fs_jpath *p, const json_t *job, fs_training_spec *out)
+{
+    static const char *const keys[] = {"every", "write"};
+    out->checkpoint_every_s = out->checkpoint_write_s = 0;
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, job, "checkpoint", false, &obj);
+    if (rc != FS_OK || obj == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "checkpoint");
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "every", true, FS_JPATH_POSITIVE,
+                                   &out->checkpoint_every_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "write", true, FS_JPATH_NONNEG,
+                                   &out->checkpoint_write_s);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+static const char *const priority_names[] = {"production", "experiment"};
+
+/* Training streams and services share one namespace, so a name in results
+ * always means one thing.  O(n^2), over tens of names. */
+static int check_training_name(fs_jpath *p, const fs_scenario *s, size_t index, const char *name)
+{
+    char also[64] = "";
+    for (size_t j = 0; also[0] == '\0' && j < s->n_services; j++)
+        if (strcmp(s->services[j].name, name) == 0)
+            snprintf(also, sizeof also, "services[%zu]", j);
+    for (size_t j = 0; also[0] == '\0' && j < index; j++)
+        if (strcmp(s->training[j].name, name) == 0)
+            snprintf(also, sizeof also, "training[%zu]", j);
+    if (also[0] == '\0')
+        return FS_OK;
+    size_t mark = fs_jpath_push_key(p, "name");
+    int rc = fs_jpath_fail(p, "duplicate name \"%s\" (also %s; services and training streams "
+                              "share one set of names)",
+                           name, also);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, parse_ctx *c)
+{
+    static const char *const keys[] = {"name",       "tenant",         "submit",
+                                       "gang",       "work_gpu_hours", "state_gb_per_gpu",
+                                       "checkpoint", "preemptible",    "priority"};
+    fs_scenario *s = c->s;
+    fs_training_spec *out = &s->training[index];
+    if (!json_is_object(job))
+        return fs_jpath_expected(p, job, "an object describing a training stream");
+    int rc = fs_jpath_check_keys(p, job, keys, COUNT(keys));
+    const char *name = NULL, *tenant = NULL;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, job, "name", true, true, &name);
+    if (rc == FS_OK)
+        rc = check_training_name(p, s, index, name);
+    if (rc == FS_OK)
+        rc = dup_into(p, &out->name, name);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, job, "tenant", false, true, &tenant);
+    if (rc == FS_OK)
+        rc = dup_into(p, &out->tenant, tenant != NULL ? tenant : name);
+    if (rc == FS_OK)
+        rc = parse_submit(p, job, out);
+    uint64_t gang = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, job, "gang", true, 1, UINT32_MAX, &gang);
+    out->gang = (uint32_t)gang;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, job, "work_gpu_hours", true, FS_JPATH_POSITIVE,
+                                 &out->work_gpu_hours);
+    out->state_gb_per_gpu = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, job, "state_gb_per_gpu", false, FS_JPATH_NONNEG,
+                                 &out->state_gb_per_gpu);
+    if (rc == FS_OK)
+        rc = parse_checkpoint(p, job, out);
+    out->preemptible = false;
+    if (rc == FS_OK)
+        rc = get_bool(p, job, "preemptible", &out->preemptible);
+    int prio = 0;
+    if (rc == FS_OK)
+        rc = get_choice(p, job, "priority", "a training priority", priority_names,
+                        COUNT(priority_names), &prio);
+    out->lane = prio == 0 ? FS_LANE_TRAINING : FS_LANE_EXPERIMENT;
+    return rc;
+}
+
+/* "training": optional, possibly empty; read after "services" so names can
+ * be checked against them. */
+static int parse_training(fs_jpath *p, const json_t *root, parse_ctx *c)
+{
+    fs_scenario *s = c->s;
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, root, "training", false, false, &list);
+    if (rc != FS_OK || list == NULL || json_array_size(list) == 0)
+        return rc;
+    size_t n = json_array_size(list);
+    s->training = calloc(n, sizeof *s->training);
+    if (s->training == NULL)
+        return fs_jpath_oom(p);
+    s->n_training = n;
+    return parse_array_of(p, root, "training", c, parse_training_stream);
+}
+
+/* -------------------------------------------------------------- calibration */
+
+static void default_switch_costs(fs_switch_costs *sc)
+{
+    sc->context_s = DEFAULT_CONTEXT_S;
+    sc->framework_s = DEFAULT_FRAMEWORK_S;
+    sc->storage_gbps = DEFAULT_STORAGE_GBPS;
+    sc->h2d_gbps = DEFAULT_H2D_GBPS;
+    sc->d2h_gbps = DEFAULT_D2H_GBPS;
+    sc->inference_warmup_s = DEFAULT_INFERENCE_WARMUP_S;
+    snprintf(sc->source, sizeof sc->source, "%s", DEFAULT_COSTS_SOURCE);
+}
+
+/* A calibration profile (the cursor is on it) over the figures already in
+ * *sc; `source` defaults to default_source.  Every key is optional. */
+static int parse_calibration_profile(fs_jpath *p, const json_t *obj, const char *default_source,
+                                     fs_switch_costs *sc)
+{
+    static const char *const keys[] = {"schema",       "gpu",         "source",
+                                       "context_s",    "framework_s", "inference_warmup_s",
+                                       "storage_gbps", "h2d_gbps",    "d2h_gbps"};
+    if (!json_is_object(obj))
+        return fs_jpath_expected(p, obj, "an object (a calibration profile)");
+    int rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    json_t *schema = json_object_get(obj, "schema");
+    if (rc == FS_OK && schema != NULL &&
+        !(json_is_string(schema) && strcmp(json_string_value(schema), CALIBRATION_SCHEMA) == 0)) {
+        size_t mark = fs_jpath_push_key(p, "schema");
+        rc = fs_jpath_expected(p, schema, "\"%s\"", CALIBRATION_SCHEMA);
+        fs_jpath_pop(p, mark);
+    }
+    const char *gpu = NULL, *source = default_source;
+    if (rc == FS_OK) /* informational: which GPU the figures were measured on */
+        rc = fs_jpath_get_string(p, obj, "gpu", false, true, &gpu);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, obj, "source", false, true, &source);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "context_s", false, FS_JPATH_NONNEG, &sc->context_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "framework_s", false, FS_JPATH_NONNEG, &sc->framework_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "inference_warmup_s", false, FS_JPATH_NONNEG,
+                                 &sc->inference_warmup_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "storage_gbps", false, FS_JPATH_POSITIVE,
+                                 &sc->storage_gbps);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "h2d_gbps", false, FS_JPATH_POSITIVE, &sc->h2d_gbps);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "d2h_gbps", false, FS_JPATH_POSITIVE, &sc->d2h_gbps);
+    if (rc == FS_OK) /* a label: cut to fit rather than refused */
+        snprintf(sc->source, sizeof sc->source, "%s", source);
+    return rc;
+}
+
+/* A calibration file: relative to the scenario file's directory unless
+ * absolute.  Its errors name it, and positions and paths in it. */
+static int load_calibration(fs_jpath *p, const char *name, fs_switch_costs *sc)
+{
+    const char *slash = strrchr(p->origin, '/');
+    size_t dir = name[0] != '/' && slash != NULL ? (size_t)(slash - p->origin) + 1 : 0;
+    char *path = malloc(dir + strlen(name) + 1);
+    if (path == NULL)
+        return fs_jpath_oom(p);
+    memcpy(path, p->origin, dir);
+    memcpy(path + dir, name, strlen(name) + 1);
+    char *text = NULL;
+    size_t len = 0;
+    json_t *doc = NULL;
+    int rc = read_file(path, &text, &len, p->err);
+    if (rc == FS_ERR_INPUT) { /* say which scenario key named the file */
+        char why[sizeof p->err->msg];
+        memcpy(why, p->err->msg, sizeof why);
+        rc = fs_jpath_fail(p, "%s", why);
+    }
+    if (rc == FS_OK)
+        rc = load_json(text, len, path, &doc, p->err);
+    if (rc == FS_OK) {
+        fs_jpath cp;
+        fs_jpath_init(&cp, path, p->err);
+        rc = parse_calibration_profile(&cp, doc, path, sc);
+    }
+    json_decref(doc);
+    free(text);
+    free(path);
+    return rc;
+}
+
+/* "calibration": a file name or an inline profile; absent, the built-in one. */
+static int parse_calibration(fs_jpath *p, const json_t *root, fs_switch_costs *sc)
+{
+    default_switch_costs(sc);
+    json_t *v = json_object_get(root, "calibration");
+    if (v == NULL)
+        return FS_OK;
+    size_t mark = fs_jpath_push_key(p, "calibration");
+    int rc;
+    if (json_is_object(v))
+        rc = parse_calibration_profile(p, v, "inline", sc);
+    else if (json_is_string(v) && json_string_length(v) > 0)
+        rc = load_calibration(p, json_string_value(v), sc);
+    else
+        rc = fs_jpath_expected(p, v, "a calibration file name or an inline profile object");
+    fs_jpath_pop(p, mark);
     return rc;
 }
 
@@ -1016,10 +1581,10 @@ static size_t array_length(const json_t *root, const char *key)
 
 static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
 {
-    static const char *const keys[] = {"schema", "name",          "description", "horizon",
-                                       "warmup", "window",        "seed",        "replications",
-                                       "gpus",   "start_weekday", "pools",       "services",
-                                       "policies"};
+    static const char *const keys[] = {"schema",   "name",          "description", "horizon",
+                                       "warmup",   "window",        "seed",        "replications",
+                                       "gpus",     "start_weekday", "pools",       "services",
+                                       "policies", "training",      "calibration"};
     fs_scenario *s = c->s;
     if (!json_is_object(root))
         return fs_jpath_expected(p, root, "an object at the top level");
@@ -1100,12 +1665,53 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
     }
     if (rc == FS_OK)
         rc = parse_array_of(p, root, "services", c, parse_service);
+    if (rc == FS_OK)
+        rc = parse_training(p, root, c);
+    if (rc == FS_OK)
+        rc = parse_calibration(p, root, &s->switch_costs);
     /* Declared types nothing named go last, so gpu_types shows the whole
      * catalog the file defines.  No capacity check follows: whether replicas
      * fit depends on memory footprints and partitioning, which is
      * placement's question (placement.h), not a count of GPUs. */
     for (size_t i = 0; rc == FS_OK && i < c->n_declared; i++)
         (void)gpu_type_index(c, c->declared[i].name);
+    return rc;
+}
+
+static const char *const kind_names[] = {[FS_POLICY_SHARED] = "shared",
+                                         [FS_POLICY_PARTITIONED] = "partitioned",
+                                         [FS_POLICY_TIERED] = "tiered"};
+
+/* A policy's "kind", "borrowing" and "headroom".  The kind defaults to the
+ * policy's name when that is a kind (any case), else shared; the top-level
+ * "pools" policy ("default") takes every default. */
+static int parse_policy_settings(fs_jpath *p, const json_t *fleet, const char *policy,
+                                 fs_scenario *s)
+{
+    s->policy_kind = FS_POLICY_SHARED;
+    for (size_t k = 0; k < COUNT(kind_names); k++)
+        if (ascii_iequal(s->policy, kind_names[k]))
+            s->policy_kind = (fs_policy_kind)k;
+    s->borrowing = false;
+    s->headroom = DEFAULT_HEADROOM;
+    if (policy == NULL)
+        return FS_OK;
+    size_t mark = fs_jpath_push_key(p, "policies");
+    fs_jpath_push_key(p, policy);
+    int kind = s->policy_kind;
+    int rc = get_choice(p, fleet, "kind", "a policy kind", kind_names, COUNT(kind_names), &kind);
+    s->policy_kind = (fs_policy_kind)kind;
+    if (rc == FS_OK)
+        rc = get_bool(p, fleet, "borrowing", &s->borrowing);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, fleet, "headroom", false, FS_JPATH_NONNEG, &s->headroom);
+    if (rc == FS_OK && !(s->headroom < 1)) {
+        fs_jpath_push_key(p, "headroom");
+        rc = fs_jpath_expected(p, json_object_get(fleet, "headroom"),
+                               "a number from 0 up to but not including 1 (the share of each "
+                               "serving pool kept free)");
+    }
+    fs_jpath_pop(p, mark);
     return rc;
 }
 
@@ -1117,6 +1723,8 @@ static int parse_variant(fs_jpath *p, const json_t *root, const json_t *fleet, c
     int rc = dup_into(p, &s->policy, policy ? policy : "default");
     if (rc == FS_OK)
         rc = parse_fields(p, root, &c);
+    if (rc == FS_OK)
+        rc = parse_policy_settings(p, fleet, policy, s);
     free(c.declared);
     return rc;
 }
@@ -1125,14 +1733,15 @@ static int parse_variant(fs_jpath *p, const json_t *root, const json_t *fleet, c
  * order; or the top-level "pools" as the one policy "default". */
 static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
 {
-    static const char *const policy_keys[] = {"pools"};
+    static const char *const policy_keys[] = {"pools", "kind", "borrowing", "headroom"};
     const json_t *policies = json_is_object(root) ? json_object_get(root, "policies") : NULL;
     size_t n = 1;
     if (policies != NULL) {
         size_t mark = fs_jpath_push_key(p, "policies");
         int rc = FS_OK;
         if (!json_is_object(policies) || json_object_size(policies) == 0)
-            rc = fs_jpath_expected(p, policies, "an object of named policies, each {\"pools\": [...]}");
+            rc = fs_jpath_expected(p, policies,
+                                   "an object of named policies, each {\"pools\": [...]}");
         else if (json_object_get(root, "pools") != NULL)
             rc = fs_jpath_fail(p, "\"policies\" and a top-level \"pools\" exclude each other: "
                                   "give each policy its pools");
@@ -1183,9 +1792,9 @@ static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
     return FS_OK;
 }
 
-/* Parses len bytes of text; origin names it in messages and becomes s->path. */
-static int parse_buffer(const char *text, size_t len, const char *origin, fs_scenario **out,
-                        fs_error *err)
+/* jansson's parse of len bytes, duplicate keys refused; errors are
+ * "origin:line:column: message". */
+static int load_json(const char *text, size_t len, const char *origin, json_t **out, fs_error *err)
 {
     json_error_t jerr;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -1200,10 +1809,22 @@ static int parse_buffer(const char *text, size_t len, const char *origin, fs_sce
         return fs_error_set(err, FS_ERR_INPUT, "%s:%d:%d: %s", origin, jerr.line, jerr.column,
                             jerr.text);
     }
+    *out = root;
+    return FS_OK;
+}
+
+/* Parses len bytes of text; origin names it in messages and becomes s->path. */
+static int parse_buffer(const char *text, size_t len, const char *origin, fs_scenario **out,
+                        fs_error *err)
+{
+    json_t *root = NULL;
+    int rc = load_json(text, len, origin, &root, err);
+    if (rc != FS_OK)
+        return rc;
     fs_jpath p;
     fs_jpath_init(&p, origin, err);
     fs_scenario *s = calloc(1, sizeof *s);
-    int rc = s == NULL ? fs_jpath_oom(&p) : dup_into(&p, &s->path, origin);
+    rc = s == NULL ? fs_jpath_oom(&p) : dup_into(&p, &s->path, origin);
     if (rc == FS_OK)
         rc = parse_root(&p, root, s);
     json_decref(root);
@@ -1290,6 +1911,7 @@ void fs_scenario_destroy(fs_scenario *s)
     for (size_t i = 0; i < s->n_pools; i++) {
         free(s->pools[i].name);
         free(s->pools[i].gpu);
+        fs_dist_fini(&s->pools[i].provision_delay);
     }
     free(s->pools);
     for (size_t i = 0; i < s->n_services; i++) {
@@ -1302,6 +1924,12 @@ void fs_scenario_destroy(fs_scenario *s)
         fs_dist_fini(&svc->service_time);
     }
     free(s->services);
+    for (size_t i = 0; i < s->n_training; i++) {
+        free(s->training[i].name);
+        free(s->training[i].tenant);
+        free(s->training[i].submit_at_s);
+    }
+    free(s->training);
     free(s->gpu_types);
     free(s);
 }

@@ -72,6 +72,13 @@ typedef struct fs_time_slicing {
     double contention_exponent; /* stretch with k busy tenants: k^e * (1 + overhead/slice); default 1 */
 } fs_time_slicing;
 
+/* Latency class of a pool: what a policy may put on it. */
+typedef enum fs_pool_class { FS_CLASS_SERVING, FS_CLASS_BATCH, FS_CLASS_SPOT } fs_pool_class;
+
+/* Priority lanes, most urgent first (the tiered policy serves them in this
+ * order; the others ignore lanes). */
+typedef enum fs_lane { FS_LANE_INFERENCE, FS_LANE_TRAINING, FS_LANE_EXPERIMENT } fs_lane;
+
 typedef struct fs_pool_spec {
     char *name;
     char *gpu;            /* the GPU type's name */
@@ -82,7 +89,30 @@ typedef struct fs_pool_spec {
     fs_time_slicing time_slicing; /* FS_PARTITION_TIME_SLICED */
     fs_price_class price; /* default on-demand */
     int placement;        /* placement policy index (placement.h), default best fit */
+    fs_pool_class class;  /* "class": "serving" (default), "batch" or "spot" */
+    /* Elastic pools ("autoscale": {"min", "max", "provision", "idle"}): `gpus`
+     * is the starting size; GPUs are added while demand waits, each usable
+     * after a provisioning delay, and released after sitting idle. */
+    bool elastic;
+    uint32_t min_gpus, max_gpus;  /* == gpus when not elastic */
+    fs_dist provision_delay;      /* seconds; default deterministic 90 s */
+    double idle_release_s;        /* default 600 s */
+    double reclaim_per_gpu_hour;  /* spot: hazard of a GPU being taken back ("reclaim_per_hour") */
 } fs_pool_spec;
+
+/* Per-service autoscaler ("replicas": {"min", "max", "concurrency",
+ * "autoscale": {...}}): every `interval_s` it compares requests in system per
+ * ready replica with `target_in_flight` (and, if p95_ms > 0, the interval's
+ * p95 with it), asks for replicas when above, at most once per cooldown, and
+ * gives one back when the service has needed fewer for `idle_s`. */
+typedef struct fs_autoscale {
+    bool enabled;
+    double target_in_flight;  /* > 0 */
+    double p95_ms;            /* 0: not used */
+    double interval_s;        /* default 10 s */
+    double cooldown_s;        /* default 60 s */
+    double idle_s;            /* default 600 s */
+} fs_autoscale;
 
 typedef struct fs_service_spec {
     char *name;
@@ -90,7 +120,9 @@ typedef struct fs_service_spec {
     size_t pool;          /* index into fs_scenario.pools */
     fs_arrivals arrivals;
     fs_dist service_time; /* seconds */
-    uint32_t replicas;    /* >= 1; each takes one unit of its pool (placement.h) */
+    uint32_t replicas;    /* >= 1 at the start; each takes one unit of its pool (placement.h) */
+    uint32_t min_replicas, max_replicas; /* == replicas without an autoscaler */
+    fs_autoscale autoscale;
     uint32_t concurrency; /* >= 1 requests served at once per replica */
     uint64_t queue_limit; /* waiting requests beyond it are dropped; FS_QUEUE_UNLIMITED */
     fs_slo slo;
@@ -108,9 +140,49 @@ typedef struct fs_service_spec {
  * The first is the root: it owns the others and lists all of them, itself
  * first, in `policies`.  Every policy runs the same services with the same
  * random streams (common random numbers). */
+/* A stream of training jobs ("training": [...]).  Each job asks for `gang`
+ * units at once (all or nothing), computes work_gpu_hours / gang hours on
+ * them, writes a checkpoint every checkpoint_every_s of compute (taking
+ * checkpoint_write_s), and, if preempted, loses the work since its last
+ * checkpoint and queues again. */
+typedef struct fs_training_spec {
+    char *name;
+    char *tenant;             /* defaults to the name */
+    double *submit_at_s;      /* explicit submission times ("submit": {"at": [...]}) */
+    size_t n_submit_at;
+    double daily_at_s[24];    /* "submit": {"daily_at": ["02:00", ...]}: seconds after midnight */
+    size_t n_daily;
+    double poisson_per_hour;  /* "submit": {"poisson_per_hour": x}; 0 = none */
+    uint32_t gang;            /* units per job, >= 1 */
+    double work_gpu_hours;    /* > 0 */
+    double state_gb_per_gpu;  /* weights + optimizer state per unit; must fit the unit */
+    double checkpoint_every_s;/* 0: never */
+    double checkpoint_write_s;
+    bool preemptible;
+    fs_lane lane;             /* "priority": "production" (FS_LANE_TRAINING) or "experiment" */
+} fs_training_spec;
+
+/* What a GPU (or slice) costs to change tenant: eviction then warm-up, from a
+ * calibration profile ("calibration": "file.json" or an inline object; the
+ * default profile is built from reference/costs.md). */
+typedef struct fs_switch_costs {
+    double context_s;          /* CUDA context creation */
+    double framework_s;        /* framework first use (allocator, libraries) */
+    double storage_gbps;       /* weights or checkpoint from storage */
+    double h2d_gbps;           /* saved state back from host memory */
+    double d2h_gbps;           /* state saved to host memory on eviction */
+    double inference_warmup_s; /* first kernels and graph capture of a serving replica */
+    char source[256];          /* where the figures come from */
+} fs_switch_costs;
+
+typedef enum fs_policy_kind { FS_POLICY_SHARED, FS_POLICY_PARTITIONED, FS_POLICY_TIERED } fs_policy_kind;
+
 typedef struct fs_scenario {
     char *path;           /* as given to fs_scenario_load, or the name given to parse */
     char *policy;         /* this variant's policy name ("default" without "policies") */
+    fs_policy_kind policy_kind; /* "kind", default: the name if it is one, else shared */
+    bool borrowing;       /* partitioned: preemptible batch may borrow idle serving units */
+    double headroom;      /* tiered: serving pool share kept free for bursts, default 0.4 */
     struct fs_scenario **policies; /* root only: every variant in document order, [0] = root */
     size_t n_policies;
     char *name;           /* "name", defaults to the file's base name without .json */
@@ -127,6 +199,9 @@ typedef struct fs_scenario {
     size_t n_pools;
     fs_service_spec *services;
     size_t n_services;
+    fs_training_spec *training;
+    size_t n_training;
+    fs_switch_costs switch_costs;
 } fs_scenario;
 
 /* Reads and validates a scenario file.  Returns FS_OK and *out, or

@@ -11,6 +11,10 @@
 #include "rng.h"
 
 #define FS__NONE UINT32_MAX
+
+typedef enum fs_replica_state {
+    FS__OFF, FS__WARMING, FS__READY, FS__DRAINING, FS__LOST
+} fs_replica_state;
 #define FS__PRIORITY_REQUEST 1 /* window and warm-up ticks (priority 0) run first at equal times */
 
 /* ---- replica load buckets ---------------------------------------------- */
@@ -51,15 +55,41 @@ static inline void fs__occupy(fs_service *svc, uint32_t r, double now)
         fs_pool_unit_busy(svc->pool, now, svc->unit[r], +1);
     fs__bucket_insert(svc, r);
     svc->free_slots--;
+    svc->in_service++;
+}
+
+static void fs__set_ready_count(fs_service *svc, double now, int delta)
+{
+    svc->n_ready += delta;
+    fs_level_add(&svc->ready_level, now, delta);
+}
+
+/* A request ends on a replica that is not taking requests: the last one out
+ * of a draining replica gives its unit back; a lost one just empties. */
+static void fs__release_leaving(fs_service *svc, uint32_t r, double now)
+{
+    svc->in_service--;
+    if (--svc->load[r] > 0)
+        return;
+    if (svc->state[r] == FS__DRAINING) {
+        fs_pool_unit_busy(svc->pool, now, svc->unit[r], -1);
+        fs_fleet_release(svc->fleet, svc->spec->pool, svc->unit[r], 0, now);
+    }
+    svc->state[r] = FS__OFF;
 }
 
 static inline void fs__release(fs_service *svc, uint32_t r, double now)
 {
+    if (svc->state[r] != FS__READY) {
+        fs__release_leaving(svc, r, now);
+        return;
+    }
     fs__bucket_remove(svc, r);
     if (--svc->load[r] == 0)
         fs_pool_unit_busy(svc->pool, now, svc->unit[r], -1);
     fs__bucket_insert(svc, r);
     svc->free_slots++;
+    svc->in_service--;
 }
 
 /* ---- waiting room -------------------------------------------------------- */
@@ -171,7 +201,9 @@ static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
         for (size_t j = 0; j < n_targets; j++)
             svc->slo_bad[j] += ns > svc->slo_threshold_ns[j];
     }
-    if (svc->waiting) {
+    if (svc->spec->autoscale.p95_ms > 0)
+        fs_hist_record(&svc->scale_latency, ns);
+    if (svc->waiting && svc->state[ev->arg] == FS__READY) {
         /* The freed slot goes straight to the oldest waiting request: the
          * replica's load is unchanged. */
         rep->waited++;
@@ -179,6 +211,149 @@ static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
     } else {
         fs__release(svc, ev->arg, now);
     }
+}
+
+/* ---- replicas that come and go -------------------------------------------- */
+
+void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now)
+{
+    if (svc->state[r] != FS__WARMING) { /* no longer wanted: give the unit back */
+        fs_fleet_release(svc->fleet, svc->spec->pool, unit, 0, now);
+        return;
+    }
+    const fs_unit *u = &svc->placement->pools[svc->spec->pool].units[unit];
+    double reference_sms = svc->placement->scenario->gpu_types[svc->spec->reference_gpu].sms;
+    svc->unit[r] = unit;
+    svc->scale[r] = u->sms == reference_sms || svc->spec->sm_exponent == 0
+                        ? 1.0
+                        : pow(reference_sms / u->sms, svc->spec->sm_exponent);
+    svc->state[r] = FS__READY;
+    svc->load[r] = 0;
+    fs__bucket_insert(svc, r);
+    svc->free_slots += svc->concurrency;
+    fs__set_ready_count(svc, now, +1);
+    svc->rep->replicas_added++;
+    /* Waiting requests go to the new replica at once. */
+    while (svc->waiting && svc->load[r] < svc->concurrency) {
+        fs__occupy(svc, r, now);
+        svc->rep->waited++;
+        fs__start(svc, now, fs__ring_pop(svc), r);
+    }
+}
+
+void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now)
+{
+    uint8_t state = svc->state[r];
+    if (state == FS__WARMING) {
+        svc->state[r] = FS__OFF;
+        svc->n_wanted--;
+        return;
+    }
+    if (state != FS__READY && state != FS__DRAINING)
+        return;
+    if (state == FS__READY) {
+        fs__bucket_remove(svc, r);
+        svc->free_slots -= svc->concurrency - svc->load[r];
+        fs__set_ready_count(svc, now, -1);
+        svc->n_wanted--;
+    }
+    if (svc->load[r] > 0)
+        fs_pool_unit_busy(svc->pool, now, svc->unit[r], -1);
+    svc->state[r] = svc->load[r] > 0 ? FS__LOST : FS__OFF;
+}
+
+/* Asks the fleet for one more replica in a free slot. */
+static int fs__scale_up(fs_service *svc, double now)
+{
+    for (uint32_t r = 0; r < svc->n_slots; r++) {
+        if (svc->state[r] != FS__OFF)
+            continue;
+        svc->state[r] = FS__WARMING;
+        svc->n_wanted++;
+        fs_request req = {
+            .kind = FS_HOLDER_SERVICE, .owner = (uint32_t)svc->index, .units = 1,
+            .memory_gb = svc->spec->memory_gb,
+            .warmup_s = fs_fleet_inference_warmup(svc->placement->scenario, svc->spec->memory_gb),
+            .pool = svc->spec->pool, .lane = FS_LANE_INFERENCE, .first_slot = r,
+        };
+        (void)now;
+        return fs_fleet_request(svc->fleet, &req);
+    }
+    return 0;
+}
+
+/* Gives one replica back: a slot still waiting for the fleet first, else the
+ * least-loaded ready replica, which drains. */
+static void fs__scale_down(fs_service *svc, double now)
+{
+    for (uint32_t r = 0; r < svc->n_slots; r++) {
+        if (svc->state[r] == FS__WARMING) {
+            /* Not granted yet, or granted and warming: either way it is no
+             * longer wanted; a grant in flight is given back on arrival. */
+            svc->state[r] = FS__OFF;
+            svc->n_wanted--;
+            fs_fleet_withdraw_slot(svc->fleet, FS_HOLDER_SERVICE, (uint32_t)svc->index, r);
+            return;
+        }
+    }
+    if (svc->n_ready <= 1)
+        return;
+    for (uint32_t l = 0; l <= svc->concurrency; l++) {
+        uint32_t r = svc->bucket_head[l];
+        if (r == FS__NONE)
+            continue;
+        fs__bucket_remove(svc, r);
+        svc->free_slots -= svc->concurrency - svc->load[r];
+        fs__set_ready_count(svc, now, -1);
+        svc->n_wanted--;
+        svc->state[r] = FS__DRAINING;
+        if (svc->load[r] == 0) {
+            svc->state[r] = FS__OFF;
+            fs_fleet_release(svc->fleet, svc->spec->pool, svc->unit[r], 0, now);
+        }
+        return;
+    }
+}
+
+static void fs__on_scale_tick(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    (void)ev;
+    fs_service *svc = ctx;
+    const fs_service_spec *spec = svc->spec;
+    const fs_autoscale *as = &spec->autoscale;
+    double now = sim->now;
+    double in_system = svc->in_system.value;
+    uint32_t desired = (uint32_t)ceil(in_system / as->target_in_flight - 1e-9);
+    if (as->p95_ms > 0 && svc->scale_latency.total > 0 &&
+        fs_hist_quantile(&svc->scale_latency, 0.95) > as->p95_ms * 1e6 && desired <= svc->n_wanted)
+        desired = svc->n_wanted + 1;
+    fs_hist_reset(&svc->scale_latency);
+    if (desired < spec->min_replicas)
+        desired = spec->min_replicas;
+    if (desired > spec->max_replicas)
+        desired = spec->max_replicas;
+    if (desired > svc->n_wanted) {
+        svc->low_since = -1;
+        if (now - svc->last_up >= as->cooldown_s) {
+            svc->last_up = now;
+            for (uint32_t k = svc->n_wanted; k < desired; k++)
+                if (fs__scale_up(svc, now) != 0) {
+                    fs_sim_fail(sim, ENOMEM, "service \"%s\": out of memory scaling up", spec->name);
+                    return;
+                }
+        }
+    } else if (desired < svc->n_wanted) {
+        if (svc->low_since < 0)
+            svc->low_since = now;
+        if (now - svc->low_since >= as->idle_s && now - svc->last_down >= as->cooldown_s) {
+            svc->last_down = now;
+            fs__scale_down(svc, now);
+        }
+    } else {
+        svc->low_since = -1;
+    }
+    if (now + as->interval_s <= svc->horizon)
+        fs_sim_schedule(sim, now + as->interval_s, 0, svc->kind_scale, 0, 0);
 }
 
 /* A window meets a target q if at least ceil(q n) of its n requests did:
@@ -207,48 +382,58 @@ static void fs__on_slo_tick(fs_sim *sim, const fs_event *ev, void *ctx)
 /* ---- lifecycle ------------------------------------------------------------- */
 
 int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
-                    const fs_placement *placement, fs_sim *sim, fs_pool *pool,
+                    const fs_placement *placement, fs_fleet *fleet, fs_sim *sim, fs_pool *pool,
                     uint32_t replication, fs_service_rep *rep, fs_error *err)
 {
     const fs_service_spec *spec = &s->services[index];
-    *svc = (fs_service){.spec = spec, .sim = sim, .pool = pool, .horizon = s->horizon_s, .rep = rep};
+    *svc = (fs_service){.spec = spec, .sim = sim, .pool = pool, .horizon = s->horizon_s, .rep = rep,
+                        .index = index, .fleet = fleet, .placement = placement,
+                        .last_up = -INFINITY, .last_down = -INFINITY, .low_since = -1};
     svc->time_sliced = pool->spec->partitioning == FS_PARTITION_TIME_SLICED;
-    svc->n_replicas = spec->replicas;
+    svc->n_slots = spec->max_replicas > spec->replicas ? spec->max_replicas : spec->replicas;
     svc->concurrency = spec->concurrency;
     svc->free_slots = (uint64_t)spec->replicas * spec->concurrency;
+    svc->n_ready = svc->n_wanted = spec->replicas;
     char stream[512];
     snprintf(stream, sizeof stream, "arrivals/%s", spec->name);
     svc->arrival_rng = fs_rng_create(s->seed, replication, stream);
     snprintf(stream, sizeof stream, "service/%s", spec->name);
     svc->service_rng = fs_rng_create(s->seed, replication, stream);
-    svc->load = calloc(svc->n_replicas, sizeof *svc->load);
-    svc->next = malloc(svc->n_replicas * sizeof *svc->next);
-    svc->prev = malloc(svc->n_replicas * sizeof *svc->prev);
+    svc->load = calloc(svc->n_slots, sizeof *svc->load);
+    svc->next = malloc(svc->n_slots * sizeof *svc->next);
+    svc->prev = malloc(svc->n_slots * sizeof *svc->prev);
+    svc->state = calloc(svc->n_slots, sizeof *svc->state);
     svc->bucket_head = malloc((svc->concurrency + 1) * sizeof *svc->bucket_head);
-    svc->unit = malloc(svc->n_replicas * sizeof *svc->unit);
-    svc->scale = malloc(svc->n_replicas * sizeof *svc->scale);
+    svc->unit = calloc(svc->n_slots, sizeof *svc->unit);
+    svc->scale = calloc(svc->n_slots, sizeof *svc->scale);
     svc->ring_mask = 1023;
     svc->ring = malloc((svc->ring_mask + 1) * sizeof *svc->ring);
     if (!svc->arrival_rng || !svc->service_rng || !svc->load || !svc->next || !svc->prev ||
-        !svc->bucket_head || !svc->unit || !svc->scale || !svc->ring ||
-        fs_hist_init(&svc->window_latency) != 0)
+        !svc->bucket_head || !svc->state || !svc->unit || !svc->scale || !svc->ring ||
+        fs_hist_init(&svc->window_latency) != 0 || fs_hist_init(&svc->scale_latency) != 0)
         goto nomem;
-    for (uint32_t r = 0; r < svc->n_replicas; r++) {
+    for (uint32_t r = 0; r < spec->replicas; r++) {
         svc->unit[r] = placement->replica_unit[index][r];
         svc->scale[r] = fs_placement_scale(placement, index, r);
+        svc->state[r] = FS__READY;
     }
     for (uint32_t l = 0; l <= svc->concurrency; l++)
         svc->bucket_head[l] = FS__NONE;
-    for (uint32_t r = svc->n_replicas; r-- > 0;)
+    for (uint32_t r = spec->replicas; r-- > 0;)
         fs__bucket_insert(svc, r); /* replica 0 ends up first */
+    fs_level_init(&svc->ready_level, 0, spec->replicas);
     for (size_t j = 0; j < spec->slo.n_targets; j++)
         svc->slo_threshold_ns[j] = (uint64_t)(spec->slo.targets[j].threshold_s * 1e9 + 0.5);
 
     int64_t k_arr = fs_sim_register(sim, fs__on_arrival, svc);
     int64_t k_dep = fs_sim_register(sim, fs__on_departure, svc);
     int64_t k_slo = fs_sim_register(sim, fs__on_slo_tick, svc);
-    if (k_arr < 0 || k_dep < 0 || k_slo < 0)
+    int64_t k_scale = fs_sim_register(sim, fs__on_scale_tick, svc);
+    if (k_arr < 0 || k_dep < 0 || k_slo < 0 || k_scale < 0)
         goto nomem;
+    svc->kind_scale = (uint32_t)k_scale;
+    if (spec->autoscale.enabled && spec->autoscale.interval_s <= svc->horizon)
+        fs_sim_schedule(sim, spec->autoscale.interval_s, 0, svc->kind_scale, 0, 0);
     svc->kind_arrival = (uint32_t)k_arr;
     svc->kind_departure = (uint32_t)k_dep;
     svc->kind_slo = (uint32_t)k_slo;
@@ -277,6 +462,9 @@ void fs_service_fini(fs_service *svc)
     free(svc->bucket_head);
     free(svc->unit);
     free(svc->scale);
+    free(svc->state);
+    if (svc->scale_latency.counts)
+        fs_hist_fini(&svc->scale_latency);
     free(svc->ring);
     if (svc->window_latency.counts)
         fs_hist_fini(&svc->window_latency);
@@ -286,8 +474,10 @@ void fs_service_fini(fs_service *svc)
 void fs_service_start_measuring(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
-    uint64_t in_service = (uint64_t)svc->n_replicas * svc->concurrency - svc->free_slots;
+    uint64_t in_service = svc->in_service;
     rep->requests = rep->completed = rep->dropped = 0;
+    rep->replicas_added = 0;
+    fs_level_restart(&svc->ready_level, now);
     rep->started = rep->waited = 0;
     rep->wait_sum_s = 0;
     rep->in_flight_start = svc->waiting + in_service;
@@ -341,8 +531,8 @@ int fs_service_close_window(fs_service *svc, double now)
 void fs_service_finish(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
-    uint64_t in_service = (uint64_t)svc->n_replicas * svc->concurrency - svc->free_slots;
-    rep->in_flight_end = svc->waiting + in_service;
+    rep->in_flight_end = svc->waiting + svc->in_service;
+    rep->mean_ready_replicas = fs_level_mean(&svc->ready_level, now);
     rep->mean_in_system = fs_level_mean(&svc->in_system, now);
     /* Growth of the queue, requests per hour: the least-squares slope of the
      * queue length at window ends.  A stable queue has a slope near zero; an

@@ -19,6 +19,15 @@
  * (an in-service request lives in its departure event: arrival time in `data`,
  * replica in `arg`; a waiting one is its arrival time in a ring buffer).
  *
+ * Replicas come and go: a slot is off, warming (asked of the fleet, or
+ * granted and warming up), ready (dispatching), draining (finishing its
+ * requests before giving its unit back) or lost (its unit taken away).  With
+ * an autoscaler, every interval the service compares requests in system per
+ * replica with its target (and the interval's p95 with its limit), asks the
+ * fleet for replicas when above, at most once per cooldown, and drains one
+ * when it has needed fewer for its idle delay.  Only ready replicas take new
+ * requests; a replica's requests started before it was lost still complete.
+ *
  * Ownership: fs_service is caller-owned (init/fini); it owns its generators,
  * queue, replica tables and histograms, borrows the spec, the engine and the
  * pool.  fs_service_finish moves the measured figures into a result.
@@ -34,6 +43,7 @@
 #include "error.h"
 #include "hist.h"
 #include "level.h"
+#include "fleet.h"
 #include "nhpp.h"
 #include "placement.h"
 #include "pool.h"
@@ -53,14 +63,23 @@ typedef struct fs_service {
     gsl_rng *arrival_rng, *service_rng;
     fs_arrival_profile profile;
     fs_nhpp arrivals;
-    uint32_t kind_arrival, kind_departure, kind_slo;
+    uint32_t kind_arrival, kind_departure, kind_slo, kind_scale;
+    size_t index;             /* in the scenario's services */
+    fs_fleet *fleet;
+    const fs_placement *placement;
 
     /* Replicas, bucketed by load (requests in service) so the least-loaded one
      * with a free slot is found in O(concurrency) worst case, O(1) typically:
      * bucket_head[l] starts a doubly linked list of replicas with load l. */
-    uint32_t n_replicas, concurrency;
+    uint32_t n_slots, concurrency;  /* n_slots = the most replicas it may have */
     uint32_t *load, *next, *prev, *bucket_head;
-    uint64_t free_slots;
+    uint8_t *state;           /* per slot: fs_replica_state */
+    uint32_t n_ready, n_wanted; /* ready; ready + warming */
+    uint64_t free_slots;      /* free request slots on ready replicas */
+    uint64_t in_service;      /* requests being served, on any replica */
+    double last_up, last_down, low_since; /* autoscaler memory */
+    fs_hist scale_latency;    /* latencies since the last autoscaler look (p95 trigger only) */
+    fs_level ready_level;     /* ready replicas, integrated */
     size_t *unit;             /* per replica: its unit in the pool */
     double *scale;            /* per replica: service-time multiplier from its unit's SMs */
     bool time_sliced;         /* ask the pool for contention at each start */
@@ -84,8 +103,12 @@ typedef struct fs_service {
 /* Sets up the service, its streams and its first arrival.  Returns FS_OK or
  * an error (FS_ERR_RUNTIME: out of memory). */
 int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
-                    const fs_placement *placement, fs_sim *sim, fs_pool *pool,
+                    const fs_placement *placement, fs_fleet *fleet, fs_sim *sim, fs_pool *pool,
                     uint32_t replication, fs_service_rep *rep, fs_error *err);
+
+/* The fleet's callbacks for this service's replica slot r. */
+void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now);
+void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now);
 void fs_service_fini(fs_service *svc);
 
 /* Starts measuring at now (the warm-up instant). */

@@ -117,6 +117,7 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     json_object_set_new(o, "wait", wait);
     fs__set_summary(o, "mean_in_system", &sum.mean_in_system);
     fs__set_summary(o, "slo_breach_windows", &sum.slo_breach_windows);
+    fs__set_summary(o, "mean_ready_replicas", &sum.mean_ready_replicas);
     if (spec->slo.n_targets)
         json_object_set_new(o, "slo", fs__slo_json(spec, &sum));
 
@@ -162,6 +163,33 @@ static void fs__set_cost_figures(json_t *o, const fs_pool_summary *sum)
     fs__set_summary(o, "cost_usd", &sum->cost_usd);
     fs__set_summary(o, "energy_kwh", &sum->energy_kwh);
     fs__set_summary(o, "cost_per_million_requests", &sum->cost_per_million_requests);
+    fs__set_summary(o, "switch_gpu_hours", &sum->switch_gpu_hours);
+}
+
+static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
+{
+    const fs_training_spec *spec = &r->policies[policy].scenario->training[i];
+    fs_training_summary sum;
+    if (fs_results_training_summary(r, policy, i, &sum) != 0)
+        return NULL;
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(spec->name));
+    json_object_set_new(o, "tenant", json_string(spec->tenant));
+    fs__set(o, "gang", spec->gang);
+    fs__set_summary(o, "submitted", &sum.submitted);
+    fs__set_summary(o, "started", &sum.started);
+    fs__set_summary(o, "completed", &sum.completed);
+    fs__set_summary(o, "preemptions", &sum.preemptions);
+    fs__set_summary(o, "waiting_at_end", &sum.waiting_end);
+    fs__set_summary(o, "gpu_hours_done", &sum.gpu_hours_done);
+    fs__set_summary(o, "gpu_hours_lost", &sum.gpu_hours_lost);
+    json_t *wait = json_object();
+    fs__set(wait, "mean", sum.wait_mean_s);
+    fs__set(wait, "p50", sum.wait_p50_s);
+    fs__set(wait, "p95", sum.wait_p95_s);
+    fs__set(wait, "max", sum.wait_max_s);
+    json_object_set_new(o, "queue_wait_s", wait);
+    return o;
 }
 
 static const char *fs__partitioning_name(fs_partitioning p)
@@ -244,6 +272,14 @@ json_t *fs_results_json(const fs_results *r, bool timing)
             if (!pool)
                 goto fail;
             json_array_append_new(pools, pool);
+        }
+        json_t *training = json_array();
+        json_object_set_new(pol, "training", training);
+        for (size_t i = 0; i < r->policies[p].scenario->n_training; i++) {
+            json_t *stream = fs__training_json(r, p, i);
+            if (!stream)
+                goto fail;
+            json_array_append_new(training, stream);
         }
         json_t *fleet = fs__fleet_json(r, p);
         if (!fleet)

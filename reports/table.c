@@ -33,6 +33,11 @@ static int fs__name_width(const fs_results *r, int floor_width)
             if (n > w)
                 w = n;
         }
+        for (size_t i = 0; i < s->n_training; i++) {
+            int n = (int)strlen(s->training[i].name);
+            if (n > w)
+                w = n;
+        }
     }
     return w > 32 ? 32 : w;
 }
@@ -107,6 +112,26 @@ static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_er
     return FS_OK;
 }
 
+/* One row per training stream: jobs, queue wait, preemptions, work. */
+static int fs__training_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_error *err)
+{
+    const fs_scenario *s = r->policies[p].scenario;
+    fputc('\n', fp);
+    fs__name(fp, "training", w);
+    fprintf(fp, " %9s %9s %9s %11s %11s %11s %11s %11s\n", "submitted", "completed", "preempted",
+            "wait p50 m", "wait p95 m", "wait max m", "done GPU-h", "lost GPU-h");
+    for (size_t i = 0; i < s->n_training; i++) {
+        fs_training_summary sum;
+        if (fs_results_training_summary(r, p, i, &sum) != 0)
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        fs__name(fp, s->training[i].name, w);
+        fprintf(fp, " %9.4g %9.4g %9.4g %11.1f %11.1f %11.1f %11.1f %11.1f\n", sum.submitted.mean,
+                sum.completed.mean, sum.preemptions.mean, sum.wait_p50_s / 60, sum.wait_p95_s / 60,
+                sum.wait_max_s / 60, sum.gpu_hours_done.mean, sum.gpu_hours_lost.mean);
+    }
+    return FS_OK;
+}
+
 int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
 {
     const fs_scenario *s = r->scenario;
@@ -135,10 +160,15 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
             if (rc != FS_OK)
                 return rc;
         }
+        if (s->n_training) {
+            int rc = fs__training_rows(r, p, w, fp, err);
+            if (rc != FS_OK)
+                return rc;
+        }
         fputc('\n', fp);
         fs__name(fp, "pool", w);
-        fprintf(fp, " %-16s %6s %10s %10s %7s %9s %11s %10s %9s\n", "gpu", "gpus", "GPU-hours",
-                "busy GPU-h", "util", "headroom", "cost USD", "energy kWh", "stranded");
+        fprintf(fp, " %-16s %6s %10s %10s %9s %7s %9s %11s %10s %9s\n", "gpu", "gpus", "GPU-hours",
+                "busy GPU-h", "switch GPU-h", "util", "headroom", "cost USD", "energy kWh", "stranded");
         for (size_t i = 0; i <= s->n_pools; i++) {
             bool fleet = i == s->n_pools;
             fs_pool_summary sum;
@@ -154,8 +184,9 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
             fs__name(fp, fleet ? "fleet" : s->pools[i].name, w);
             fputc(' ', fp);
             fs__name(fp, fleet ? "" : s->pools[i].gpu, 16);
-            fprintf(fp, " %6u %10.1f %10.1f %6.1f%% %8.1f%% %11.2f %10.1f %8.1f%%\n", gpus,
-                    sum.gpu_hours.mean, sum.busy_gpu_hours.mean, 100 * sum.utilization.mean,
+            fprintf(fp, " %6u %10.1f %10.1f %12.2f %6.1f%% %8.1f%% %11.2f %10.1f %8.1f%%\n", gpus,
+                    sum.gpu_hours.mean, sum.busy_gpu_hours.mean, sum.switch_gpu_hours.mean,
+                    100 * sum.utilization.mean,
                     100 * sum.peak_headroom.mean, sum.cost_usd.mean, sum.energy_kwh.mean,
                     memory > 0 ? 100 * stranded / memory : 0);
             if (fleet)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -426,7 +427,7 @@ static void test_wrong_type(void **state)
                  "scen.json: services[0].arrivals: expected an object, got \"x\"");
     expect_error(SERVICE(", 'replicas': 'two'"),
                  "services[0].replicas: expected a positive integer or an object {\"count\", "
-                 "\"concurrency\"}, got \"two\"");
+                 "\"min\", \"max\", \"concurrency\", \"autoscale\"}, got \"two\"");
     expect_error(SERVICE(", 'replicas': 2.5"),
                  "services[0].replicas: expected a positive integer, got 2.5");
     expect_error(SERVICE(", 'queue_limit': -1"),
@@ -556,15 +557,16 @@ static void test_unknown_key_no_match(void **state)
                  "\"replications\", \"gpus\", ");
     expect_error(POOL_WITH(", 'colour': 'red'"),
                  "scen.json: pools[0]: unknown key \"colour\" (valid keys: \"name\", \"gpu\", "
-                 "\"gpus\", \"mig\", \"time_slicing\", \"price\", \"placement\")");
+                 "\"gpus\", \"mig\", \"time_slicing\", \"price\", \"placement\", \"class\", "
+                 "\"autoscale\", \"reclaim_per_hour\")");
     /* three edits from "p99_ms" is beyond max(2, 3 / 3): listed, not guessed */
     expect_error(
         SERVICE(", 'slo': {'p99': 250}"),
         "services[0].slo: unknown key \"p99\" (valid keys: \"p50_ms\", \"p90_ms\", \"p95_ms\", "
         "\"p99_ms\", \"p999_ms\", \"window\")");
-    expect_error(
-        SERVICE(", 'replicas': {'min': 1}"),
-        "services[0].replicas: unknown key \"min\" (valid keys: \"count\", \"concurrency\")");
+    expect_error(SERVICE(", 'replicas': {'size': 1}"),
+                 "services[0].replicas: unknown key \"size\" (valid keys: \"count\", \"min\", "
+                 "\"max\", \"concurrency\", \"autoscale\")");
 }
 
 static void test_missing_key(void **state)
@@ -587,8 +589,9 @@ static void test_missing_key(void **state)
                  "services[0].arrivals.bursts[0]: missing required key \"duration\"");
     expect_error(SERVICE_ST("{'lognormal': {'median': '1s'}}"),
                  "services[0].service_time.lognormal: missing required key \"sigma\"");
-    expect_error(SERVICE(", 'replicas': {'concurrency': 2}"),
-                 "services[0].replicas: missing required key \"count\"");
+    /* "count" is optional now (it defaults to "min"); the autoscaler's target is not */
+    expect_error(SERVICE(", 'replicas': {'max': 3, 'autoscale': {'interval': '5s'}}"),
+                 "services[0].replicas.autoscale: missing required key \"target_in_flight\"");
 }
 
 /* ---- durations ----------------------------------------------------------- */
@@ -1304,6 +1307,581 @@ static void test_load(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* ---- elastic pools, autoscalers, training, policies, calibration --------- */
+
+/* The one-service scenario with a top-level "training" array T. */
+#define TRAINING(T)                                                                                \
+    HEAD POOL "'services': [{'name': 'chat', " ARRIVALS ", " STIME "}], 'training': " T "}"
+/* The one-service scenario run on the policies object P. */
+#define POLICIES(P)                                                                                \
+    HEAD "'policies': " P ", 'services': [{'name': 'chat', " ARRIVALS ", " STIME "}]}"
+#define L4_POOLS "'pools': [{'name': 'gpu', 'gpu': 'L4-24GB', 'gpus': 2}]"
+
+static void assert_default_costs(const fs_switch_costs *sc)
+{
+    assert_close(sc->context_s, 0.5);
+    assert_close(sc->framework_s, 4.47);
+    assert_close(sc->storage_gbps, 1.7);
+    assert_close(sc->h2d_gbps, 56.7);
+    assert_close(sc->d2h_gbps, 52.8);
+    assert_close(sc->inference_warmup_s, 10.0);
+    assert_string_equal(sc->source, "built-in default (reference/costs.md)");
+}
+
+/* A scenario without the new keys means what it meant before. */
+static void test_extension_defaults(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(SERVICE(""));
+    const fs_pool_spec *pool = &s->pools[0];
+    assert_int_equal(pool->class, FS_CLASS_SERVING);
+    assert_false(pool->elastic);
+    assert_int_equal(pool->min_gpus, 8);
+    assert_int_equal(pool->max_gpus, 8);
+    assert_int_equal(pool->provision_delay.kind, FS_DIST_DETERMINISTIC);
+    assert_close(pool->provision_delay.a, 90.0);
+    assert_close(pool->idle_release_s, 600.0);
+    assert_close(pool->reclaim_per_gpu_hour, 0.0);
+    const fs_service_spec *c = &s->services[0];
+    assert_int_equal(c->replicas, 1);
+    assert_int_equal(c->min_replicas, 1);
+    assert_int_equal(c->max_replicas, 1);
+    assert_false(c->autoscale.enabled);
+    assert_close(c->autoscale.target_in_flight, 0.0);
+    assert_close(c->autoscale.p95_ms, 0.0);
+    assert_close(c->autoscale.interval_s, 10.0);
+    assert_close(c->autoscale.cooldown_s, 60.0);
+    assert_close(c->autoscale.idle_s, 600.0);
+    assert_string_equal(s->policy, "default");
+    assert_int_equal(s->policy_kind, FS_POLICY_SHARED);
+    assert_false(s->borrowing);
+    assert_close(s->headroom, 0.4);
+    assert_null(s->training);
+    assert_int_equal(s->n_training, 0);
+    assert_default_costs(&s->switch_costs);
+    fs_scenario_destroy(s);
+
+    /* fixed counts, plain or as an object, are their own min and max */
+    s = parse_ok(full);
+    assert_int_equal(s->services[0].min_replicas, 10);
+    assert_int_equal(s->services[0].max_replicas, 10);
+    assert_int_equal(s->services[1].min_replicas, 4);
+    assert_int_equal(s->services[1].max_replicas, 4);
+    assert_false(s->services[2].autoscale.enabled);
+    assert_int_equal(s->pools[1].min_gpus, 4);
+    assert_int_equal(s->pools[1].max_gpus, 4);
+    fs_scenario_destroy(s);
+
+    /* an empty training list is no training */
+    s = parse_ok(TRAINING("[]"));
+    assert_int_equal(s->n_training, 0);
+    fs_scenario_destroy(s);
+}
+
+static void test_pool_class_autoscale_spot(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(POOL_WITH(
+        ", 'class': 'spot', 'price': 'spot', 'reclaim_per_hour': 0.05, "
+        "'autoscale': {'min': 0, 'max': 6, 'provision': {'uniform': {'min': '1m', 'max': '3m'}}, "
+        "'idle': '15m'}"));
+    const fs_pool_spec *pool = &s->pools[0];
+    assert_int_equal(pool->class, FS_CLASS_SPOT);
+    assert_int_equal(pool->price, FS_PRICE_SPOT);
+    assert_close(pool->reclaim_per_gpu_hour, 0.05);
+    assert_true(pool->elastic);
+    assert_int_equal(pool->gpus, 2); /* the starting size */
+    assert_int_equal(pool->min_gpus, 0);
+    assert_int_equal(pool->max_gpus, 6);
+    assert_int_equal(pool->provision_delay.kind, FS_DIST_UNIFORM);
+    assert_close(pool->provision_delay.a, 60.0);
+    assert_close(pool->provision_delay.b, 180.0);
+    assert_close(pool->idle_release_s, 900.0);
+    fs_scenario_destroy(s);
+
+    /* batch class; provision and idle default; min = gpus = max keeps a
+     * spot-like pool topped up without growing it */
+    s = parse_ok(POOL_WITH(", 'class': 'batch', 'autoscale': {'min': 2, 'max': 2}"));
+    pool = &s->pools[0];
+    assert_int_equal(pool->class, FS_CLASS_BATCH);
+    assert_true(pool->elastic);
+    assert_int_equal(pool->min_gpus, 2);
+    assert_int_equal(pool->max_gpus, 2);
+    assert_int_equal(pool->provision_delay.kind, FS_DIST_DETERMINISTIC);
+    assert_close(pool->provision_delay.a, 90.0);
+    assert_close(pool->idle_release_s, 600.0);
+    assert_close(pool->reclaim_per_gpu_hour, 0.0);
+    fs_scenario_destroy(s);
+
+    /* an empirical provisioning delay owns memory: freed by destroy */
+    s = parse_ok(POOL_WITH(
+        ", 'autoscale': {'min': 1, 'max': 4, 'provision': {'empirical': {'samples_ms': "
+        "[30000, 90000]}}}"));
+    assert_int_equal(s->pools[0].provision_delay.kind, FS_DIST_EMPIRICAL);
+    assert_close(s->pools[0].provision_delay.samples[1], 90.0);
+    fs_scenario_destroy(s);
+
+    expect_error(POOL_WITH(", 'reclaim_per_hour': 0.1"),
+                 "scen.json: pools[0].reclaim_per_hour: allowed only on a pool of \"class\": "
+                 "\"spot\" (this pool's class is \"serving\")");
+    expect_error(POOL_WITH(", 'class': 'batch', 'reclaim_per_hour': 0.1"),
+                 "pools[0].reclaim_per_hour: allowed only on a pool of \"class\": \"spot\" (this "
+                 "pool's class is \"batch\")");
+    expect_error(POOL_WITH(", 'class': 'spot', 'reclaim_per_hour': -1"),
+                 "pools[0].reclaim_per_hour: expected a non-negative number, got -1");
+    expect_error(POOL_WITH(", 'class': 'sopt'"),
+                 "scen.json: pools[0].class: expected a pool class (\"serving\", \"batch\", "
+                 "\"spot\"), got \"sopt\" (did you mean \"spot\"?)");
+    expect_error(POOL_WITH(", 'autoscale': {'min': 3, 'max': 6}"),
+                 "pools[0].autoscale.min: expected an integer no larger than the pool's starting "
+                 "\"gpus\" (2): min <= gpus <= max, got 3");
+    expect_error(POOL_WITH(", 'autoscale': {'min': 0, 'max': 1}"),
+                 "pools[0].autoscale.max: expected an integer no smaller than the pool's starting "
+                 "\"gpus\" (2): min <= gpus <= max, got 1");
+    expect_error(POOL_WITH(", 'autoscale': {'min': 0}"),
+                 "pools[0].autoscale: missing required key \"max\"");
+    expect_error(POOL_WITH(", 'autoscale': {'min': 0, 'max': 4, 'provisoin': {}}"),
+                 "pools[0].autoscale: unknown key \"provisoin\" (did you mean \"provision\"?)");
+    expect_error(POOL_WITH(", 'autoscale': {'min': 0, 'max': 4, 'provision': {'normal': {}}}"),
+                 "pools[0].autoscale.provision: unknown key \"normal\"");
+    expect_error(POOL_WITH(", 'autoscale': {'min': 0, 'max': 4, 'idle': 0}"),
+                 "pools[0].autoscale.idle: expected a positive duration");
+    expect_error(POOL_WITH(", 'autoscale': true"),
+                 "pools[0].autoscale: expected an object, got true");
+}
+
+static void test_service_autoscale(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(SERVICE(
+        ", 'replicas': {'min': 2, 'max': 10, 'concurrency': 4, 'autoscale': {'target_in_flight': "
+        "6, 'p95_ms': 300, 'interval': '30s', 'cooldown': 0, 'idle': '20m'}}"));
+    const fs_service_spec *c = &s->services[0];
+    assert_int_equal(c->replicas, 2); /* count defaults to min */
+    assert_int_equal(c->min_replicas, 2);
+    assert_int_equal(c->max_replicas, 10);
+    assert_int_equal(c->concurrency, 4);
+    assert_true(c->autoscale.enabled);
+    assert_close(c->autoscale.target_in_flight, 6.0);
+    assert_close(c->autoscale.p95_ms, 300.0);
+    assert_close(c->autoscale.interval_s, 30.0);
+    assert_close(c->autoscale.cooldown_s, 0.0);
+    assert_close(c->autoscale.idle_s, 1200.0);
+    fs_scenario_destroy(s);
+
+    /* min defaults to count; the cadence to 10 s / 1 m / 10 m */
+    s = parse_ok(SERVICE(", 'replicas': {'count': 3, 'max': 5, 'autoscale': "
+                         "{'target_in_flight': 1.5}}"));
+    c = &s->services[0];
+    assert_int_equal(c->replicas, 3);
+    assert_int_equal(c->min_replicas, 3);
+    assert_int_equal(c->max_replicas, 5);
+    assert_true(c->autoscale.enabled);
+    assert_close(c->autoscale.target_in_flight, 1.5);
+    assert_close(c->autoscale.p95_ms, 0.0);
+    assert_close(c->autoscale.interval_s, 10.0);
+    assert_close(c->autoscale.cooldown_s, 60.0);
+    assert_close(c->autoscale.idle_s, 600.0);
+    fs_scenario_destroy(s);
+
+    /* a start between min and max */
+    s = parse_ok(SERVICE(", 'replicas': {'count': 4, 'min': 1, 'max': 8, 'autoscale': "
+                         "{'target_in_flight': 2}}"));
+    assert_int_equal(s->services[0].replicas, 4);
+    assert_int_equal(s->services[0].min_replicas, 1);
+    assert_int_equal(s->services[0].max_replicas, 8);
+    fs_scenario_destroy(s);
+
+    /* min alone is a fixed count; so are equal bounds */
+    s = parse_ok(SERVICE(", 'replicas': {'min': 4}"));
+    assert_int_equal(s->services[0].replicas, 4);
+    assert_int_equal(s->services[0].max_replicas, 4);
+    assert_false(s->services[0].autoscale.enabled);
+    fs_scenario_destroy(s);
+    s = parse_ok(SERVICE(", 'replicas': {'count': 2, 'min': 2, 'max': 2}"));
+    assert_int_equal(s->services[0].min_replicas, 2);
+    fs_scenario_destroy(s);
+
+    expect_error(SERVICE(", 'replicas': {'min': 2, 'max': 2, 'autoscale': {'target_in_flight': "
+                         "4}}"),
+                 "scen.json: services[0].replicas.autoscale: an autoscaler needs room to move: "
+                 "\"max\" (2) must be above \"min\" (2); raise \"max\"");
+    /* max defaults to count, so count alone leaves no room either */
+    expect_error(SERVICE(", 'replicas': {'count': 3, 'autoscale': {'target_in_flight': 4}}"),
+                 "services[0].replicas.autoscale: an autoscaler needs room to move: \"max\" (3) "
+                 "must be above \"min\" (3)");
+    expect_error(SERVICE(", 'replicas': {'count': 1, 'min': 2, 'max': 4}"),
+                 "scen.json: services[0].replicas.count: expected an integer no smaller than "
+                 "\"min\" (2), got 1");
+    expect_error(SERVICE(", 'replicas': {'count': 5, 'min': 2, 'max': 4}"),
+                 "services[0].replicas.count: expected an integer no larger than \"max\" (4), got "
+                 "5");
+    expect_error(SERVICE(", 'replicas': {'min': 3, 'max': 2}"),
+                 "services[0].replicas.max: expected an integer no smaller than \"min\" (3), "
+                 "got 2");
+    expect_error(SERVICE(", 'replicas': {'min': 2, 'max': 4}"),
+                 "services[0].replicas: \"min\" (2) and \"max\" (4) bound an autoscaler, but there "
+                 "is no \"autoscale\", so the count is fixed at 2");
+    expect_error(SERVICE(", 'replicas': {'max': 4, 'autoscale': {'target_in_flight': 0}}"),
+                 "services[0].replicas.autoscale.target_in_flight: expected a positive number, got "
+                 "0");
+    expect_error(SERVICE(", 'replicas': {'max': 4, 'autoscale': {'target_in_flight': 1, "
+                         "'interval': 0}}"),
+                 "services[0].replicas.autoscale.interval: expected a positive duration");
+    expect_error(SERVICE(", 'replicas': {'max': 4, 'autoscale': {'target_in_flight': 1, "
+                         "'cooldwn': '1m'}}"),
+                 "services[0].replicas.autoscale: unknown key \"cooldwn\" (did you mean "
+                 "\"cooldown\"?)");
+    expect_error(SERVICE(", 'replicas': {'min': 0, 'max': 4}"),
+                 "services[0].replicas.min: expected a positive integer, got 0");
+}
+
+static void test_training(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(TRAINING(
+        "[{'name': 'pretrain', 'tenant': 'research', 'submit': {'at': ['1d', 60, '2h'], "
+        "'daily_at': ['22:30', '02:00'], 'poisson_per_hour': 0.5}, 'gang': 8, "
+        "'work_gpu_hours': 640, 'state_gb_per_gpu': 40, 'checkpoint': {'every': '30m', "
+        "'write': '45s'}, 'preemptible': true, 'priority': 'experiment'}, "
+        "{'name': 'finetune', 'submit': {'poisson_per_hour': 2}, 'gang': 1, "
+        "'work_gpu_hours': 0.5}]"));
+    assert_int_equal(s->n_training, 2);
+    const fs_training_spec *t = &s->training[0];
+    assert_string_equal(t->name, "pretrain");
+    assert_string_equal(t->tenant, "research");
+    assert_int_equal(t->n_submit_at, 3); /* sorted */
+    assert_close(t->submit_at_s[0], 60.0);
+    assert_close(t->submit_at_s[1], 7200.0);
+    assert_close(t->submit_at_s[2], 86400.0);
+    assert_int_equal(t->n_daily, 2); /* sorted */
+    assert_close(t->daily_at_s[0], 7200.0);
+    assert_close(t->daily_at_s[1], 81000.0);
+    assert_close(t->poisson_per_hour, 0.5);
+    assert_int_equal(t->gang, 8);
+    assert_close(t->work_gpu_hours, 640.0);
+    assert_close(t->state_gb_per_gpu, 40.0);
+    assert_close(t->checkpoint_every_s, 1800.0);
+    assert_close(t->checkpoint_write_s, 45.0);
+    assert_true(t->preemptible);
+    assert_int_equal(t->lane, FS_LANE_EXPERIMENT);
+    t = &s->training[1];
+    assert_string_equal(t->name, "finetune");
+    assert_string_equal(t->tenant, "finetune");
+    assert_null(t->submit_at_s);
+    assert_int_equal(t->n_submit_at, 0);
+    assert_int_equal(t->n_daily, 0);
+    assert_close(t->poisson_per_hour, 2.0);
+    assert_int_equal(t->gang, 1);
+    assert_close(t->state_gb_per_gpu, 0.0);
+    assert_close(t->checkpoint_every_s, 0.0); /* never */
+    assert_close(t->checkpoint_write_s, 0.0);
+    assert_false(t->preemptible);
+    assert_int_equal(t->lane, FS_LANE_TRAINING);
+    fs_scenario_destroy(s);
+
+#define JOB(X) "[{'name': 'job', 'gang': 2, 'work_gpu_hours': 10" X "}]"
+    s = parse_ok(TRAINING(JOB(", 'submit': {'daily_at': ['00:00', '23:59']}, 'priority': "
+                              "'production'")));
+    assert_int_equal(s->training[0].n_daily, 2);
+    assert_close(s->training[0].daily_at_s[1], 86340.0);
+    assert_int_equal(s->training[0].lane, FS_LANE_TRAINING);
+    fs_scenario_destroy(s);
+
+    expect_error(TRAINING(JOB(", 'submit': {}")),
+                 "scen.json: training[0].submit: expected at least one way to submit jobs "
+                 "(\"at\", \"daily_at\", \"poisson_per_hour\"), got none");
+    expect_error(TRAINING(JOB("")), "training[0]: missing required key \"submit\"");
+    expect_error(TRAINING(JOB(", 'submit': {'poisson_per_hour': 1}, 'priority': 'experimnt'")),
+                 "scen.json: training[0].priority: expected a training priority (\"production\", "
+                 "\"experiment\"), got \"experimnt\" (did you mean \"experiment\"?)");
+    expect_error(TRAINING("[{'name': 'chat', 'submit': {'poisson_per_hour': 1}, 'gang': 1, "
+                          "'work_gpu_hours': 1}]"),
+                 "scen.json: training[0].name: duplicate name \"chat\" (also services[0]; "
+                 "services and training streams share one set of names)");
+    expect_error(TRAINING("[{'name': 'a', 'submit': {'poisson_per_hour': 1}, 'gang': 1, "
+                          "'work_gpu_hours': 1}, {'name': 'a', 'submit': {'poisson_per_hour': "
+                          "1}, 'gang': 1, 'work_gpu_hours': 1}]"),
+                 "training[1].name: duplicate name \"a\" (also training[0];");
+    expect_error(TRAINING(JOB(", 'submit': {'poisson_per_hour': 1}, 'gang_gpus': 2")),
+                 "training[0]: unknown key \"gang_gpus\"");
+    expect_error(TRAINING(JOB(", 'submit': {'poisson_per_hour': 0}")),
+                 "training[0].submit.poisson_per_hour: expected a positive number, got 0");
+    expect_error(TRAINING(JOB(", 'submit': {'at': []}")),
+                 "training[0].submit.at: expected a non-empty array, got an empty array");
+    expect_error(TRAINING(JOB(", 'submit': {'at': ['1h', '-1h']}")),
+                 "training[0].submit.at[1]: expected a duration");
+    expect_error(TRAINING(JOB(", 'submit': {'daily_at': ['02:00', '24:00']}")),
+                 "training[0].submit.daily_at[1]: expected a clock time before 24:00, got "
+                 "\"24:00\"");
+    expect_error(TRAINING(JOB(", 'submit': {'daily_at': ['2:61']}")),
+                 "training[0].submit.daily_at[0]: expected a clock time like \"02:00\", got "
+                 "\"2:61\" (");
+    expect_error(TRAINING(JOB(", 'submit': {'daily_at': [120]}")),
+                 "training[0].submit.daily_at[0]: expected a clock time like \"02:00\", got 120");
+    s = parse_ok(TRAINING(JOB(", 'submit': {'daily_at': " H24("'01:00'") "}")));
+    assert_int_equal(s->training[0].n_daily, 24); /* the most there can be */
+    fs_scenario_destroy(s);
+    expect_error(
+        TRAINING(JOB(", 'submit': {'daily_at': ['00:00', '01:00', '02:00', '03:00', '04:00', "
+                     "'05:00', '06:00', '07:00', '08:00', '09:00', '10:00', '11:00', '12:00', "
+                     "'13:00', '14:00', '15:00', '16:00', '17:00', '18:00', '19:00', '20:00', "
+                     "'21:00', '22:00', '23:00', '23:30']}")),
+        "training[0].submit.daily_at: expected at most 24 clock times, got 25");
+    expect_error(TRAINING(JOB(", 'submit': {'poisson_per_hour': 1}, 'preemptible': 'yes'")),
+                 "training[0].preemptible: expected true or false, got \"yes\"");
+    expect_error(TRAINING(JOB(", 'submit': {'poisson_per_hour': 1}, 'checkpoint': {'every': "
+                              "'1h'}")),
+                 "training[0].checkpoint: missing required key \"write\"");
+    expect_error(TRAINING(JOB(", 'submit': {'poisson_per_hour': 1}, 'checkpoint': {'every': 0, "
+                              "'write': 0}")),
+                 "training[0].checkpoint.every: expected a positive duration");
+    expect_error(TRAINING("[{'name': 'job', 'submit': {'poisson_per_hour': 1}, 'gang': 0, "
+                          "'work_gpu_hours': 1}]"),
+                 "training[0].gang: expected a positive integer, got 0");
+    expect_error(TRAINING("[{'name': 'job', 'submit': {'poisson_per_hour': 1}, 'gang': 1, "
+                          "'work_gpu_hours': 0}]"),
+                 "training[0].work_gpu_hours: expected a positive number, got 0");
+    expect_error(TRAINING(JOB(", 'submit': {'poisson_per_hour': 1}, 'state_gb_per_gpu': -1")),
+                 "training[0].state_gb_per_gpu: expected a non-negative number, got -1");
+    expect_error(TRAINING("{}"), "scen.json: training: expected an array, got an empty object");
+#undef JOB
+}
+
+static void test_policy_settings(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(POLICIES(
+        "{'shared': {" L4_POOLS "}, 'Tiered': {" L4_POOLS ", 'headroom': 0.25}, "
+        "'mine': {" L4_POOLS ", 'kind': 'partitioned', 'borrowing': true}, "
+        "'partitioned': {" L4_POOLS ", 'kind': 'tiered', 'headroom': 0}, "
+        "'other': {" L4_POOLS "}}"));
+    assert_int_equal(s->n_policies, 5);
+    fs_scenario *const *v = s->policies;
+    assert_string_equal(v[0]->policy, "shared");
+    assert_int_equal(v[0]->policy_kind, FS_POLICY_SHARED);
+    assert_close(v[0]->headroom, 0.4);
+    assert_false(v[0]->borrowing);
+    assert_string_equal(v[1]->policy, "Tiered");
+    assert_int_equal(v[1]->policy_kind, FS_POLICY_TIERED); /* from the name, any case */
+    assert_close(v[1]->headroom, 0.25);
+    assert_int_equal(v[2]->policy_kind, FS_POLICY_PARTITIONED); /* from "kind" */
+    assert_true(v[2]->borrowing);
+    assert_close(v[2]->headroom, 0.4);
+    assert_int_equal(v[3]->policy_kind, FS_POLICY_TIERED); /* "kind" beats the name */
+    assert_close(v[3]->headroom, 0.0);
+    assert_int_equal(v[4]->policy_kind, FS_POLICY_SHARED); /* any other name */
+    fs_scenario_destroy(s);
+
+    s = parse_ok(POLICIES("{'partitioned': {" L4_POOLS "}}"));
+    assert_int_equal(s->policy_kind, FS_POLICY_PARTITIONED);
+    assert_false(s->borrowing);
+    fs_scenario_destroy(s);
+
+    expect_error(POLICIES("{'a': {" L4_POOLS ", 'kind': 'teired'}}"),
+                 "scen.json: policies.a.kind: expected a policy kind (\"shared\", "
+                 "\"partitioned\", \"tiered\"), got \"teired\" (did you mean \"tiered\"?)");
+    expect_error(POLICIES("{'a': {" L4_POOLS ", 'kind': 'fifo'}}"),
+                 "policies.a.kind: expected a policy kind (\"shared\", \"partitioned\", "
+                 "\"tiered\"), got \"fifo\"");
+    expect_error(POLICIES("{'a': {" L4_POOLS ", 'headroom': 1}}"),
+                 "scen.json: policies.a.headroom: expected a number from 0 up to but not "
+                 "including 1 (the share of each serving pool kept free), got 1");
+    expect_error(POLICIES("{'a': {" L4_POOLS ", 'headroom': -0.1}}"),
+                 "policies.a.headroom: expected a non-negative number, got -0.1");
+    expect_error(POLICIES("{'a': {" L4_POOLS ", 'borrowing': 1}}"),
+                 "policies.a.borrowing: expected true or false, got 1");
+    expect_error(POLICIES("{'a': {" L4_POOLS ", 'headrom': 0.2}}"),
+                 "policies.a: unknown key \"headrom\" (did you mean \"headroom\"?)");
+    expect_error(POLICIES("{'a': {'kind': 'tiered'}}"),
+                 "policies.a: missing required key \"pools\"");
+    /* the settings belong to policies; the top level has none */
+    expect_error(TOP("'horizon': '1d', 'kind': 'tiered'"), "scen.json: unknown key \"kind\"");
+}
+
+/* Training and calibration are the same in every policy. */
+static void test_every_variant_has_training_and_costs(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(
+        HEAD "'policies': {'x': {" L4_POOLS "}, 'y': {" L4_POOLS "}}, "
+             "'services': [{'name': 'chat', " ARRIVALS ", " STIME "}], "
+             "'training': [{'name': 'job', 'submit': {'at': [1, 2]}, 'gang': 1, "
+             "'work_gpu_hours': 1}], 'calibration': {'context_s': 2}}");
+    for (size_t k = 0; k < s->n_policies; k++) {
+        const fs_scenario *v = s->policies[k];
+        assert_int_equal(v->n_training, 1);
+        assert_int_equal(v->training[0].n_submit_at, 2);
+        assert_close(v->switch_costs.context_s, 2.0);
+        assert_string_equal(v->switch_costs.source, "inline");
+    }
+    assert_ptr_not_equal(s->policies[0]->training, s->policies[1]->training);
+    fs_scenario_destroy(s);
+}
+
+static void test_calibration_inline(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(TOP("'horizon': '1d', 'calibration': {'schema': "
+                                  "'fleetsim-calibration/1', 'gpu': 'H100-SXM-80GB', "
+                                  "'context_s': 0.8, 'storage_gbps': 3.2, "
+                                  "'inference_warmup_s': 0}"));
+    const fs_switch_costs *sc = &s->switch_costs;
+    assert_close(sc->context_s, 0.8);
+    assert_close(sc->storage_gbps, 3.2);
+    assert_close(sc->inference_warmup_s, 0.0);
+    assert_close(sc->framework_s, 4.47); /* not given: built-in */
+    assert_close(sc->h2d_gbps, 56.7);
+    assert_close(sc->d2h_gbps, 52.8);
+    assert_string_equal(sc->source, "inline");
+    fs_scenario_destroy(s);
+
+    s = parse_ok(TOP("'horizon': '1d', 'calibration': {'source': 'lab run, node 7', "
+                     "'framework_s': 3, 'h2d_gbps': 25, 'd2h_gbps': 24.5}"));
+    sc = &s->switch_costs;
+    assert_string_equal(sc->source, "lab run, node 7");
+    assert_close(sc->framework_s, 3.0);
+    assert_close(sc->h2d_gbps, 25.0);
+    assert_close(sc->d2h_gbps, 24.5);
+    assert_close(sc->context_s, 0.5);
+    fs_scenario_destroy(s);
+
+    /* an empty profile is the built-in one, labelled inline */
+    s = parse_ok(TOP("'horizon': '1d', 'calibration': {}"));
+    assert_close(s->switch_costs.storage_gbps, 1.7);
+    assert_string_equal(s->switch_costs.source, "inline");
+    fs_scenario_destroy(s);
+
+    expect_error(TOP("'horizon': '1d', 'calibration': {'h2d_gbps': 0}"),
+                 "scen.json: calibration.h2d_gbps: expected a positive number, got 0");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'context_s': -0.5}"),
+                 "scen.json: calibration.context_s: expected a non-negative number, got -0.5");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'contxt_s': 1}"),
+                 "scen.json: calibration: unknown key \"contxt_s\" (did you mean \"context_s\"?)");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'schema': 'fleetsim/1'}"),
+                 "calibration.schema: expected \"fleetsim-calibration/1\", got \"fleetsim/1\"");
+    expect_error(TOP("'horizon': '1d', 'calibration': 5"),
+                 "scen.json: calibration: expected a calibration file name or an inline profile "
+                 "object, got 5");
+    expect_error(TOP("'horizon': '1d', 'calibration': ''"),
+                 "calibration: expected a calibration file name or an inline profile object, got "
+                 "\"\"");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'gpu': 7}"),
+                 "calibration.gpu: expected a non-empty string, got 7");
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Loads path, expecting refusal with code and a message containing want. */
+static void expect_load_error(const char *path, int code, const char *want)
+{
+    fs_error err = {0, ""};
+    fs_scenario *sentinel = (fs_scenario *)&err, *s = sentinel;
+    int rc = fs_scenario_load(path, &s, &err);
+    if (rc == FS_OK) {
+        fs_scenario_destroy(s);
+        fail_msg("accepted, wanted \"%s\"", want);
+    }
+    assert_ptr_equal(s, sentinel);
+    assert_int_equal(rc, code);
+    if (strstr(err.msg, want) == NULL)
+        fail_msg("message\n  %s\nlacks\n  %s", err.msg, want);
+}
+
+static void test_calibration_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/fleetsim-cal-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char sub[300], cal[300], bad[300], badjson[300], scen[300], want[1200];
+    static char text[sizeof docbuf + 512];
+    snprintf(sub, sizeof sub, "%s/cal", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    snprintf(cal, sizeof cal, "%s/cal/h100.json", dir);
+    snprintf(bad, sizeof bad, "%s/cal/bad.json", dir);
+    snprintf(badjson, sizeof badjson, "%s/cal/broken.json", dir);
+    snprintf(scen, sizeof scen, "%s/scen.json", dir);
+    write_text(cal, doc("{'schema': 'fleetsim-calibration/1', 'gpu': 'H100-SXM-80GB',\n"
+                        " 'context_s': 0.61, 'framework_s': 3.9, 'storage_gbps': 2.5,\n"
+                        " 'h2d_gbps': 55, 'd2h_gbps': 50, 'inference_warmup_s': 12}\n"));
+    write_text(bad, doc("{'context_s': 1,\n 'd2h_gbps': -1}\n"));
+    write_text(badjson, "{\n  \"context_s\": 1,,\n}\n");
+
+    /* relative to the scenario file's directory, not the working directory */
+    write_text(scen, doc(TOP("'horizon': '1d', 'calibration': 'cal/h100.json'")));
+    fs_scenario *s = NULL;
+    fs_error err = {0, ""};
+    if (fs_scenario_load(scen, &s, &err) != FS_OK)
+        fail_msg("refused: %s", err.msg);
+    const fs_switch_costs *sc = &s->switch_costs;
+    assert_close(sc->context_s, 0.61);
+    assert_close(sc->framework_s, 3.9);
+    assert_close(sc->storage_gbps, 2.5);
+    assert_close(sc->h2d_gbps, 55.0);
+    assert_close(sc->d2h_gbps, 50.0);
+    assert_close(sc->inference_warmup_s, 12.0);
+    assert_string_equal(sc->source, cal); /* the file read */
+    fs_scenario_destroy(s);
+
+    /* the same from a string whose origin names a file there */
+    snprintf(text, sizeof text, "%s",
+             doc(TOP("'horizon': '1d', 'calibration': 'cal/h100.json'")));
+    s = NULL;
+    assert_int_equal(fs_scenario_parse(text, scen, &s, &err), FS_OK);
+    assert_close(s->switch_costs.context_s, 0.61);
+    fs_scenario_destroy(s);
+
+    /* an absolute path is taken as it is, whatever the origin */
+    snprintf(text, sizeof text,
+             "{\"schema\": \"fleetsim/1\", \"horizon\": \"1d\", \"calibration\": \"%s\", %s", cal,
+             doc(POOL "'services': [{'name': 'chat', " ARRIVALS ", " STIME "}]}"));
+    s = NULL;
+    if (fs_scenario_parse(text, "elsewhere/scen.json", &s, &err) != FS_OK)
+        fail_msg("refused: %s", err.msg);
+    assert_close(s->switch_costs.storage_gbps, 2.5);
+    fs_scenario_destroy(s);
+
+    /* a missing file: bad input, naming the scenario's key and the file */
+    write_text(scen, doc(TOP("'horizon': '1d', 'calibration': 'cal/none.json'")));
+    snprintf(want, sizeof want,
+             "%s: calibration: %s/cal/none.json: cannot read: No such file or directory", scen,
+             dir);
+    expect_load_error(scen, FS_ERR_INPUT, want);
+    /* an origin without a directory: relative to the working directory */
+    expect_raw(doc(TOP("'horizon': '1d', 'calibration': 'no-such-cal.json'")), FS_ERR_INPUT,
+               "scen.json: calibration: no-such-cal.json: cannot read: No such file or directory");
+
+    /* a bad value: the calibration file and the key in it */
+    write_text(scen, doc(TOP("'horizon': '1d', 'calibration': 'cal/bad.json'")));
+    snprintf(want, sizeof want, "%s: d2h_gbps: expected a positive number, got -1", bad);
+    expect_load_error(scen, FS_ERR_INPUT, want);
+
+    /* malformed JSON: the calibration file's own line and column */
+    write_text(scen, doc(TOP("'horizon': '1d', 'calibration': 'cal/broken.json'")));
+    snprintf(want, sizeof want, "%s:2:18: ", badjson);
+    expect_load_error(scen, FS_ERR_INPUT, want);
+
+    /* a file that is not an object */
+    write_text(bad, "[1, 2]\n");
+    write_text(scen, doc(TOP("'horizon': '1d', 'calibration': 'cal/bad.json'")));
+    snprintf(want, sizeof want, "%s: expected an object (a calibration profile), got an array",
+             bad);
+    expect_load_error(scen, FS_ERR_INPUT, want);
+
+    assert_int_equal(remove(cal), 0);
+    assert_int_equal(remove(bad), 0);
+    assert_int_equal(remove(badjson), 0);
+    assert_int_equal(remove(scen), 0);
+    assert_int_equal(rmdir(sub), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1337,6 +1915,14 @@ int main(void)
         cmocka_unit_test(test_service_time_kinds),
         cmocka_unit_test(test_override),
         cmocka_unit_test(test_load),
+        cmocka_unit_test(test_extension_defaults),
+        cmocka_unit_test(test_pool_class_autoscale_spot),
+        cmocka_unit_test(test_service_autoscale),
+        cmocka_unit_test(test_training),
+        cmocka_unit_test(test_policy_settings),
+        cmocka_unit_test(test_every_variant_has_training_and_costs),
+        cmocka_unit_test(test_calibration_inline),
+        cmocka_unit_test(test_calibration_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 
 #include "duration.h"
 #include "options.h"
+#include "compare.h"
 #include "output.h"
 #include "placement.h"
 #include "results_csv.h"
@@ -27,15 +28,26 @@ enum { FS_EXIT_OK = 0, FS_EXIT_RUNTIME = 1, FS_EXIT_USAGE = 2 };
 
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-enum { RUN_SEED, RUN_REPLICATIONS, RUN_HORIZON, RUN_OUT, RUN_FORMAT, RUN_NO_TIMING, RUN_HELP };
+/* run and compare share their first options (same indices); compare adds
+ * --policies. */
+enum { RUN_SEED, RUN_REPLICATIONS, RUN_HORIZON, RUN_OUT, RUN_FORMAT, RUN_NO_TIMING, RUN_HELP, RUN_POLICIES };
+#define FS_RUN_OPTIONS                                                                                          \
+    [RUN_SEED] = {"seed", 's', "N", "base seed (overrides the scenario's \"seed\")"},                            \
+    [RUN_REPLICATIONS] = {"replications", 'r', "R", "independent replications (overrides \"replications\")"},   \
+    [RUN_HORIZON] = {"horizon", 0, "D", "simulated time, e.g. 7d or 90m (overrides \"horizon\")"},              \
+    [RUN_NO_TIMING] = {"no-timing", 0, NULL, "leave wall-clock figures out of the JSON (byte-identical reruns)"}, \
+    [RUN_HELP] = {"help", 'h', NULL, "show this help"}
+
+static const fs_cli_option compare_options[] = {
+    FS_RUN_OPTIONS,
+    [RUN_OUT] = {"out", 'o', "DIR", "write results.json, compare.json and the time series to DIR"},
+    [RUN_FORMAT] = {"format", 'f', "FMT", "what to print: table (default) or json"},
+    [RUN_POLICIES] = {"policies", 'p', "LIST", "comma-separated policies to run, the first the baseline (default: all)"},
+};
 static const fs_cli_option run_options[] = {
-    [RUN_SEED] = {"seed", 's', "N", "base seed (overrides the scenario's \"seed\")"},
-    [RUN_REPLICATIONS] = {"replications", 'r', "R", "independent replications (overrides \"replications\")"},
-    [RUN_HORIZON] = {"horizon", 0, "D", "simulated time, e.g. 7d or 90m (overrides \"horizon\")"},
+    FS_RUN_OPTIONS,
     [RUN_OUT] = {"out", 'o', "DIR", "write results.json, timeseries.csv, pools_timeseries.csv to DIR"},
     [RUN_FORMAT] = {"format", 'f', "FMT", "what to print: table (default), json or csv"},
-    [RUN_NO_TIMING] = {"no-timing", 0, NULL, "leave wall-clock figures out of the JSON (byte-identical reruns)"},
-    [RUN_HELP] = {"help", 'h', NULL, "show this help"},
 };
 
 enum { VALIDATE_HELP };
@@ -52,6 +64,7 @@ static void usage(FILE *fp)
           "\n"
           "commands:\n"
           "  run SCENARIO        simulate a scenario file and report the results\n"
+          "  compare SCENARIO    run its policies side by side, with paired differences\n"
           "  validate SCENARIO   check a scenario file and print what it describes\n"
           "\n"
           "  -h, --help          show this help ('fleetsim COMMAND --help' for a command)\n"
@@ -68,6 +81,17 @@ static void run_usage(FILE *fp)
           "[warmup, horizon]; with several replications they carry 95% CIs.\n\n",
           fp);
     fs_cli_help(fp, run_options, FS_COUNT(run_options));
+}
+
+static void compare_usage(FILE *fp)
+{
+    fputs("usage: fleetsim compare SCENARIO [OPTIONS]\n\n"
+          "Runs the scenario's policies on common random numbers (every policy sees the\n"
+          "same arrivals, service draws and job submissions) and prints them side by\n"
+          "side, each figure with its difference to the first policy and that\n"
+          "difference's 95% CI across replications.\n\n",
+          fp);
+    fs_cli_help(fp, compare_options, FS_COUNT(compare_options));
 }
 
 static void validate_usage(FILE *fp)
@@ -103,17 +127,29 @@ static int load_scenario(const char *path, fs_scenario **s)
 }
 
 /* Writes the run's files into an output set opened before the run (so a
- * directory that cannot be created fails in a second, not after the run). */
-static int write_outputs(const fs_results *r, fs_output *out, bool timing)
+ * directory that cannot be created fails in a second, not after the run);
+ * compare adds compare.json. */
+static int write_outputs(const fs_results *r, fs_output *out, bool timing, bool comparison)
 {
     fs_error err = {0};
-    FILE *json, *series, *pools;
+    FILE *json, *series, *pools, *cmp = NULL;
+    int rc = FS_OK;
     if (fs_output_open(out, "results.json", &json, &err) != FS_OK ||
         fs_output_open(out, "timeseries.csv", &series, &err) != FS_OK ||
         fs_output_open(out, "pools_timeseries.csv", &pools, &err) != FS_OK ||
+        (comparison && fs_output_open(out, "compare.json", &cmp, &err) != FS_OK) ||
         fs_results_json_write(r, timing, json, &err) != FS_OK ||
         fs_results_csv_timeseries(r, series, &err) != FS_OK ||
-        fs_results_csv_pool_timeseries(r, pools, &err) != FS_OK) {
+        fs_results_csv_pool_timeseries(r, pools, &err) != FS_OK)
+        rc = FS_ERR_RUNTIME;
+    if (rc == FS_OK && cmp) {
+        json_t *doc = fs_compare_json(r);
+        if (!doc || json_dumpf(doc, cmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
+            fputc('\n', cmp) == EOF)
+            rc = fs_error_set(&err, FS_ERR_RUNTIME, "cannot write compare.json");
+        json_decref(doc);
+    }
+    if (rc != FS_OK) {
         fs_output_abort(out);
         fprintf(stderr, "fleetsim: %s\n", err.msg);
         return FS_EXIT_RUNTIME;
@@ -125,95 +161,169 @@ static int write_outputs(const fs_results *r, fs_output *out, bool timing)
     return FS_EXIT_OK;
 }
 
-static int cmd_run(int argc, char **argv)
-{
+/* What run and compare share: parsed options, the scenario with the
+ * command-line overrides applied, and the output directory opened. */
+typedef struct fs__job {
     fs_cli_parsed opt;
-    if (fs_cli_parse("run", run_options, FS_COUNT(run_options), argc, argv, &opt) != 0)
+    fs_scenario *s;
+    const char *format;
+    bool timing;
+    bool has_out;
+    fs_output out;
+} fs__job;
+
+/* Returns -1 to go on with *job ready, or the exit status to stop with. */
+static int prepare(const char *cmd, const fs_cli_option *table, int n_options, void (*print_usage)(FILE *),
+                   const char *const *formats, int argc, char **argv, fs__job *job)
+{
+    *job = (fs__job){0};
+    fs_cli_parsed *opt = &job->opt;
+    if (fs_cli_parse(cmd, table, n_options, argc, argv, opt) != 0)
         return FS_EXIT_USAGE;
-    if (opt.values[RUN_HELP]) {
-        run_usage(stdout);
+    if (opt->values[RUN_HELP]) {
+        print_usage(stdout);
         return FS_EXIT_OK;
     }
-    if (opt.n_positional != 1) {
-        fprintf(stderr, "fleetsim run: expected one SCENARIO file, got %d (see 'fleetsim run --help')\n",
-                opt.n_positional);
+    if (opt->n_positional != 1) {
+        fprintf(stderr, "fleetsim %s: expected one SCENARIO file, got %d (see 'fleetsim %s --help')\n", cmd,
+                opt->n_positional, cmd);
         return FS_EXIT_USAGE;
     }
     int64_t seed = -1, replications = -1;
     double horizon = -1;
     const char *v;
-    if ((v = opt.values[RUN_SEED]) && parse_count(v, INT64_MAX, &seed) != 0) {
-        fprintf(stderr, "fleetsim run: --seed: expected a non-negative integer, got \"%s\"\n", v);
+    if ((v = opt->values[RUN_SEED]) && parse_count(v, INT64_MAX, &seed) != 0) {
+        fprintf(stderr, "fleetsim %s: --seed: expected a non-negative integer, got \"%s\"\n", cmd, v);
         return FS_EXIT_USAGE;
     }
-    if ((v = opt.values[RUN_REPLICATIONS]) &&
+    if ((v = opt->values[RUN_REPLICATIONS]) &&
         (parse_count(v, 10000, &replications) != 0 || replications < 1)) {
-        fprintf(stderr, "fleetsim run: --replications: expected an integer from 1 to 10000, got \"%s\"\n", v);
+        fprintf(stderr, "fleetsim %s: --replications: expected an integer from 1 to 10000, got \"%s\"\n", cmd, v);
         return FS_EXIT_USAGE;
     }
     char why[128];
-    if ((v = opt.values[RUN_HORIZON]) &&
+    if ((v = opt->values[RUN_HORIZON]) &&
         (fs_duration_parse(v, &horizon, why, sizeof why) != 0 || horizon <= 0)) {
-        fprintf(stderr, "fleetsim run: --horizon: expected a positive duration like 7d or 90m, got \"%s\"\n", v);
+        fprintf(stderr, "fleetsim %s: --horizon: expected a positive duration like 7d or 90m, got \"%s\"\n", cmd, v);
         return FS_EXIT_USAGE;
     }
-    const char *format = opt.values[RUN_FORMAT] ? opt.values[RUN_FORMAT] : "table";
-    if (strcmp(format, "table") && strcmp(format, "json") && strcmp(format, "csv")) {
-        fprintf(stderr, "fleetsim run: --format: expected table, json or csv, got \"%s\"\n", format);
+    job->format = opt->values[RUN_FORMAT] ? opt->values[RUN_FORMAT] : formats[0];
+    bool known = false;
+    for (size_t k = 0; formats[k] && !known; k++)
+        known = strcmp(job->format, formats[k]) == 0;
+    if (!known) {
+        fprintf(stderr, "fleetsim %s: --format: expected one of", cmd);
+        for (size_t k = 0; formats[k]; k++)
+            fprintf(stderr, " %s", formats[k]);
+        fprintf(stderr, ", got \"%s\"\n", job->format);
         return FS_EXIT_USAGE;
     }
-    bool timing = !opt.values[RUN_NO_TIMING];
-
-    fs_scenario *s;
-    int status = load_scenario(opt.positional[0], &s);
+    job->timing = !opt->values[RUN_NO_TIMING];
+    int status = load_scenario(opt->positional[0], &job->s);
     if (status != FS_EXIT_OK)
         return status;
     fs_error err = {0};
-    if (fs_scenario_override(s, seed, replications, horizon, &err) != FS_OK) {
+    if (fs_scenario_override(job->s, seed, replications, horizon, &err) != FS_OK) {
         fprintf(stderr, "fleetsim: %s\n", err.msg);
-        fs_scenario_destroy(s);
+        fs_scenario_destroy(job->s);
         return FS_EXIT_USAGE;
     }
-    fs_output out;
-    if (opt.values[RUN_OUT] && fs_output_begin(&out, opt.values[RUN_OUT], &err) != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
-        fs_scenario_destroy(s);
-        return FS_EXIT_RUNTIME;
+    if (opt->values[RUN_OUT]) {
+        if (fs_output_begin(&job->out, opt->values[RUN_OUT], &err) != FS_OK) {
+            fprintf(stderr, "fleetsim: %s\n", err.msg);
+            fs_scenario_destroy(job->s);
+            return FS_EXIT_RUNTIME;
+        }
+        job->has_out = true;
     }
-    fs_results *r;
-    int rc = fs_run_scenario(s, &r, &err);
-    if (rc != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
-        if (opt.values[RUN_OUT])
-            fs_output_abort(&out);
-        fs_scenario_destroy(s);
-        return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
-    }
+    return -1;
+}
+
+static void warn_overloaded(const fs_results *r)
+{
+    const fs_scenario *s = r->scenario;
     for (size_t p = 0; p < r->n_policies; p++)
         for (size_t i = 0; i < s->n_services; i++)
             if (r->policies[p].loads[i].offered_load >= 1.0)
-                fprintf(stderr, "fleetsim: warning: policy \"%s\": service \"%s\" is overloaded (offered load %.2f): %s\n",
-                    r->policies[p].name, s->services[i].name, r->policies[p].loads[i].offered_load,
-                    s->services[i].queue_limit == FS_QUEUE_UNLIMITED
-                        ? "its queue grew without bound"
-                        : "its queue sits at the limit and the excess is dropped");
-    if (opt.values[RUN_OUT])
-        status = write_outputs(r, &out, timing);
+                fprintf(stderr,
+                        "fleetsim: warning: policy \"%s\": service \"%s\" is overloaded (offered load "
+                        "%.2f): %s\n",
+                        r->policies[p].name, s->services[i].name, r->policies[p].loads[i].offered_load,
+                        s->services[i].queue_limit == FS_QUEUE_UNLIMITED
+                            ? "its queue grew without bound"
+                            : "its queue sits at the limit and the excess is dropped");
+}
+
+/* Runs the job (all policies, or the listed ones), writes --out, prints. */
+static int execute(fs__job *job, bool comparison)
+{
+    fs_error err = {0};
+    fs_results *r = NULL;
+    int rc;
+    const char *list = job->opt.values[RUN_POLICIES];
+    if (comparison && list) {
+        char *copy = strdup(list);
+        const char *names[64];
+        size_t n = 0;
+        for (char *tok = copy ? strtok(copy, ",") : NULL; tok && n < 64; tok = strtok(NULL, ","))
+            names[n++] = tok;
+        rc = copy ? fs_run_policies(job->s, names, n, &r, &err)
+                  : fs_error_set(&err, FS_ERR_RUNTIME, "out of memory");
+        free(copy);
+    } else {
+        rc = fs_run_scenario(job->s, &r, &err);
+    }
+    if (rc != FS_OK) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        if (job->has_out)
+            fs_output_abort(&job->out);
+        fs_scenario_destroy(job->s);
+        return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    }
+    warn_overloaded(r);
+    int status = job->has_out ? write_outputs(r, &job->out, job->timing, comparison) : FS_EXIT_OK;
     if (status == FS_EXIT_OK) {
-        if (strcmp(format, "json") == 0)
-            rc = fs_results_json_write(r, timing, stdout, &err);
-        else if (strcmp(format, "csv") == 0)
+        if (comparison && strcmp(job->format, "json") == 0) {
+            json_t *doc = fs_compare_json(r);
+            rc = doc && json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0 &&
+                         fputc('\n', stdout) != EOF
+                     ? FS_OK
+                     : fs_error_set(&err, FS_ERR_RUNTIME, "cannot write the comparison");
+            json_decref(doc);
+        } else if (comparison) {
+            rc = fs_compare_table(r, stdout, &err);
+        } else if (strcmp(job->format, "json") == 0) {
+            rc = fs_results_json_write(r, job->timing, stdout, &err);
+        } else if (strcmp(job->format, "csv") == 0) {
             rc = fs_results_csv_summary(r, stdout, &err);
-        else
+        } else {
             rc = fs_table_write(r, stdout, &err);
+        }
         if (rc != FS_OK || fflush(stdout) != 0) {
             fprintf(stderr, "fleetsim: %s\n", rc != FS_OK ? err.msg : "cannot write to standard output");
             status = FS_EXIT_RUNTIME;
         }
     }
     fs_results_destroy(r);
-    fs_scenario_destroy(s);
+    fs_scenario_destroy(job->s);
     return status;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static const char *const formats[] = {"table", "json", "csv", NULL};
+    fs__job job;
+    int status = prepare("run", run_options, FS_COUNT(run_options), run_usage, formats, argc, argv, &job);
+    return status >= 0 ? status : execute(&job, false);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    static const char *const formats[] = {"table", "json", NULL};
+    fs__job job;
+    int status = prepare("compare", compare_options, FS_COUNT(compare_options), compare_usage, formats,
+                         argc, argv, &job);
+    return status >= 0 ? status : execute(&job, true);
 }
 
 static int cmd_validate(int argc, char **argv)
@@ -296,6 +406,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "compare") == 0)
+        return cmd_compare(argc - 2, argv + 2);
     if (strcmp(cmd, "validate") == 0)
         return cmd_validate(argc - 2, argv + 2);
     fprintf(stderr, "fleetsim: unknown command '%s' (see 'fleetsim --help')\n", cmd);

@@ -1,0 +1,146 @@
+/*
+ * fleet — the capacity manager: who holds which unit, and who waits for one.
+ *
+ * Every unit of every pool (placement.h) is absent (its GPU not provisioned),
+ * free, switching (being evicted or warmed for a new tenant) or held by a
+ * service replica or a training job.  Services and training jobs ask for
+ * units with requests; the policy (policy.h) says which pools a request may
+ * use, in which order pending requests are served, and whose units a request
+ * may evict.  A granted unit warms up for the time the switch-cost profile
+ * gives for its new tenant (context, framework, weights or state, first
+ * kernels) and then calls its holder back; a unit given back, or taken by
+ * eviction, is free again after its eviction time.  Time spent switching is
+ * switch overhead, counted in GPU-seconds beside busy and idle.
+ *
+ * Elastic pools add GPUs while requests they could serve wait (each after a
+ * provisioning delay) and give back GPUs idle for their idle delay; spot
+ * pools lose GPUs at their reclaim hazard, evicting what runs there.
+ *
+ * Ownership: fs_fleet is caller-owned (init/fini); it owns its unit states,
+ * request queue and per-GPU tables; it borrows the scenario variant, the
+ * placement, the pools' runtimes and the engine.
+ */
+#ifndef FS_FLEET_H
+#define FS_FLEET_H
+
+#include <gsl/gsl_rng.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "placement.h"
+#include "pool.h"
+#include "scenario.h"
+#include "sim.h"
+
+struct fs_policy_ops;
+
+typedef enum fs_holder_kind { FS_HOLDER_NONE, FS_HOLDER_SERVICE, FS_HOLDER_TRAINING } fs_holder_kind;
+
+typedef enum fs_unit_state {
+    FS_UNIT_ABSENT,    /* its GPU is not provisioned (elastic pools) */
+    FS_UNIT_FREE,
+    FS_UNIT_WARMING,   /* granted, warming up for its holder */
+    FS_UNIT_HELD,      /* serving its holder */
+    FS_UNIT_EVICTING   /* being emptied; free when done */
+} fs_unit_state;
+
+typedef struct fs_unit_rt {
+    fs_unit_state state;
+    fs_holder_kind kind;
+    uint32_t owner;      /* service index, or training job id */
+    uint32_t slot;       /* replica index, or gang member */
+    bool preemptible;
+    fs_lane lane;
+    double memory_gb;    /* what its holder uses (time-sliced seats share their GPU's) */
+} fs_unit_rt;
+
+/* A holder's side: the fleet calls these (service.c and training.c provide
+ * them).  `ready`: unit u of pool p has warmed up for (owner, slot).
+ * `evicted`: the fleet takes the unit back (preemption, spot reclaim). */
+typedef struct fs_holder_ops {
+    void (*ready)(void *holder_ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now);
+    void (*evicted)(void *holder_ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now);
+} fs_holder_ops;
+
+typedef struct fs_request {
+    fs_holder_kind kind;
+    uint32_t owner;
+    uint32_t units;        /* all granted at once (a gang), or none */
+    double memory_gb;      /* per unit */
+    double warmup_s;       /* per unit, once granted */
+    size_t pool;           /* SIZE_MAX: any pool the policy allows; else only this one */
+    fs_lane lane;
+    bool preemptible;
+    double since;          /* when it was asked for */
+    uint64_t seq;          /* ask order, for FIFO */
+    uint32_t first_slot;   /* slots first_slot .. first_slot + units - 1 */
+} fs_request;
+
+typedef struct fs_fleet fs_fleet;
+
+/* The per-pool runtime extras of an elastic or spot pool. */
+typedef struct fs_gpu_rt {
+    bool present;
+    bool provisioning;   /* asked for, not yet ready */
+    double idle_since;   /* every unit free since then; -1 when not */
+} fs_gpu_rt;
+
+struct fs_fleet {
+    const fs_scenario *scenario;
+    const fs_placement *placement;
+    const struct fs_policy_ops *policy;
+    fs_sim *sim;
+    fs_pool *pools;              /* the pools' runtimes (busy / idle / switching levels) */
+    fs_unit_rt **units;          /* [pool][unit] */
+    fs_gpu_rt **gpus;            /* [pool][gpu], max_gpus each */
+    uint32_t *present_gpus;      /* per pool */
+    uint32_t *provisioning_gpus; /* per pool */
+    fs_request *pending;
+    size_t n_pending, cap_pending;
+    uint64_t next_seq;
+    const fs_holder_ops *holder_ops[3];
+    void *holder_ctx[3];
+    gsl_rng *rng;                /* provisioning delays and spot reclaims: stream "fleet" */
+    uint32_t kind_switched, kind_provisioned, kind_tick, kind_reclaim;
+    double horizon;
+    uint64_t reclaims;           /* spot GPUs taken back */
+};
+
+/* 0, or ENOMEM.  Units placed at t = 0 (the static placement) start held and
+ * ready; GPUs beyond an elastic pool's starting size start absent. */
+int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placement,
+                  const struct fs_policy_ops *policy, fs_sim *sim, fs_pool *pools,
+                  uint64_t seed, uint32_t replication);
+void fs_fleet_fini(fs_fleet *f);
+
+void fs_fleet_set_holder(fs_fleet *f, fs_holder_kind kind, const fs_holder_ops *ops, void *ctx);
+
+/* Asks for units; grants at once if it can (the holder's `ready` follows
+ * after warm-up), else queues the request.  0, or ENOMEM. */
+int fs_fleet_request(fs_fleet *f, const fs_request *r);
+
+/* Withdraws the pending requests of (kind, owner), e.g. a scale-up no longer
+ * wanted.  Returns how many slots were withdrawn. */
+uint32_t fs_fleet_withdraw(fs_fleet *f, fs_holder_kind kind, uint32_t owner);
+
+/* Withdraws the pending request for slot `slot` of (kind, owner), if any. */
+void fs_fleet_withdraw_slot(fs_fleet *f, fs_holder_kind kind, uint32_t owner, uint32_t slot);
+
+/* Gives back every unit (kind, owner) holds or is warming, and withdraws its
+ * pending requests: a gang ends, or is preempted, all at once. */
+void fs_fleet_release_holder(fs_fleet *f, fs_holder_kind kind, uint32_t owner, double evict_s,
+                             double now);
+
+/* The holder gives unit u of pool p back; it is free after `evict_s`. */
+void fs_fleet_release(fs_fleet *f, size_t pool, size_t unit, double evict_s, double now);
+
+/* Requests waiting, in units, for (kind, owner) (kind NONE: everyone). */
+uint32_t fs_fleet_waiting_units(const fs_fleet *f, fs_holder_kind kind, uint32_t owner);
+
+/* Warm-up time of a unit for a service replica / a training member, from the
+ * scenario's switch-cost profile. */
+double fs_fleet_inference_warmup(const fs_scenario *s, double memory_gb);
+double fs_fleet_training_warmup(const fs_scenario *s, double state_gb);
+
+#endif

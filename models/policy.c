@@ -1,0 +1,31 @@
+#include "policy.h"
+
+const fs_policy_ops *fs_policy_for(fs_policy_kind kind)
+{
+    switch (kind) {
+    case FS_POLICY_PARTITIONED:
+        return &fs_policy_partitioned;
+    case FS_POLICY_TIERED:
+        return &fs_policy_tiered;
+    case FS_POLICY_SHARED:
+        break;
+    }
+    return &fs_policy_shared;
+}
+
+bool fs_policy_fifo(const fs_request *a, const fs_request *b)
+{
+    return a->seq < b->seq;
+}
+
+bool fs_policy_never_evict(const fs_scenario *s, const fs_request *r, size_t pool, const fs_unit_rt *u)
+{
+    (void)s, (void)r, (void)pool, (void)u;
+    return false;
+}
+
+double fs_policy_no_headroom(const fs_scenario *s)
+{
+    (void)s;
+    return 0;
+}

@@ -1,0 +1,53 @@
+/*
+ * policy — how a fleet shares its capacity: one module per policy behind one
+ * small interface.
+ *
+ * A policy answers three questions for the capacity manager (fleet.h):
+ * which pools a request may take units from, which of two waiting requests is
+ * served first, and whether a request may evict the holder of a unit.  The
+ * mechanisms (warm-up, eviction, provisioning, preemption and lost work) are
+ * the fleet's; a policy only decides.  Adding a policy is one new file with
+ * one fs_policy_ops and a line in policy.c.
+ *
+ *   shared       one pool, first come first served, no preemption
+ *   partitioned  pools by latency class; batch never on serving capacity,
+ *                unless borrowing lets preemptible batch use idle serving
+ *                units, evicted the moment serving needs them
+ *   tiered       serving pools kept at a headroom target, an elastic batch
+ *                pool, a spot tier for preemptible work, and priority lanes
+ *                (production inference, production training, experiments)
+ */
+#ifndef FS_POLICY_H
+#define FS_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fleet.h"
+#include "scenario.h"
+
+typedef struct fs_policy_ops {
+    const char *name;
+    /* May r take units of pool p? */
+    bool (*eligible)(const fs_scenario *s, const fs_request *r, size_t pool);
+    /* Is a served before b? (A strict weak order; ties keep ask order.) */
+    bool (*before)(const fs_request *a, const fs_request *b);
+    /* May r evict the holder of unit u of pool p? */
+    bool (*may_evict)(const fs_scenario *s, const fs_request *r, size_t pool, const fs_unit_rt *u);
+    /* Free share of serving capacity to keep by growing elastic serving
+     * pools ahead of demand (0: grow only for waiting requests). */
+    double (*serving_headroom)(const fs_scenario *s);
+} fs_policy_ops;
+
+extern const fs_policy_ops fs_policy_shared;
+extern const fs_policy_ops fs_policy_partitioned;
+extern const fs_policy_ops fs_policy_tiered;
+
+const fs_policy_ops *fs_policy_for(fs_policy_kind kind);
+
+/* Shared helpers for policy modules. */
+bool fs_policy_fifo(const fs_request *a, const fs_request *b);
+bool fs_policy_never_evict(const fs_scenario *s, const fs_request *r, size_t pool, const fs_unit_rt *u);
+double fs_policy_no_headroom(const fs_scenario *s);
+
+#endif

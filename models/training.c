@@ -1,0 +1,278 @@
+#include "training.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gsl/gsl_randist.h>
+
+#include "grow.h"
+#include "rng.h"
+
+#define FS__DAY_S 86400.0
+
+/* A submission event carries its stream in `arg` and, for daily schedules,
+ * the index of the clock time in `data` (-1 for Poisson and listed times). */
+
+static double fs__next_daily(const fs_training_spec *spec, double after, size_t *which)
+{
+    double best = INFINITY;
+    double day = floor(after / FS__DAY_S);
+    for (int d = 0; d < 2; d++) {
+        for (size_t k = 0; k < spec->n_daily; k++) {
+            double t = (day + d) * FS__DAY_S + spec->daily_at_s[k];
+            if (t > after && t < best) {
+                best = t;
+                *which = k;
+            }
+        }
+    }
+    return best;
+}
+
+static void fs__schedule_submissions(fs_training *t, uint32_t stream, double after, bool first)
+{
+    const fs_training_spec *spec = &t->scenario->training[stream];
+    double horizon = t->scenario->horizon_s;
+    if (spec->n_daily) {
+        size_t which = 0;
+        double at = fs__next_daily(spec, first ? after - 1e-9 : after, &which);
+        if (at <= horizon)
+            fs_sim_schedule(t->sim, at, 1, t->kind_submit, stream, 0);
+    }
+    if (spec->poisson_per_hour > 0) {
+        double at = after + gsl_ran_exponential(t->rngs[stream], 3600.0 / spec->poisson_per_hour);
+        if (at <= horizon)
+            fs_sim_schedule(t->sim, at, 1, t->kind_submit, stream, 1);
+    }
+    if (first)
+        for (size_t k = 0; k < spec->n_submit_at; k++)
+            if (spec->submit_at_s[k] <= horizon)
+                fs_sim_schedule(t->sim, spec->submit_at_s[k], 1, t->kind_submit, stream, 2);
+}
+
+static int fs__ask(fs_training *t, uint32_t id)
+{
+    fs_job *job = &t->jobs[id];
+    const fs_training_spec *spec = &t->scenario->training[job->stream];
+    job->state = FS_JOB_QUEUED;
+    job->ready = 0;
+    fs_request r = {
+        .kind = FS_HOLDER_TRAINING, .owner = id, .units = spec->gang,
+        .memory_gb = spec->state_gb_per_gpu,
+        .warmup_s = fs_fleet_training_warmup(t->scenario, spec->state_gb_per_gpu),
+        .pool = SIZE_MAX, .lane = spec->lane, .preemptible = spec->preemptible, .first_slot = 0,
+    };
+    return fs_fleet_request(t->fleet, &r);
+}
+
+static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    fs_training *t = ctx;
+    uint32_t stream = ev->arg;
+    const fs_training_spec *spec = &t->scenario->training[stream];
+    /* Daily and Poisson submissions schedule their successor; listed times
+     * were all scheduled at the start. */
+    if (ev->data == 0 && spec->n_daily) {
+        size_t which;
+        double at = fs__next_daily(spec, sim->now, &which);
+        if (at <= t->scenario->horizon_s)
+            fs_sim_schedule(sim, at, 1, t->kind_submit, stream, 0);
+    } else if (ev->data == 1) {
+        double at = sim->now + gsl_ran_exponential(t->rngs[stream], 3600.0 / spec->poisson_per_hour);
+        if (at <= t->scenario->horizon_s)
+            fs_sim_schedule(sim, at, 1, t->kind_submit, stream, 1);
+    }
+    fs_job *jobs = fs_grow(t->jobs, &t->cap_jobs, t->n_jobs + 1, sizeof *jobs, 16);
+    size_t *pool = malloc(spec->gang * sizeof *pool), *unit = malloc(spec->gang * sizeof *unit);
+    if (!jobs || !pool || !unit) {
+        if (jobs)
+            t->jobs = jobs;
+        free(pool);
+        free(unit);
+        fs_sim_fail(sim, ENOMEM, "training \"%s\": out of memory for a job", spec->name);
+        return;
+    }
+    t->jobs = jobs;
+    uint32_t id = (uint32_t)t->n_jobs++;
+    t->jobs[id] = (fs_job){.stream = stream, .submitted = sim->now,
+                           .remaining_s = spec->work_gpu_hours * 3600.0 / spec->gang,
+                           .pool = pool, .unit = unit};
+    if (t->measuring)
+        t->reps[stream].submitted++;
+    if (fs__ask(t, id) != 0)
+        fs_sim_fail(sim, ENOMEM, "training \"%s\": out of memory queueing a job", spec->name);
+}
+
+/* Starts the next compute segment: up to the next checkpoint, or the end. */
+static void fs__run_segment(fs_training *t, uint32_t id, double now)
+{
+    fs_job *job = &t->jobs[id];
+    const fs_training_spec *spec = &t->scenario->training[job->stream];
+    double every = spec->checkpoint_every_s;
+    job->state = FS_JOB_RUNNING;
+    job->segment_start = now;
+    job->segment_s = every > 0 && every < job->remaining_s ? every : job->remaining_s;
+    fs_sim_schedule(t->sim, now + job->segment_s, 1, t->kind_step, id, job->epoch);
+}
+
+static void fs__gang_busy(fs_training *t, fs_job *job, double now, int delta)
+{
+    uint32_t gang = t->scenario->training[job->stream].gang;
+    for (uint32_t m = 0; m < gang; m++)
+        fs_pool_unit_busy(&t->pools[job->pool[m]], now, job->unit[m], delta);
+}
+
+/* The whole gang goes back at once, warming members included. */
+static void fs__give_back(fs_training *t, uint32_t id, double now)
+{
+    fs_fleet_release_holder(t->fleet, FS_HOLDER_TRAINING, id, 0, now);
+}
+
+/* End of a compute segment or of a checkpoint write. */
+static void fs__on_step(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    fs_training *t = ctx;
+    uint32_t id = ev->arg;
+    fs_job *job = &t->jobs[id];
+    if ((double)job->epoch != ev->data)
+        return; /* preempted since: this step belongs to a lost run */
+    const fs_training_spec *spec = &t->scenario->training[job->stream];
+    fs_training_rep *rep = &t->reps[job->stream];
+    double now = sim->now;
+    double gpu_h = job->segment_s * spec->gang / 3600.0;
+    if (job->state == FS_JOB_CHECKPOINTING) {
+        /* The checkpoint is written: the segment's work is safe. */
+        job->remaining_s -= job->segment_s;
+        if (t->measuring)
+            rep->gpu_hours_done += gpu_h;
+        fs__run_segment(t, id, now);
+        return;
+    }
+    if (job->segment_s >= job->remaining_s) { /* the last segment: done */
+        job->remaining_s = 0;
+        job->state = FS_JOB_DONE;
+        if (t->measuring) {
+            rep->gpu_hours_done += gpu_h;
+            rep->completed++;
+        }
+        fs__gang_busy(t, job, now, -1);
+        fs__give_back(t, id, now);
+        return;
+    }
+    job->state = FS_JOB_CHECKPOINTING;
+    fs_sim_schedule(sim, now + spec->checkpoint_write_s, 1, t->kind_step, id, job->epoch);
+}
+
+void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size_t pool, size_t unit,
+                              double now)
+{
+    fs_job *job = &t->jobs[id];
+    if (job->state != FS_JOB_QUEUED && job->state != FS_JOB_WARMING) {
+        fs_fleet_release(t->fleet, pool, unit, 0, now); /* cannot happen: kept as a guard */
+        return;
+    }
+    job->state = FS_JOB_WARMING;
+    job->pool[member] = pool;
+    job->unit[member] = unit;
+    const fs_training_spec *spec = &t->scenario->training[job->stream];
+    if (++job->ready < spec->gang)
+        return;
+    if (!job->started_once) {
+        job->started_once = true;
+        if (t->measuring) {
+            fs_training_rep *rep = &t->reps[job->stream];
+            rep->started++;
+            fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5));
+        }
+    }
+    fs__gang_busy(t, job, now, +1);
+    fs__run_segment(t, id, now);
+}
+
+void fs_training_member_evicted(fs_training *t, uint32_t id, double now)
+{
+    fs_job *job = &t->jobs[id];
+    const fs_training_spec *spec = &t->scenario->training[job->stream];
+    fs_training_rep *rep = &t->reps[job->stream];
+    if (job->state == FS_JOB_QUEUED || job->state == FS_JOB_DONE)
+        return; /* the gang was already given back: this is another member's call */
+    if (job->state == FS_JOB_RUNNING || job->state == FS_JOB_CHECKPOINTING) {
+        /* Everything since the last completed checkpoint is lost; a
+         * checkpoint being written is not complete. */
+        double lost_s = job->state == FS_JOB_RUNNING ? now - job->segment_start : job->segment_s;
+        if (t->measuring) {
+            rep->gpu_hours_lost += lost_s * spec->gang / 3600.0;
+            rep->preemptions++;
+        }
+        fs__gang_busy(t, job, now, -1);
+    } else if (t->measuring) { /* warming: nothing computed yet, nothing lost */
+        rep->preemptions++;
+    }
+    fs__give_back(t, id, now);
+    job->epoch++;
+    job->state = FS_JOB_QUEUED;
+    if (fs__ask(t, id) != 0)
+        fs_sim_fail(t->sim, ENOMEM, "training \"%s\": out of memory requeueing a job", spec->name);
+}
+
+int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_pool *pools,
+                     fs_sim *sim, uint32_t replication, fs_training_rep *reps, fs_error *err)
+{
+    *t = (fs_training){.scenario = s, .sim = sim, .fleet = fleet, .pools = pools, .reps = reps};
+    if (s->n_training == 0)
+        return FS_OK;
+    t->rngs = calloc(s->n_training, sizeof *t->rngs);
+    int64_t k_sub = fs_sim_register(sim, fs__on_submit, t);
+    int64_t k_step = fs_sim_register(sim, fs__on_step, t);
+    if (!t->rngs || k_sub < 0 || k_step < 0)
+        goto nomem;
+    t->kind_submit = (uint32_t)k_sub;
+    t->kind_step = (uint32_t)k_step;
+    for (size_t i = 0; i < s->n_training; i++) {
+        char stream[512];
+        snprintf(stream, sizeof stream, "training/%s", s->training[i].name);
+        t->rngs[i] = fs_rng_create(s->seed, replication, stream);
+        if (!t->rngs[i])
+            goto nomem;
+        fs__schedule_submissions(t, (uint32_t)i, 0, true);
+    }
+    return FS_OK;
+nomem:
+    fs_training_fini(t);
+    return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for training streams");
+}
+
+void fs_training_fini(fs_training *t)
+{
+    for (size_t i = 0; t->rngs && i < t->scenario->n_training; i++)
+        fs_rng_destroy(t->rngs[i]);
+    free(t->rngs);
+    for (size_t j = 0; j < t->n_jobs; j++) {
+        free(t->jobs[j].pool);
+        free(t->jobs[j].unit);
+    }
+    free(t->jobs);
+    *t = (fs_training){0};
+}
+
+void fs_training_start_measuring(fs_training *t, double now)
+{
+    (void)now;
+    t->measuring = true;
+    for (size_t i = 0; i < t->scenario->n_training; i++) {
+        fs_training_rep *rep = &t->reps[i];
+        rep->submitted = rep->started = rep->completed = rep->preemptions = 0;
+        rep->gpu_hours_done = rep->gpu_hours_lost = 0;
+        fs_hist_reset(&rep->wait);
+    }
+}
+
+void fs_training_finish(fs_training *t, double now)
+{
+    (void)now;
+    for (size_t j = 0; j < t->n_jobs; j++)
+        if (t->jobs[j].state == FS_JOB_QUEUED)
+            t->reps[t->jobs[j].stream].waiting_end++;
+}

@@ -1,0 +1,71 @@
+/*
+ * training — streams of training jobs during one replication.
+ *
+ * Each stream submits jobs (daily at clock times, as a Poisson stream, or at
+ * listed times).  A job asks the fleet for its whole gang at once (all or
+ * nothing), warms up (context, framework, state loaded from storage),
+ * computes work_gpu_hours / gang hours, pausing every checkpoint interval to
+ * write a checkpoint, and gives its units back when done.  If the fleet
+ * evicts it (preemption, spot reclaim) it loses the work since its last
+ * completed checkpoint, gives back its whole gang and queues again.
+ *
+ * Measured per stream (from the warm-up instant): submissions, queue wait
+ * from submission to first start (histogram: P50/P95/max), completions,
+ * preemptions, GPU-hours of work done and lost.
+ *
+ * Ownership: fs_training is caller-owned (init/fini); it owns its jobs and
+ * generators; borrows the scenario, fleet, pools and engine.
+ */
+#ifndef FS_TRAINING_H
+#define FS_TRAINING_H
+
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "fleet.h"
+#include "results.h"
+#include "scenario.h"
+#include "sim.h"
+
+typedef enum fs_job_state { FS_JOB_QUEUED, FS_JOB_WARMING, FS_JOB_RUNNING, FS_JOB_CHECKPOINTING, FS_JOB_DONE } fs_job_state;
+
+typedef struct fs_job {
+    uint32_t stream;
+    fs_job_state state;
+    double submitted;
+    bool started_once;
+    double remaining_s;      /* compute seconds left after the last completed checkpoint */
+    double segment_start;    /* when the current compute segment began */
+    double segment_s;        /* its length: to the next checkpoint or the end */
+    uint32_t ready;          /* gang members warmed up */
+    uint32_t epoch;          /* bumps on preemption: stale events are ignored */
+    size_t *pool, *unit;     /* per gang member */
+} fs_job;
+
+typedef struct fs_training {
+    const fs_scenario *scenario;
+    fs_sim *sim;
+    fs_fleet *fleet;
+    fs_pool *pools;
+    fs_training_rep *reps;   /* per stream, owned by the result */
+    gsl_rng **rngs;          /* per stream: "training/<name>" (Poisson submissions) */
+    fs_job *jobs;
+    size_t n_jobs, cap_jobs;
+    uint32_t kind_submit, kind_step;
+    bool measuring;
+} fs_training;
+
+int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_pool *pools,
+                     fs_sim *sim, uint32_t replication, fs_training_rep *reps, fs_error *err);
+void fs_training_fini(fs_training *t);
+
+void fs_training_start_measuring(fs_training *t, double now);
+void fs_training_finish(fs_training *t, double now);
+
+/* The fleet's callbacks for gang member `member` of job `job`. */
+void fs_training_member_ready(fs_training *t, uint32_t job, uint32_t member, size_t pool, size_t unit,
+                              double now);
+void fs_training_member_evicted(fs_training *t, uint32_t job, double now);
+
+#endif

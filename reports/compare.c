@@ -1,0 +1,245 @@
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A figure of one policy in one replication; `index` is the service or
+ * training stream (unused for the fleet). */
+typedef double (*fs__metric)(const fs_results *r, size_t policy, uint32_t rep, size_t index);
+
+typedef enum { ROW_SERVICE, ROW_TRAINING, ROW_FLEET } fs__row_kind;
+
+typedef struct fs__row {
+    fs__row_kind kind;
+    const char *key;    /* JSON key */
+    const char *label;  /* table label */
+    fs__metric metric;
+} fs__row;
+
+static const fs_service_rep *fs__svc(const fs_results *r, size_t p, uint32_t k, size_t i)
+{
+    return &r->policies[p].reps[k].services[i];
+}
+
+static double m_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_hist_quantile(&fs__svc(r, p, k, i)->latency, 0.50) * 1e-6; }
+static double m_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_hist_quantile(&fs__svc(r, p, k, i)->latency, 0.95) * 1e-6; }
+static double m_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_hist_quantile(&fs__svc(r, p, k, i)->latency, 0.99) * 1e-6; }
+
+static double m_worst_p99(const fs_results *r, size_t p, uint32_t k, size_t i)
+{
+    const fs_service_rep *s = fs__svc(r, p, k, i);
+    double worst = 0;
+    for (size_t w = 0; w < s->n_windows; w++)
+        if (s->windows[w].p99_ms > worst)
+            worst = s->windows[w].p99_ms;
+    return worst;
+}
+
+static double m_breach_week(const fs_results *r, size_t p, uint32_t k, size_t i)
+{
+    double measured = fs_results_measured_s(r);
+    return measured > 0 ? fs__svc(r, p, k, i)->slo_breach_windows * 7 * 86400.0 / measured : 0;
+}
+
+static double m_wait_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_hist_quantile(&r->policies[p].reps[k].training[i].wait, 0.50) * 1e-9 / 60; }
+static double m_wait_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_hist_quantile(&r->policies[p].reps[k].training[i].wait, 0.95) * 1e-9 / 60; }
+
+static double fs__fleet(const fs_results *r, size_t p, uint32_t k, fs_pool_figure f)
+{
+    double fig[FS_FIG_COUNT];
+    fs_results_pool_figures(r, p, k, SIZE_MAX, fig);
+    return fig[f];
+}
+static double m_gpu_h(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return fs__fleet(r, p, k, FS_FIG_GPU_H); }
+static double m_cost(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return fs__fleet(r, p, k, FS_FIG_COST); }
+static double m_util(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return 100 * fs__fleet(r, p, k, FS_FIG_UTIL); }
+static double m_headroom(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return 100 * fs__fleet(r, p, k, FS_FIG_HEADROOM); }
+static double m_switch(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return fs__fleet(r, p, k, FS_FIG_SWITCH_H); }
+
+static const fs__row rows[] = {
+    {ROW_SERVICE, "p50_ms", "p50 ms", m_p50},
+    {ROW_SERVICE, "p95_ms", "p95 ms", m_p95},
+    {ROW_SERVICE, "p99_ms", "p99 ms", m_p99},
+    {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99},
+    {ROW_SERVICE, "slo_breach_windows_per_week", "SLO breach windows/week", m_breach_week},
+    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50},
+    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95},
+    {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h},
+    {ROW_FLEET, "cost_usd", "cost USD", m_cost},
+    {ROW_FLEET, "utilization_pct", "utilization %", m_util},
+    {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom},
+    {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch},
+};
+#define FS__N_ROWS (sizeof rows / sizeof *rows)
+
+/* Mean of policy p's figure, and the paired difference to policy 0. */
+static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t index, fs_summary *value,
+                    fs_summary *diff)
+{
+    uint32_t n = r->policies[0].n_reps;
+    double *x = malloc(2 * (size_t)n * sizeof *x);
+    if (!x)
+        return -1;
+    for (uint32_t k = 0; k < n; k++) {
+        x[k] = row->metric(r, p, k, index);
+        x[n + k] = x[k] - row->metric(r, 0, k, index);
+    }
+    *value = fs_summary_of(x, 1, n);
+    *diff = fs_summary_of(x + n, 1, n);
+    free(x);
+    return 0;
+}
+
+/* Control characters of user-given names print as '?'. */
+static void fs__put_name(FILE *fp, const char *name)
+{
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, fp);
+}
+
+static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, FILE *fp)
+{
+    for (size_t j = 0; j < FS__N_ROWS; j++) {
+        if (rows[j].kind != kind)
+            continue;
+        fprintf(fp, "  %-26s", rows[j].label);
+        for (size_t p = 0; p < r->n_policies; p++) {
+            fs_summary v, d;
+            if (fs__cell(r, &rows[j], p, index, &v, &d) != 0)
+                return -1;
+            if (p == 0)
+                fprintf(fp, " %14.4g", v.mean);
+            else if (d.valid)
+                fprintf(fp, " %14.4g (%+.4g ±%.2g)", v.mean, d.mean, d.half_width);
+            else
+                fprintf(fp, " %14.4g (%+.4g)", v.mean, d.mean);
+        }
+        fputc('\n', fp);
+    }
+    return 0;
+}
+
+int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
+{
+    const fs_scenario *s = r->scenario;
+    fputs("compare: scenario ", fp);
+    fs__put_name(fp, s->name);
+    fprintf(fp, ", %u replication%s on common random numbers; differences to ", s->replications,
+            s->replications == 1 ? "" : "s");
+    fs__put_name(fp, r->policies[0].name);
+    fputs(" with their 95% CI\n\n", fp);
+    fprintf(fp, "  %-26s", "");
+    for (size_t p = 0; p < r->n_policies; p++) {
+        fputc(' ', fp);
+        size_t len = strlen(r->policies[p].name);
+        for (size_t pad = len < 14 ? 14 - len : 0; pad > 0; pad--)
+            fputc(' ', fp);
+        fs__put_name(fp, r->policies[p].name);
+    }
+    fputc('\n', fp);
+    int rc = 0;
+    for (size_t i = 0; i < s->n_services && rc == 0; i++) {
+        fputs("service ", fp);
+        fs__put_name(fp, s->services[i].name);
+        fputc('\n', fp);
+        rc = fs__table_rows(r, ROW_SERVICE, i, fp);
+    }
+    for (size_t i = 0; i < s->n_training && rc == 0; i++) {
+        fputs("training ", fp);
+        fs__put_name(fp, s->training[i].name);
+        fputc('\n', fp);
+        rc = fs__table_rows(r, ROW_TRAINING, i, fp);
+    }
+    if (rc == 0) {
+        fputs("fleet\n", fp);
+        rc = fs__table_rows(r, ROW_FLEET, 0, fp);
+    }
+    if (rc != 0)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    if (ferror(fp))
+        return fs_error_set(err, FS_ERR_RUNTIME, "cannot write the comparison");
+    return FS_OK;
+}
+
+static json_t *fs__num(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* The rows of one kind for one service or stream of policy p: values, or
+ * paired differences to the baseline as {"mean", "ci95"}.  NULL on ENOMEM. */
+static json_t *fs__rows_json(const fs_results *r, fs__row_kind kind, size_t index, size_t p, int diff)
+{
+    json_t *o = json_object();
+    for (size_t j = 0; j < FS__N_ROWS && o; j++) {
+        if (rows[j].kind != kind)
+            continue;
+        fs_summary v, d;
+        if (fs__cell(r, &rows[j], p, index, &v, &d) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+        if (!diff) {
+            json_object_set_new(o, rows[j].key, fs__num(v.mean));
+            continue;
+        }
+        json_t *cell = json_object();
+        json_object_set_new(cell, "mean", fs__num(d.mean));
+        json_object_set_new(cell, "ci95", d.valid ? fs__num(d.half_width) : json_null());
+        json_object_set_new(o, rows[j].key, cell);
+    }
+    return o;
+}
+
+/* {"services": {name: rows}, "training": {name: rows}, "fleet": rows} of policy p. */
+static json_t *fs__policy_json(const fs_results *r, size_t p, int diff)
+{
+    const fs_scenario *s = r->scenario;
+    json_t *o = json_object(), *services = json_object(), *training = json_object();
+    json_object_set_new(o, "services", services);
+    json_object_set_new(o, "training", training);
+    for (size_t i = 0; i < s->n_services; i++) {
+        json_t *rows_i = fs__rows_json(r, ROW_SERVICE, i, p, diff);
+        if (!rows_i)
+            goto fail;
+        json_object_set_new(services, s->services[i].name, rows_i);
+    }
+    for (size_t i = 0; i < s->n_training; i++) {
+        json_t *rows_i = fs__rows_json(r, ROW_TRAINING, i, p, diff);
+        if (!rows_i)
+            goto fail;
+        json_object_set_new(training, s->training[i].name, rows_i);
+    }
+    json_t *fleet = fs__rows_json(r, ROW_FLEET, 0, p, diff);
+    if (!fleet)
+        goto fail;
+    json_object_set_new(o, "fleet", fleet);
+    return o;
+fail:
+    json_decref(o);
+    return NULL;
+}
+
+json_t *fs_compare_json(const fs_results *r)
+{
+    json_t *doc = json_object(), *values = json_object(), *diffs = json_object();
+    json_object_set_new(doc, "schema", json_string("fleetsim-compare/1"));
+    json_object_set_new(doc, "scenario", json_string(r->scenario->name));
+    json_object_set_new(doc, "replications", json_integer(r->scenario->replications));
+    json_object_set_new(doc, "baseline", json_string(r->policies[0].name));
+    json_object_set_new(doc, "policies", values);
+    json_object_set_new(doc, "differences", diffs);
+    for (size_t p = 0; p < r->n_policies; p++) {
+        json_t *v = fs__policy_json(r, p, 0), *d = fs__policy_json(r, p, 1);
+        if (!v || !d) {
+            json_decref(v);
+            json_decref(d);
+            json_decref(doc);
+            return NULL;
+        }
+        json_object_set_new(values, r->policies[p].name, v);
+        json_object_set_new(diffs, r->policies[p].name, d);
+    }
+    return doc;
+}

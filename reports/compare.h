@@ -1,0 +1,31 @@
+/*
+ * compare — policies side by side, with paired differences.
+ *
+ * Every policy of a run saw the same arrivals, service draws and job
+ * submissions (common random numbers), so the difference between a policy
+ * and the first one is taken replication by replication and summarized with
+ * its own 95% confidence interval: far tighter than comparing two
+ * independent means.  Rows: per service p50/p95/p99 over the run, p99 of the
+ * worst window and SLO-breach windows per week; per training stream queue
+ * wait P50/P95; per fleet GPU-hours, cost, utilization, peak headroom and
+ * switch overhead.
+ *
+ * Ownership: reads an fs_results; writes to a stream or builds a JSON value
+ * the caller owns.
+ */
+#ifndef FS_COMPARE_H
+#define FS_COMPARE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "results.h"
+
+int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err);
+
+/* {"schema": "fleetsim-compare/1", "baseline": name, "policies": {name: {row: mean}},
+ *  "differences": {name: {row: {"mean", "ci95"}}}}; NULL when out of memory. */
+json_t *fs_compare_json(const fs_results *r);
+
+#endif
