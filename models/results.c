@@ -12,6 +12,14 @@ int fs_results_create(const fs_scenario *s, const size_t *which, size_t n, fs_re
     if (!r)
         return ENOMEM;
     r->scenario = s;
+    r->tenants = calloc(s->n_services + s->n_training + 1, sizeof *r->tenants);
+    if (!r->tenants)
+        goto err;
+    for (size_t i = 0; i < s->n_services + s->n_training; i++) {
+        const char *t = i < s->n_services ? s->services[i].tenant : s->training[i - s->n_services].tenant;
+        if (fs_results_tenant(r, t) == SIZE_MAX)
+            r->tenants[r->n_tenants++] = t;
+    }
     size_t n_policies = which ? n : s->policies ? s->n_policies : 1;
     r->policies = calloc(n_policies, sizeof *r->policies);
     if (!r->policies)
@@ -48,16 +56,26 @@ void fs_results_destroy(fs_results *r)
         fs_placement_destroy(pol->placement);
     }
     free(r->policies);
+    free(r->tenants);
     free(r);
 }
 
-int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replication)
+size_t fs_results_tenant(const fs_results *r, const char *tenant)
+{
+    for (size_t i = 0; i < r->n_tenants; i++)
+        if (strcmp(r->tenants[i], tenant) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replication, size_t n_tenants)
 {
     *rep = (fs_rep_result){.replication = replication};
     rep->services = calloc(s->n_services ? s->n_services : 1, sizeof *rep->services);
     rep->pools = calloc(s->n_pools ? s->n_pools : 1, sizeof *rep->pools);
     rep->training = calloc(s->n_training ? s->n_training : 1, sizeof *rep->training);
-    if (!rep->services || !rep->pools || !rep->training)
+    rep->blocked_minutes = calloc(n_tenants ? n_tenants : 1, sizeof *rep->blocked_minutes);
+    if (!rep->services || !rep->pools || !rep->training || !rep->blocked_minutes)
         goto err;
     for (size_t i = 0; i < s->n_services; i++)
         if (fs_hist_init(&rep->services[i].latency) != 0)
@@ -89,6 +107,7 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
     free(rep->services);
     free(rep->pools);
     free(rep->training);
+    free(rep->blocked_minutes);
     rep->services = NULL;
     rep->pools = NULL;
 }

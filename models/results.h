@@ -88,6 +88,7 @@ typedef struct fs_rep_result {
     fs_service_rep *services; /* scenario->n_services */
     fs_pool_rep *pools;       /* scenario->n_pools */
     fs_training_rep *training;/* scenario->n_training */
+    double *blocked_minutes;  /* per tenant (fs_results.tenants): SLO-breach minutes charged to it */
     uint64_t spot_reclaims;
     uint64_t events;
 } fs_rep_result;
@@ -113,6 +114,8 @@ typedef struct fs_policy_result {
 
 typedef struct fs_results {
     const fs_scenario *scenario; /* borrowed: the root (settings shared by every policy) */
+    const char **tenants;        /* every tenant of services and training, first-seen order (borrowed strings) */
+    size_t n_tenants;
     fs_policy_result *policies;
     size_t n_policies;
     uint64_t events;             /* all replications */
@@ -168,7 +171,10 @@ void fs_results_destroy(fs_results *r);
 
 /* Allocates the per-service/per-pool arrays of one replication (histograms
  * initialised).  0 or ENOMEM. */
-int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replication);
+int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replication, size_t n_tenants);
+
+/* Index of a tenant in r->tenants, or SIZE_MAX. */
+size_t fs_results_tenant(const fs_results *r, const char *tenant);
 void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s);
 
 /* Summaries across the replications of one policy.  Each returns 0 or ENOMEM. */

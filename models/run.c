@@ -24,6 +24,8 @@ typedef struct fs__replication {
     size_t n_services_ready;
     uint32_t kind_warmup, kind_window;
     size_t n_pools_ready;
+    const fs_results *results;
+    fs_rep_result *rep;
     fs_fleet fleet;
     bool fleet_ready;
     fs_training training;
@@ -122,10 +124,45 @@ static void fs__replication_fini(fs__replication *run)
     fs_sim_fini(&run->sim);
 }
 
-static int fs__run_replication(const fs_scenario *s, const fs_placement *placement,
-                               uint32_t replication, fs_rep_result *rep, fs_error *err)
+/* Charges a breach window during which service i's scale-up waited to the
+ * tenants holding units of its pool, in proportion to the units they hold
+ * (its own tenant excluded): the externality of seed 003. */
+static void fs__charge_blocked(void *ctx, size_t service, double minutes)
 {
-    fs__replication run = {.scenario = s};
+    fs__replication *run = ctx;
+    const fs_scenario *s = run->scenario;
+    size_t pool = s->services[service].pool;
+    const char *own = s->services[service].tenant;
+    const fs_fleet *f = &run->fleet;
+    size_t n_units = f->placement->pools[pool].n_units_max, held = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t u = 0; u < n_units; u++) {
+            const fs_unit_rt *unit = &f->units[pool][u];
+            if (unit->state != FS_UNIT_HELD && unit->state != FS_UNIT_WARMING)
+                continue;
+            const char *tenant = unit->kind == FS_HOLDER_SERVICE
+                                     ? s->services[unit->owner].tenant
+                                     : s->training[run->training.jobs[unit->owner].stream].tenant;
+            if (strcmp(tenant, own) == 0)
+                continue;
+            if (pass == 0) {
+                held++;
+            } else {
+                size_t t = fs_results_tenant(run->results, tenant);
+                if (t != SIZE_MAX)
+                    run->rep->blocked_minutes[t] += minutes / (double)held;
+            }
+        }
+        if (held == 0)
+            return;
+    }
+}
+
+static int fs__run_replication(const fs_results *results, const fs_scenario *s,
+                               const fs_placement *placement, uint32_t replication, fs_rep_result *rep,
+                               fs_error *err)
+{
+    fs__replication run = {.scenario = s, .results = results, .rep = rep};
     int rc = FS_OK;
     if (fs_sim_init(&run.sim) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory creating the engine");
@@ -159,6 +196,8 @@ static int fs__run_replication(const fs_scenario *s, const fs_placement *placeme
                              &run.pools[s->services[i].pool], replication, &rep->services[i], err);
         if (rc != FS_OK)
             goto out;
+        run.services[i].on_blocked_breach = fs__charge_blocked;
+        run.services[i].blocked_ctx = &run;
         run.n_services_ready++;
     }
     rc = fs_training_init(&run.training, s, &run.fleet, run.pools, &run.sim, replication,
@@ -250,11 +289,11 @@ static int fs__run(const fs_scenario *s, const size_t *which, size_t n, fs_resul
         }
         fs__compute_loads(pol);
         for (uint32_t k = 0; k < pol->n_reps; k++) {
-            if (fs_rep_result_init(&pol->reps[k], pol->scenario, k) != 0) {
+            if (fs_rep_result_init(&pol->reps[k], pol->scenario, k, r->n_tenants) != 0) {
                 fs_results_destroy(r);
                 return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
             }
-            rc = fs__run_replication(pol->scenario, pol->placement, k, &pol->reps[k], err);
+            rc = fs__run_replication(r, pol->scenario, pol->placement, k, &pol->reps[k], err);
             if (rc != FS_OK) {
                 fs_results_destroy(r);
                 return rc;

@@ -328,6 +328,8 @@ static void fs__on_scale_tick(fs_sim *sim, const fs_event *ev, void *ctx)
         fs_hist_quantile(&svc->scale_latency, 0.95) > as->p95_ms * 1e6 && desired <= svc->n_wanted)
         desired = svc->n_wanted + 1;
     fs_hist_reset(&svc->scale_latency);
+    if (fs_fleet_waiting_units(svc->fleet, FS_HOLDER_SERVICE, (uint32_t)svc->index) > 0)
+        svc->blocked_in_window = true;
     if (desired < spec->min_replicas)
         desired = spec->min_replicas;
     if (desired > spec->max_replicas)
@@ -374,6 +376,9 @@ static void fs__on_slo_tick(fs_sim *sim, const fs_event *ev, void *ctx)
     svc->slo_total = 0;
     svc->rep->slo_windows++;
     svc->rep->slo_breach_windows += breached;
+    if (breached && svc->blocked_in_window && svc->on_blocked_breach)
+        svc->on_blocked_breach(svc->blocked_ctx, svc->index, slo->window_s / 60.0);
+    svc->blocked_in_window = fs_fleet_waiting_units(svc->fleet, FS_HOLDER_SERVICE, (uint32_t)svc->index) > 0;
     double next = sim->now + slo->window_s;
     if (next <= svc->horizon)
         fs_sim_schedule(sim, next, 0, svc->kind_slo, 0, 0);

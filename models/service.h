@@ -80,6 +80,11 @@ typedef struct fs_service {
     double last_up, last_down, low_since; /* autoscaler memory */
     fs_hist scale_latency;    /* latencies since the last autoscaler look (p95 trigger only) */
     fs_level ready_level;     /* ready replicas, integrated */
+    bool blocked_in_window;   /* a scale-up waited for capacity during this SLO window */
+    /* Called for every SLO window in breach while a scale-up waited: whoever
+     * holds the capacity it waited for is charged the window (seed 003). */
+    void (*on_blocked_breach)(void *ctx, size_t service, double minutes);
+    void *blocked_ctx;
     size_t *unit;             /* per replica: its unit in the pool */
     double *scale;            /* per replica: service-time multiplier from its unit's SMs */
     bool time_sliced;         /* ask the pool for contention at each start */

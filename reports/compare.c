@@ -1,6 +1,7 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,7 @@
  * training stream (unused for the fleet). */
 typedef double (*fs__metric)(const fs_results *r, size_t policy, uint32_t rep, size_t index);
 
-typedef enum { ROW_SERVICE, ROW_TRAINING, ROW_FLEET } fs__row_kind;
+typedef enum { ROW_SERVICE, ROW_TRAINING, ROW_FLEET, ROW_TENANT } fs__row_kind;
 
 typedef struct fs__row {
     fs__row_kind kind;
@@ -57,6 +58,8 @@ static double m_util(const fs_results *r, size_t p, uint32_t k, size_t i) { (voi
 static double m_headroom(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return 100 * fs__fleet(r, p, k, FS_FIG_HEADROOM); }
 static double m_switch(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return fs__fleet(r, p, k, FS_FIG_SWITCH_H); }
 
+static double m_blocked(const fs_results *r, size_t p, uint32_t k, size_t i) { return r->policies[p].reps[k].blocked_minutes[i]; }
+
 static const fs__row rows[] = {
     {ROW_SERVICE, "p50_ms", "p50 ms", m_p50},
     {ROW_SERVICE, "p95_ms", "p95 ms", m_p95},
@@ -70,7 +73,18 @@ static const fs__row rows[] = {
     {ROW_FLEET, "utilization_pct", "utilization %", m_util},
     {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom},
     {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch},
+    {ROW_TENANT, "blocked_breach_minutes", "breach minutes charged", m_blocked},
 };
+
+/* Whether any policy charged tenant t anything: only they are shown. */
+static bool fs__tenant_charged(const fs_results *r, size_t t)
+{
+    for (size_t p = 0; p < r->n_policies; p++)
+        for (uint32_t k = 0; k < r->policies[p].n_reps; k++)
+            if (r->policies[p].reps[k].blocked_minutes[t] > 0)
+                return true;
+    return false;
+}
 #define FS__N_ROWS (sizeof rows / sizeof *rows)
 
 /* Mean of policy p's figure, and the paired difference to policy 0. */
@@ -155,6 +169,21 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
         fputs("fleet\n", fp);
         rc = fs__table_rows(r, ROW_FLEET, 0, fp);
     }
+    bool header = false;
+    for (size_t t = 0; t < r->n_tenants && rc == 0; t++) {
+        if (!fs__tenant_charged(r, t))
+            continue;
+        if (!header) {
+            fputs("externality: SLO-breach minutes while a scale-up waited, charged to the tenants "
+                  "holding its pool's GPUs\n",
+                  fp);
+            header = true;
+        }
+        fputs("tenant ", fp);
+        fs__put_name(fp, r->tenants[t]);
+        fputc('\n', fp);
+        rc = fs__table_rows(r, ROW_TENANT, t, fp);
+    }
     if (rc != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     if (ferror(fp))
@@ -215,6 +244,14 @@ static json_t *fs__policy_json(const fs_results *r, size_t p, int diff)
     if (!fleet)
         goto fail;
     json_object_set_new(o, "fleet", fleet);
+    json_t *tenants = json_object();
+    json_object_set_new(o, "externality", tenants);
+    for (size_t t = 0; t < r->n_tenants; t++) {
+        json_t *rows_t = fs__rows_json(r, ROW_TENANT, t, p, diff);
+        if (!rows_t)
+            goto fail;
+        json_object_set_new(tenants, r->tenants[t], rows_t);
+    }
     return o;
 fail:
     json_decref(o);

@@ -281,6 +281,14 @@ json_t *fs_results_json(const fs_results *r, bool timing)
                 goto fail;
             json_array_append_new(training, stream);
         }
+        json_t *charged = json_object();
+        json_object_set_new(pol, "blocked_breach_minutes_by_tenant", charged);
+        for (size_t t = 0; t < r->n_tenants; t++) {
+            double sum = 0;
+            for (uint32_t k = 0; k < r->policies[p].n_reps; k++)
+                sum += r->policies[p].reps[k].blocked_minutes[t];
+            fs__set(charged, r->tenants[t], sum / r->policies[p].n_reps);
+        }
         json_t *fleet = fs__fleet_json(r, p);
         if (!fleet)
             goto fail;

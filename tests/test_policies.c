@@ -1,0 +1,603 @@
+/*
+ * test_policies — the capacity manager under its three policies: the
+ * morning-tail scenario (seed 003's qualitative claim), gang admission,
+ * preemption and lost-work accounting, warm-up durations from the
+ * calibration profile, priority lanes, GPU-second conservation, spot
+ * reclaims and elastic pools.
+ *
+ * The exact tests (3, 4) use deterministic service times, an arrival profile
+ * that is 0 for the first hour and an inline calibration profile with round
+ * figures, so every instant can be worked out by hand; the timelines are
+ * written out above each test.  Every test prints the figures it compares.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+
+#include "results.h"
+#include "run.h"
+#include "scenario.h"
+
+#define H100 "H100-SXM-80GB"
+#define DAY 86400.0
+#define HOUR 3600.0
+
+/* Round switch costs: a replica warms in 1 + 2 + memory_gb / 10 + 3 s, a
+ * training member in 1 + 2 + state_gb_per_gpu / 10 s. */
+#define CALIBRATION                                                                            \
+    "\"calibration\": {\"context_s\": 1, \"framework_s\": 2, \"storage_gbps\": 10,"            \
+    " \"inference_warmup_s\": 3}"
+
+/* The built-in profile's training warm-up with no state: context 0.5 s +
+ * framework 4.47 s (reference/costs.md). */
+#define DEFAULT_TRAINING_WARMUP_S (0.5 + 4.47)
+
+/* 24 hourly multipliers: no traffic in hour 0, full rate afterwards. */
+#define DIURNAL_AFTER_1H "[0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"
+
+/* A service with light traffic: the JSON members after "name". */
+#define LIGHT                                                                                  \
+    "\"arrivals\": {\"poisson_rps\": 1}, \"service_time\": {\"deterministic\": {\"value\": \"10ms\"}}"
+
+/* chat of tests 3 and 4: 50 rps from t = 3600 s, 1 s each, one replica that
+ * may become two; any request in system asks for the second one. */
+#define CHAT_1_TO_2(memory)                                                                    \
+    "{\"name\": \"chat\", \"pool\": \"serving\", \"memory_gb\": " memory ","                   \
+    " \"arrivals\": {\"poisson_rps\": 50, \"diurnal\": " DIURNAL_AFTER_1H "},"                 \
+    " \"service_time\": {\"deterministic\": {\"value\": \"1s\"}},"                             \
+    " \"replicas\": {\"count\": 1, \"min\": 1, \"max\": 2,"                                    \
+    "   \"autoscale\": {\"target_in_flight\": 0.001, \"interval\": \"10s\", \"cooldown\": \"0s\"," \
+    "                  \"idle\": \"1d\"}}}"
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static void assert_close(double got, double want, double tol)
+{
+    if (!(fabs(got - want) <= tol))
+        fail_msg("got %.15g, want %.15g (tolerance %g)", got, want, tol);
+}
+
+static size_t policy_index(const fs_results *r, const char *name)
+{
+    for (size_t p = 0; p < r->n_policies; p++)
+        if (strcmp(r->policies[p].name, name) == 0)
+            return p;
+    fail_msg("no policy \"%s\" in the results", name);
+    return SIZE_MAX;
+}
+
+static size_t stream_index(const fs_scenario *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_training; i++)
+        if (strcmp(s->training[i].name, name) == 0)
+            return i;
+    fail_msg("no training stream \"%s\"", name);
+    return SIZE_MAX;
+}
+
+static size_t pool_index(const fs_scenario *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_pools; i++)
+        if (strcmp(s->pools[i].name, name) == 0)
+            return i;
+    fail_msg("no pool \"%s\" in policy %s", name, s->policy);
+    return SIZE_MAX;
+}
+
+/* The one replication's figures of a training stream under a policy. */
+static const fs_training_rep *training_rep(const fs_results *r, const char *policy, const char *stream)
+{
+    size_t p = policy_index(r, policy);
+    assert_int_equal(r->policies[p].n_reps, 1);
+    return &r->policies[p].reps[0].training[stream_index(r->scenario, stream)];
+}
+
+/* Queue wait of the one job a stream started, exact (the histogram's max). */
+static double only_wait_s(const fs_training_rep *t)
+{
+    assert_int_equal(t->wait.total, 1);
+    return (double)t->wait.max_ns * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The morning-tail run (test 1 and test 6 share it: it is the slowest run
+ * here); freed by the group teardown. */
+static fs_scenario *mt_scenario;
+static fs_results *mt_results;
+
+static const fs_results *morning_tail(void)
+{
+    if (mt_results)
+        return mt_results;
+    fs_scenario *s = NULL;
+    fs_error err = {0};
+    if (fs_scenario_load(FS_SOURCE_DIR "/scenarios/morning-tail.json", &s, &err) != FS_OK)
+        fail_msg("morning-tail.json: %s", err.msg);
+    if (fs_scenario_override(s, -1, 1, -1, &err) != FS_OK) {
+        fs_scenario_destroy(s);
+        fail_msg("override: %s", err.msg);
+    }
+    mt_scenario = s;
+    mt_results = test_run(s);
+    return mt_results;
+}
+
+static int teardown_group(void **state)
+{
+    (void)state;
+    if (mt_results)
+        fs_results_destroy(mt_results);
+    if (mt_scenario)
+        fs_scenario_destroy(mt_scenario);
+    return 0;
+}
+
+/* provisioned = busy + switching + idle for every pool of every policy and
+ * replication, idle never negative, and switching time wherever something
+ * switched: a pool whose service added replicas, or a pool that hosts no
+ * replica at the start yet was busy (a training gang warmed up on it). */
+static void check_conservation(const fs_results *r)
+{
+    for (size_t p = 0; p < r->n_policies; p++) {
+        const fs_policy_result *pol = &r->policies[p];
+        const fs_scenario *v = pol->scenario;
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            const fs_rep_result *rep = &pol->reps[k];
+            for (size_t i = 0; i < v->n_pools; i++) {
+                const fs_pool_rep *pr = &rep->pools[i];
+                bool hosts = false, added = false;
+                for (size_t j = 0; j < v->n_services; j++) {
+                    if (v->services[j].pool != i)
+                        continue;
+                    hosts = true;
+                    added |= rep->services[j].replicas_added > 0;
+                }
+                bool switched = added || (!hosts && pr->busy_gpu_s > 0);
+                double sum = pr->busy_gpu_s + pr->idle_gpu_s + pr->switching_gpu_s;
+                printf("  %s/%s rep %u: gpu_s %.6f = busy %.6f + idle %.6f + switching %.6f"
+                       " (sum %.6f, diff %.3g)%s\n",
+                       pol->name, v->pools[i].name, k, pr->gpu_s, pr->busy_gpu_s, pr->idle_gpu_s,
+                       pr->switching_gpu_s, sum, pr->gpu_s - sum, switched ? ", switched" : "");
+                assert_true(pr->gpu_s > 0);
+                if (!(fabs(pr->gpu_s - sum) <= 1e-6 * pr->gpu_s))
+                    fail_msg("%s/%s: provisioned %.9g != busy + idle + switching %.9g", pol->name,
+                             v->pools[i].name, pr->gpu_s, sum);
+                if (!(pr->idle_gpu_s >= 0))
+                    fail_msg("%s/%s: idle GPU-seconds %.9g < 0", pol->name, v->pools[i].name,
+                             pr->idle_gpu_s);
+                if (!(pr->switching_gpu_s >= 0))
+                    fail_msg("%s/%s: switching GPU-seconds %.9g < 0", pol->name, v->pools[i].name,
+                             pr->switching_gpu_s);
+                if (switched && !(pr->switching_gpu_s > 0))
+                    fail_msg("%s/%s: tenants changed but switching GPU-seconds are %.9g", pol->name,
+                             v->pools[i].name, pr->switching_gpu_s);
+            }
+        }
+    }
+}
+
+/* ---- 1. morning tail ------------------------------------------------------ */
+
+/* Day 2 of the run (t in [2d, 3d)): the chat p99 of the ramp (windows
+ * starting 10:00 to 11:30) against the afternoon (median of windows starting
+ * 12:00 to 16:00).  Under shared the nightly gangs hold the GPUs chat needs
+ * for its ramp; under partitioned chat always finds capacity and the eval
+ * sweep waits for the fine-tune instead. */
+static void ramp_and_baseline(const fs_results *r, size_t p, double *ramp, double *baseline)
+{
+    const fs_service_rep *chat = &r->policies[p].reps[0].services[0];
+    assert_string_equal(r->policies[p].scenario->services[0].name, "chat");
+    double base[64], ramp_sum = 0;
+    size_t n_base = 0, n_ramp = 0;
+    for (size_t w = 0; w < chat->n_windows; w++) {
+        const fs_service_window *win = &chat->windows[w];
+        double clock = win->start_s - 2 * DAY;
+        if (clock < 0 || clock >= DAY)
+            continue;
+        if (clock >= 12 * HOUR && clock < 16 * HOUR) {
+            assert_true(n_base < 64);
+            base[n_base++] = win->p99_ms;
+        }
+        if (clock >= 10 * HOUR && clock <= 11.5 * HOUR) {
+            ramp_sum += win->p99_ms;
+            n_ramp++;
+        }
+    }
+    assert_int_equal(n_base, 48); /* 4 h of 5-minute windows */
+    assert_int_equal(n_ramp, 19); /* 10:00, 10:05, ..., 11:30 */
+    qsort(base, n_base, sizeof base[0], cmp_double);
+    *baseline = (base[n_base / 2 - 1] + base[n_base / 2]) / 2;
+    *ramp = ramp_sum / (double)n_ramp;
+}
+
+static void test_morning_tail(void **state)
+{
+    (void)state;
+    const fs_results *r = morning_tail();
+    size_t shared = policy_index(r, "shared"), part = policy_index(r, "partitioned");
+    double ramp_s, base_s, ramp_p, base_p;
+    ramp_and_baseline(r, shared, &ramp_s, &base_s);
+    ramp_and_baseline(r, part, &ramp_p, &base_p);
+    printf("  shared:      ramp p99 %.1f ms, afternoon p99 %.1f ms, ratio %.3f (want > 2)\n", ramp_s,
+           base_s, ramp_s / base_s);
+    printf("  partitioned: ramp p99 %.1f ms, afternoon p99 %.1f ms, ratio %.3f (want < 1.2)\n",
+           ramp_p, base_p, ramp_p / base_p);
+    assert_true(base_s > 0 && base_p > 0);
+    assert_true(ramp_s / base_s > 2);
+    assert_true(ramp_p / base_p < 1.2);
+
+    size_t eval = stream_index(r->scenario, "eval-sweep");
+    fs_training_summary ts, tp;
+    assert_int_equal(fs_results_training_summary(r, shared, eval, &ts), 0);
+    assert_int_equal(fs_results_training_summary(r, part, eval, &tp), 0);
+    printf("  eval-sweep queue wait p95: shared %.1f s, partitioned %.1f s (started %.0f / %.0f)\n",
+           ts.wait_p95_s, tp.wait_p95_s, ts.started.mean, tp.started.mean);
+    assert_true(ts.started.mean >= 1 && tp.started.mean >= 1);
+    assert_true(tp.wait_p95_s > ts.wait_p95_s);
+}
+
+/* ---- 2. gang admission: all or nothing ------------------------------------- */
+
+/* 10 whole H100s, 4 held by fixed chat replicas: 6 free.  A gang of 8 never
+ * starts and takes nothing (no partial gang); a gang of 6 starts at once and
+ * adds exactly its work to the pool's busy time. */
+#define GANG_POOL                                                                              \
+    "{\"schema\": \"fleetsim/1\", \"horizon\": \"3h\", \"seed\": 7,"                            \
+    " \"pools\": [{\"name\": \"all\", \"gpu\": \"" H100 "\", \"gpus\": 10}],"                   \
+    " \"services\": [{\"name\": \"chat\", " LIGHT ", \"replicas\": 4}]"
+
+static fs_results *gang_run(int gang, fs_scenario **s)
+{
+    if (gang == 0)
+        *s = test_scenario(GANG_POOL "}");
+    else
+        *s = test_scenario(GANG_POOL ", \"training\": [{\"name\": \"ft\", \"submit\": {\"at\": [\"60s\"]},"
+                                     " \"gang\": %d, \"work_gpu_hours\": 6}]}",
+                           gang);
+    return test_run(*s);
+}
+
+static void test_gang_admission(void **state)
+{
+    (void)state;
+    fs_scenario *s0, *s8, *s6;
+    fs_results *r0 = gang_run(0, &s0), *r8 = gang_run(8, &s8), *r6 = gang_run(6, &s6);
+    const fs_pool_rep *p0 = &r0->policies[0].reps[0].pools[0];
+    const fs_pool_rep *p8 = &r8->policies[0].reps[0].pools[0];
+    const fs_pool_rep *p6 = &r6->policies[0].reps[0].pools[0];
+    const fs_training_rep *t8 = &r8->policies[0].reps[0].training[0];
+    const fs_training_rep *t6 = &r6->policies[0].reps[0].training[0];
+
+    printf("  gang 8: submitted %llu started %llu completed %llu waiting at end %llu;"
+           " busy %.6f GPU-s (without training %.6f), switching %.6f\n",
+           (unsigned long long)t8->submitted, (unsigned long long)t8->started,
+           (unsigned long long)t8->completed, (unsigned long long)t8->waiting_end, p8->busy_gpu_s,
+           p0->busy_gpu_s, p8->switching_gpu_s);
+    assert_int_equal(t8->submitted, 1);
+    assert_int_equal(t8->started, 0);
+    assert_int_equal(t8->completed, 0);
+    assert_int_equal(t8->waiting_end, 1);
+    assert_close(t8->gpu_hours_done, 0, 0);
+    assert_close(p8->busy_gpu_s, p0->busy_gpu_s, 1e-9 * p0->busy_gpu_s);
+    assert_close(p8->switching_gpu_s, 0, 0); /* no member of the gang was ever granted */
+    assert_true(p0->busy_gpu_s > 0);
+
+    double want_busy = p0->busy_gpu_s + 6 * HOUR;
+    printf("  gang 6: started %llu completed %llu waiting at end %llu, wait %.6f s (warm-up %.2f s);"
+           " busy %.6f GPU-s, want %.6f; done %.6f GPU-h\n",
+           (unsigned long long)t6->started, (unsigned long long)t6->completed,
+           (unsigned long long)t6->waiting_end, only_wait_s(t6), DEFAULT_TRAINING_WARMUP_S,
+           p6->busy_gpu_s, want_busy, t6->gpu_hours_done);
+    assert_int_equal(t6->started, 1);
+    assert_int_equal(t6->completed, 1);
+    assert_int_equal(t6->waiting_end, 0);
+    assert_close(only_wait_s(t6), DEFAULT_TRAINING_WARMUP_S, 1e-6);
+    assert_close(t6->gpu_hours_done, 6, 1e-9);
+    assert_close(p6->busy_gpu_s, want_busy, 1e-6);
+    assert_close(p6->switching_gpu_s, 6 * DEFAULT_TRAINING_WARMUP_S, 1e-6);
+
+    fs_results_destroy(r0);
+    fs_results_destroy(r8);
+    fs_results_destroy(r6);
+    fs_scenario_destroy(s0);
+    fs_scenario_destroy(s8);
+    fs_scenario_destroy(s6);
+}
+
+/* ---- 3. preemption accounting, exact ------------------------------------- */
+
+/* Partitioned with borrowing; one serving pool of 2 H100s; chat holds unit 0
+ * from t = 0.  Timeline:
+ *   t = 0      the job (gang 1, preemptible) is submitted and granted the
+ *              idle serving unit; it warms 1 + 2 + 0/10 = 3 s;
+ *   t = 3      it computes (queue wait 3 s); segments of 1000 s, each
+ *              followed by a checkpoint write of 0 s;
+ *   t = 1003, 2003, 3003  checkpoints complete: 3 x 1000 s of work kept;
+ *   t = 3600   chat's traffic starts (the autoscaler's tick at 3600 still
+ *              finds nobody in the system);
+ *   t = 3610   the tick finds requests waiting, wants 2 replicas, and evicts
+ *              the job: it loses 3610 - 3003 = 607 s of its gang of 1, gives
+ *              its unit back in 0 s and queues again; chat's second replica
+ *              (0.5 GB) warms 1 + 2 + 0.5/10 + 3 = 6.05 s;
+ *   t = 3616.05  the second replica serves; it never scales down (idle 1d),
+ *              so the job waits to the horizon (2 h).
+ * So: preemptions 1, lost (3610 - 3003) / 3600 GPU-h, done 3000 / 3600 GPU-h,
+ * switching 3 + 0 + 6.05 GPU-s, mean ready replicas (T + (T - 3616.05)) / T. */
+static fs_scenario *preemption_scenario(void)
+{
+    return test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"2h\", \"seed\": 3,"
+        " \"policies\": {\"borrow\": {\"kind\": \"partitioned\", \"borrowing\": true,"
+        "   \"pools\": [{\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"" H100 "\", \"gpus\": 2}]}},"
+        " \"services\": [" CHAT_1_TO_2("0.5") "],"
+        " \"training\": [{\"name\": \"ft\", \"submit\": {\"at\": [0]}, \"gang\": 1,"
+        "   \"work_gpu_hours\": 100, \"state_gb_per_gpu\": 0, \"preemptible\": true,"
+        "   \"checkpoint\": {\"every\": \"1000s\", \"write\": \"0s\"}}],"
+        " " CALIBRATION "}");
+}
+
+static void test_preemption_accounting(void **state)
+{
+    (void)state;
+    fs_scenario *s = preemption_scenario();
+    assert_int_equal(s->policy_kind, FS_POLICY_PARTITIONED);
+    assert_true(s->borrowing);
+    fs_results *r = test_run(s);
+    const fs_rep_result *rep = &r->policies[0].reps[0];
+    const fs_training_rep *t = &rep->training[0];
+    const fs_pool_rep *pool = &rep->pools[0];
+    const fs_service_rep *chat = &rep->services[0];
+    double T = s->horizon_s;
+    /* chat's replica: 1 + 2 + 0.5/10 + 3 = 6.05 s of warm-up. */
+    double chat_warm = 1 + 2 + 0.5 / 10 + 3, ready_at = 3610 + chat_warm;
+    double want_lost = (3610.0 - 3003.0) / HOUR, want_done = 3 * 1000.0 / HOUR;
+    double want_ready = (T + (T - ready_at)) / T;
+    printf("  preemptions %llu (want 1), lost %.12f GPU-h (want %.12f), done %.12f GPU-h (want %.12f)\n",
+           (unsigned long long)t->preemptions, t->gpu_hours_lost, want_lost, t->gpu_hours_done,
+           want_done);
+    printf("  started %llu completed %llu waiting at end %llu, wait %.9f s (want 3)\n",
+           (unsigned long long)t->started, (unsigned long long)t->completed,
+           (unsigned long long)t->waiting_end, only_wait_s(t));
+    printf("  switching %.9f GPU-s (want %.9f), chat replicas added %llu,"
+           " mean ready %.12f (want %.12f)\n",
+           pool->switching_gpu_s, 3 + chat_warm, (unsigned long long)chat->replicas_added,
+           chat->mean_ready_replicas, want_ready);
+    assert_int_equal(t->submitted, 1);
+    assert_int_equal(t->started, 1);
+    assert_int_equal(t->completed, 0);
+    assert_int_equal(t->preemptions, 1);
+    assert_int_equal(t->waiting_end, 1);
+    assert_close(only_wait_s(t), 3, 1e-9);
+    assert_close(t->gpu_hours_lost, want_lost, 1e-9);
+    assert_close(t->gpu_hours_done, want_done, 1e-9);
+    assert_int_equal(chat->replicas_added, 1);
+    assert_close(chat->mean_ready_replicas, want_ready, 1e-9);
+    assert_close(pool->switching_gpu_s, 3 + chat_warm, 1e-9);
+    /* The job computed on its unit from 3 to 3610. */
+    assert_true(pool->busy_gpu_s >= 3607 - 1e-9);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 4. warm-up durations from the calibration profile -------------------- */
+
+/* Shared pool of 2 H100s, chat (20 GB) alone: the tick at 3610 asks for the
+ * second replica, which takes the free GPU at once and warms
+ * 1 + 2 + 20/10 + 3 = 8 s: switching is exactly 8 GPU-s and the replica
+ * serves from 3618. */
+static void test_warmup_durations(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario("{\"schema\": \"fleetsim/1\", \"horizon\": \"2h\", \"seed\": 3,"
+                                   " \"pools\": [{\"name\": \"serving\", \"gpu\": \"" H100 "\", \"gpus\": 2}],"
+                                   " \"services\": [" CHAT_1_TO_2("20") "],"
+                                   " " CALIBRATION "}");
+    assert_close(s->switch_costs.context_s, 1, 0);
+    assert_close(s->switch_costs.storage_gbps, 10, 0);
+    fs_results *r = test_run(s);
+    const fs_rep_result *rep = &r->policies[0].reps[0];
+    const fs_pool_rep *pool = &rep->pools[0];
+    const fs_service_rep *chat = &rep->services[0];
+    double T = s->horizon_s, want_ready = (T + (T - 3618)) / T;
+    printf("  switching %.12f GPU-s (want 8), replicas added %llu, mean ready %.12f (want %.12f)\n",
+           pool->switching_gpu_s, (unsigned long long)chat->replicas_added,
+           chat->mean_ready_replicas, want_ready);
+    assert_close(pool->switching_gpu_s, 1 + 2 + 20.0 / 10 + 3, 1e-9);
+    assert_int_equal(chat->replicas_added, 1);
+    assert_close(chat->mean_ready_replicas, want_ready, 1e-9);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 5. priority lanes (tiered) against first come first served (shared) --- */
+
+/* A batch pool of 4 H100s.  "first" (experiment) takes all four at t = 0 for
+ * an hour; "exp" (experiment) asks at 10 s and "prod" (production) at 20 s,
+ * each for all four.  When "first" ends, tiered serves the production lane
+ * first; shared serves whoever asked first.  Experiments are not
+ * preemptible, so tiered lets them on the batch pool and nobody evicts. */
+static void test_priority_lanes(void **state)
+{
+    (void)state;
+#define BATCH4                                                                                 \
+    "\"pools\": [{\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"" H100 "\", \"gpus\": 1}," \
+    "            {\"name\": \"batch\", \"class\": \"batch\", \"gpu\": \"" H100 "\", \"gpus\": 4}]"
+#define JOB(name, at, prio)                                                                    \
+    "{\"name\": \"" name "\", \"submit\": {\"at\": [\"" at "\"]}, \"gang\": 4,"                \
+    " \"work_gpu_hours\": 4, \"priority\": \"" prio "\"}"
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"3h\", \"seed\": 5,"
+        " \"policies\": {\"tiered\": {\"kind\": \"tiered\", " BATCH4 "},"
+        "                \"shared\": {\"kind\": \"shared\", " BATCH4 "}},"
+        " \"services\": [{\"name\": \"chat\", \"pool\": \"serving\", " LIGHT ", \"replicas\": 1}],"
+        " \"training\": [" JOB("first", "0s", "experiment") ", " JOB("exp", "10s", "experiment") ","
+        "                " JOB("prod", "20s", "production") "]}");
+#undef JOB
+#undef BATCH4
+    fs_results *r = test_run(s);
+    double w = DEFAULT_TRAINING_WARMUP_S;
+    /* "first" computes from w to w + 3600; the next job then warms for w. */
+    double next_start = 2 * w + HOUR, last_start = 3 * w + 2 * HOUR;
+    const char *order[2][2] = {{"tiered", "prod"}, {"shared", "exp"}};
+    for (int k = 0; k < 2; k++) {
+        const char *pol = order[k][0];
+        const fs_training_rep *first = training_rep(r, pol, "first");
+        const fs_training_rep *exp = training_rep(r, pol, "exp");
+        const fs_training_rep *prod = training_rep(r, pol, "prod");
+        double we = only_wait_s(exp), wp = only_wait_s(prod);
+        printf("  %s: first waits %.3f s; exp waits %.3f s, prod waits %.3f s; %s goes first\n", pol,
+               only_wait_s(first), we, wp, we < wp ? "exp" : "prod");
+        assert_close(only_wait_s(first), w, 1e-6);
+        assert_int_equal(first->completed, 1);
+        assert_int_equal(exp->preemptions + prod->preemptions + first->preemptions, 0);
+        if (strcmp(order[k][1], "prod") == 0) {
+            assert_true(wp < we);
+            assert_close(wp, next_start - 20, 1e-6);
+            assert_close(we, last_start - 10, 1e-6);
+        } else {
+            assert_true(we < wp);
+            assert_close(we, next_start - 10, 1e-6);
+            assert_close(wp, last_start - 20, 1e-6);
+        }
+    }
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 6. conservation of GPU-seconds ---------------------------------------- */
+
+static void test_conservation(void **state)
+{
+    (void)state;
+    printf(" morning tail:\n");
+    check_conservation(morning_tail());
+    printf(" preemption scenario (test 3):\n");
+    fs_scenario *s = preemption_scenario();
+    fs_results *r = test_run(s);
+    check_conservation(r);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 7. spot ---------------------------------------------------------------- */
+
+/* A spot pool of 4 GPUs, each reclaimed at 2 per GPU-hour and replaced (60 s
+ * provisioning) while work waits; preemptible experiments of gang 2 run only
+ * there.  A reclaim loses at most one checkpoint interval of the gang (the
+ * segment being computed or the checkpoint being written). */
+static void test_spot(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"1d\", \"seed\": 11,"
+        " \"policies\": {\"tiered\": {\"kind\": \"tiered\", \"pools\": ["
+        "   {\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"" H100 "\", \"gpus\": 1},"
+        "   {\"name\": \"spot\", \"class\": \"spot\", \"price\": \"spot\", \"gpu\": \"" H100 "\","
+        "    \"gpus\": 4, \"reclaim_per_hour\": 2,"
+        "    \"autoscale\": {\"min\": 0, \"max\": 4, \"provision\": {\"deterministic\": {\"value\": \"60s\"}}}}]}},"
+        " \"services\": [{\"name\": \"chat\", \"pool\": \"serving\", " LIGHT ", \"replicas\": 1}],"
+        " \"training\": [{\"name\": \"sweep\", \"submit\": {\"poisson_per_hour\": 1}, \"gang\": 2,"
+        "   \"work_gpu_hours\": 2, \"preemptible\": true, \"priority\": \"experiment\","
+        "   \"checkpoint\": {\"every\": \"10m\", \"write\": \"10s\"}}]}");
+    size_t spot = pool_index(s, "spot");
+    assert_int_equal(s->pools[spot].class, FS_CLASS_SPOT);
+    assert_true(s->pools[spot].elastic);
+    fs_results *r = test_run(s);
+    const fs_rep_result *rep = &r->policies[0].reps[0];
+    const fs_training_rep *t = &rep->training[0];
+    const fs_pool_rep *sp = &rep->pools[spot];
+    double per = t->preemptions ? t->gpu_hours_lost / (double)t->preemptions : 0;
+    double bound = 2 * 600.0 / HOUR;
+    printf("  spot reclaims %llu; submitted %llu started %llu completed %llu preemptions %llu;"
+           " done %.4f GPU-h, lost %.4f GPU-h, %.4f per preemption (bound %.4f)\n",
+           (unsigned long long)rep->spot_reclaims, (unsigned long long)t->submitted,
+           (unsigned long long)t->started, (unsigned long long)t->completed,
+           (unsigned long long)t->preemptions, t->gpu_hours_done, t->gpu_hours_lost, per, bound);
+    printf("  spot pool: %.1f GPU-h provisioned, %.1f busy, %.2f switching\n", sp->gpu_s / HOUR,
+           sp->busy_gpu_s / HOUR, sp->switching_gpu_s / HOUR);
+    assert_true(rep->spot_reclaims > 0);
+    assert_true(t->preemptions > 0);
+    assert_true(t->gpu_hours_lost > 0);
+    assert_true(per <= bound + 1e-12);
+    assert_true(t->gpu_hours_done > 0);
+    /* Only the spot pool computes for the stream: the serving pool holds chat. */
+    assert_true(sp->busy_gpu_s > 0);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 8. elastic pool ------------------------------------------------------ */
+
+/* A batch pool that starts with 1 GPU and may grow to 8 (90 s to provision,
+ * released after 5 idle minutes).  A production gang of 4 asked for at 100 s
+ * waits for provisioning, then warms; once it is done the pool shrinks back
+ * to its minimum of 1. */
+static void test_elastic_pool(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"4h\", \"window\": \"1m\", \"seed\": 13,"
+        " \"policies\": {\"tiered\": {\"kind\": \"tiered\", \"pools\": ["
+        "   {\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"" H100 "\", \"gpus\": 1},"
+        "   {\"name\": \"batch\", \"class\": \"batch\", \"gpu\": \"" H100 "\", \"gpus\": 1,"
+        "    \"autoscale\": {\"min\": 1, \"max\": 8, \"provision\": {\"deterministic\": {\"value\": \"90s\"}},"
+        "                   \"idle\": \"5m\"}}]}},"
+        " \"services\": [{\"name\": \"chat\", \"pool\": \"serving\", " LIGHT ", \"replicas\": 1}],"
+        " \"training\": [{\"name\": \"prod\", \"submit\": {\"at\": [\"100s\"]}, \"gang\": 4,"
+        "   \"work_gpu_hours\": 4}]}");
+    size_t batch = pool_index(s, "batch");
+    fs_results *r = test_run(s);
+    const fs_rep_result *rep = &r->policies[0].reps[0];
+    const fs_training_rep *t = &rep->training[0];
+    const fs_pool_rep *bp = &rep->pools[batch];
+    double T = s->horizon_s, w = DEFAULT_TRAINING_WARMUP_S, wait = only_wait_s(t);
+    double peak = 0, last = bp->n_windows ? bp->windows[bp->n_windows - 1].gpus : -1;
+    for (size_t i = 0; i < bp->n_windows; i++)
+        peak = bp->windows[i].gpus > peak ? bp->windows[i].gpus : peak;
+    printf("  queue wait %.3f s (want in [90, %.2f]); completed %llu\n", wait, 90 + w + 30,
+           (unsigned long long)t->completed);
+    printf("  batch pool: %.1f GPU-s provisioned (%.3f GPU-h; 8 x horizon = %.0f GPU-s),"
+           " busy %.1f, peak %.0f GPUs, %.0f at the end\n",
+           bp->gpu_s, bp->gpu_s / HOUR, 8 * T, bp->busy_gpu_s, peak, last);
+    assert_int_equal(t->started, 1);
+    assert_int_equal(t->completed, 1);
+    assert_true(wait >= 90);
+    assert_true(wait <= 90 + w + 30);
+    assert_close(bp->busy_gpu_s, 4 * HOUR, 1e-6);
+    assert_true(peak >= 4);
+    assert_close(last, 1, 0); /* back to its minimum */
+    /* Held: 1 GPU throughout, and the gang's GPUs for about its hour plus the
+     * idle delay; well below the 8 x T it could have held. */
+    assert_true(bp->gpu_s < 0.5 * 8 * T);
+    assert_true(bp->gpu_s < T + 8 * (HOUR + 900));
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_morning_tail),
+        cmocka_unit_test(test_gang_admission),
+        cmocka_unit_test(test_preemption_accounting),
+        cmocka_unit_test(test_warmup_durations),
+        cmocka_unit_test(test_priority_lanes),
+        cmocka_unit_test(test_conservation),
+        cmocka_unit_test(test_spot),
+        cmocka_unit_test(test_elastic_pool),
+    };
+    return cmocka_run_group_tests(tests, NULL, teardown_group);
+}
