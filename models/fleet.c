@@ -185,8 +185,9 @@ static bool fs__try(fs_fleet *f, const fs_request *r)
 
 static void fs__grow_elastic(fs_fleet *f);
 
-/* Serves waiting requests in the policy's order, as far as capacity allows;
- * a request that cannot be served does not block those behind it. */
+/* Serves waiting requests in the policy's order, as far as capacity allows.
+ * A request that cannot be served blocks those behind it only under a
+ * head-of-line policy; otherwise smaller requests behind it go first. */
 static void fs__serve_pending(fs_fleet *f)
 {
     for (size_t i = 0; i < f->n_pending;) {
@@ -194,6 +195,8 @@ static void fs__serve_pending(fs_fleet *f)
         if (fs__try(f, &r)) {
             memmove(&f->pending[i], &f->pending[i + 1], (f->n_pending - i - 1) * sizeof r);
             f->n_pending--;
+        } else if (f->policy->head_of_line) {
+            break;
         } else {
             i++;
         }
@@ -415,22 +418,24 @@ static void fs__grow_elastic(fs_fleet *f)
         if (room == 0)
             continue;
         size_t per_gpu = fs__per_gpu(f, p);
-        uint64_t wanted = 0;
+        uint64_t wanted = 0, free_units = 0;
         for (size_t i = 0; i < f->n_pending; i++)
             if (f->policy->eligible(s, &f->pending[i], p))
                 wanted += f->pending[i].units;
-        uint64_t coming = (uint64_t)f->provisioning_gpus[p] * per_gpu;
+        for (size_t u = 0; u < f->placement->pools[p].n_units_max; u++)
+            free_units += f->units[p][u].state == FS_UNIT_FREE || f->units[p][u].state == FS_UNIT_EVICTING;
+        /* What waits, less what is free (or about to be) and what is on its way. */
+        uint64_t coming = (uint64_t)f->provisioning_gpus[p] * per_gpu + free_units;
         uint32_t gpus = 0;
         if (wanted > coming)
             gpus = (uint32_t)((wanted - coming + per_gpu - 1) / per_gpu);
         double headroom = f->policy->serving_headroom(s);
         if (headroom > 0 && spec->class == FS_CLASS_SERVING) {
-            size_t free_units = 0, present_units = (size_t)f->present_gpus[p] * per_gpu;
-            for (size_t u = 0; u < f->placement->pools[p].n_units_max; u++)
-                free_units += f->units[p][u].state == FS_UNIT_FREE;
-            double target = headroom * (double)(present_units + coming);
-            if ((double)(free_units + coming) < target) {
-                double short_units = target - (double)(free_units + coming);
+            size_t present_units = (size_t)f->present_gpus[p] * per_gpu;
+            double on_way = (double)f->provisioning_gpus[p] * per_gpu;
+            double target = headroom * ((double)present_units + on_way);
+            if ((double)free_units + on_way < target) {
+                double short_units = target - ((double)free_units + on_way);
                 uint32_t more = (uint32_t)ceil(short_units / (1.0 - headroom) / (double)per_gpu);
                 if (more > gpus)
                     gpus = more;

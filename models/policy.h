@@ -37,6 +37,9 @@ typedef struct fs_policy_ops {
     /* Free share of serving capacity to keep by growing elastic serving
      * pools ahead of demand (0: grow only for waiting requests). */
     double (*serving_headroom)(const fs_scenario *s);
+    /* Strict first come first served: a request that cannot be served yet
+     * blocks every request behind it (no backfilling past a waiting gang). */
+    bool head_of_line;
 } fs_policy_ops;
 
 extern const fs_policy_ops fs_policy_shared;

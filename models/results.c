@@ -209,13 +209,11 @@ void fs_results_pool_figures(const fs_results *r, size_t policy, uint32_t replic
     const fs_scenario *s = r->policies[policy].scenario;
     const fs_rep_result *rep = &r->policies[policy].reps[replication];
     size_t first = pool == SIZE_MAX ? 0 : pool, last = pool == SIZE_MAX ? s->n_pools : pool + 1;
-    double gpus = 0, busiest = 0;
     for (size_t k = 0; k < FS_FIG_COUNT; k++)
         fig[k] = 0;
     for (size_t p = first; p < last; p++) {
         const fs_pool_rep *pr = &rep->pools[p];
         const fs_gpu_type *gpu = &s->gpu_types[s->pools[p].gpu_type];
-        gpus += s->pools[p].gpus;
         fig[FS_FIG_GPU_H] += pr->gpu_s / 3600.0;
         fig[FS_FIG_BUSY_H] += pr->busy_gpu_s / 3600.0;
         fig[FS_FIG_IDLE_H] += pr->idle_gpu_s / 3600.0;
@@ -226,17 +224,22 @@ void fs_results_pool_figures(const fs_results *r, size_t policy, uint32_t replic
                           gpu->busy_w * (pr->busy_gpu_s + pr->switching_gpu_s)) / 3.6e6;
     }
     /* Every pool closes its windows at the same instants, so the fleet's busy
-     * GPUs in window w is the sum over pools. */
+     * and provisioned GPUs in window w are sums over pools; headroom is taken
+     * in the window with the least of it (elastic pools change size). */
     size_t n_windows = s->n_pools ? rep->pools[first].n_windows : 0;
+    double least = 1.0;
     for (size_t w = 0; w < n_windows; w++) {
-        double busy = 0;
-        for (size_t p = first; p < last; p++)
+        double busy = 0, present = 0;
+        for (size_t p = first; p < last; p++) {
             busy += rep->pools[p].windows[w].busy_gpus;
-        if (busy > busiest)
-            busiest = busy;
+            present += rep->pools[p].windows[w].gpus;
+        }
+        double headroom = present > 0 ? 1.0 - busy / present : 1.0;
+        if (headroom < least)
+            least = headroom;
     }
     fig[FS_FIG_UTIL] = fig[FS_FIG_GPU_H] > 0 ? fig[FS_FIG_BUSY_H] / fig[FS_FIG_GPU_H] : 0;
-    fig[FS_FIG_HEADROOM] = gpus > 0 ? 1.0 - busiest / gpus : 0;
+    fig[FS_FIG_HEADROOM] = n_windows ? least : 0;
     double completed = 0;
     for (size_t i = 0; i < s->n_services; i++)
         if (pool == SIZE_MAX || s->services[i].pool == pool)

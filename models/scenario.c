@@ -1198,7 +1198,9 @@ static int parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse_ctx *
         rc = dup_into(p, &out->gpu, gpu);
     uint64_t gpus = 0;
     if (rc == FS_OK)
-        rc = fs_jpath_get_uint(p, pool, "gpus", true, 1, UINT32_MAX, &gpus);
+        /* An elastic pool may start empty and grow on demand. */
+        rc = fs_jpath_get_uint(p, pool, "gpus", true, json_object_get(pool, "autoscale") ? 0 : 1,
+                               UINT32_MAX, &gpus);
     out->gpus = (uint32_t)gpus;
     if (rc == FS_OK)
         rc = parse_partitioning(p, pool, &s->gpu_types[out->gpu_type], out);
@@ -1354,7 +1356,9 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
 {
     static const char *const keys[] = {"name",       "tenant",         "submit",
                                        "gang",       "work_gpu_hours", "state_gb_per_gpu",
-                                       "checkpoint", "preemptible",    "priority"};
+                                       "checkpoint", "preemptible",    "priority",
+                                       "on_eviction"};
+    static const char *const eviction_names[] = {"drop", "save"};
     fs_scenario *s = c->s;
     fs_training_spec *out = &s->training[index];
     if (!json_is_object(job))
@@ -1394,6 +1398,11 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
         rc = get_choice(p, job, "priority", "a training priority", priority_names,
                         COUNT(priority_names), &prio);
     out->lane = prio == 0 ? FS_LANE_TRAINING : FS_LANE_EXPERIMENT;
+    int eviction = 0;
+    if (rc == FS_OK)
+        rc = get_choice(p, job, "on_eviction", "an eviction mode", eviction_names,
+                        COUNT(eviction_names), &eviction);
+    out->save_on_eviction = eviction == 1;
     return rc;
 }
 

@@ -159,6 +159,9 @@ typedef struct fs_training_spec {
     double checkpoint_every_s;/* 0: never */
     double checkpoint_write_s;
     bool preemptible;
+    bool save_on_eviction;    /* "on_eviction": "save" (state to host at D2H, nothing lost,
+                               * resumed from host at H2D) or "drop" (default: lose the work
+                               * since the last checkpoint, resume from storage) */
     fs_lane lane;             /* "priority": "production" (FS_LANE_TRAINING) or "experiment" */
 } fs_training_spec;
 

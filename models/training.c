@@ -58,10 +58,16 @@ static int fs__ask(fs_training *t, uint32_t id)
     const fs_training_spec *spec = &t->scenario->training[job->stream];
     job->state = FS_JOB_QUEUED;
     job->ready = 0;
+    /* A job evicted with "save" resumes from host memory at H2D bandwidth;
+     * otherwise its state (or last checkpoint) comes from storage. */
+    const fs_switch_costs *c = &t->scenario->switch_costs;
+    double warmup = job->state_on_host
+                        ? c->context_s + c->framework_s + spec->state_gb_per_gpu / c->h2d_gbps
+                        : fs_fleet_training_warmup(t->scenario, spec->state_gb_per_gpu);
     fs_request r = {
         .kind = FS_HOLDER_TRAINING, .owner = id, .units = spec->gang,
         .memory_gb = spec->state_gb_per_gpu,
-        .warmup_s = fs_fleet_training_warmup(t->scenario, spec->state_gb_per_gpu),
+        .warmup_s = warmup,
         .pool = SIZE_MAX, .lane = spec->lane, .preemptible = spec->preemptible, .first_slot = 0,
     };
     return fs_fleet_request(t->fleet, &r);
@@ -198,19 +204,31 @@ void fs_training_member_evicted(fs_training *t, uint32_t id, double now)
     fs_training_rep *rep = &t->reps[job->stream];
     if (job->state == FS_JOB_QUEUED || job->state == FS_JOB_DONE)
         return; /* the gang was already given back: this is another member's call */
+    double evict_s = 0;
     if (job->state == FS_JOB_RUNNING || job->state == FS_JOB_CHECKPOINTING) {
-        /* Everything since the last completed checkpoint is lost; a
-         * checkpoint being written is not complete. */
-        double lost_s = job->state == FS_JOB_RUNNING ? now - job->segment_start : job->segment_s;
-        if (t->measuring) {
-            rep->gpu_hours_lost += lost_s * spec->gang / 3600.0;
-            rep->preemptions++;
+        double progress_s = job->state == FS_JOB_RUNNING ? now - job->segment_start : job->segment_s;
+        if (spec->save_on_eviction) {
+            /* The state goes to host memory at D2H bandwidth before the GPU
+             * is free: nothing computed is lost. */
+            evict_s = spec->state_gb_per_gpu / t->scenario->switch_costs.d2h_gbps;
+            job->remaining_s -= progress_s;
+            job->state_on_host = true;
+            if (t->measuring)
+                rep->gpu_hours_done += progress_s * spec->gang / 3600.0;
+        } else {
+            /* Everything since the last completed checkpoint is lost; a
+             * checkpoint being written is not complete. */
+            job->state_on_host = false;
+            if (t->measuring)
+                rep->gpu_hours_lost += progress_s * spec->gang / 3600.0;
         }
+        if (t->measuring)
+            rep->preemptions++;
         fs__gang_busy(t, job, now, -1);
     } else if (t->measuring) { /* warming: nothing computed yet, nothing lost */
         rep->preemptions++;
     }
-    fs__give_back(t, id, now);
+    fs_fleet_release_holder(t->fleet, FS_HOLDER_TRAINING, id, evict_s, now);
     job->epoch++;
     job->state = FS_JOB_QUEUED;
     if (fs__ask(t, id) != 0)

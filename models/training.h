@@ -40,6 +40,7 @@ typedef struct fs_job {
     double segment_s;        /* its length: to the next checkpoint or the end */
     uint32_t ready;          /* gang members warmed up */
     uint32_t epoch;          /* bumps on preemption: stale events are ignored */
+    bool state_on_host;      /* evicted with "save": resumes from host memory */
     size_t *pool, *unit;     /* per gang member */
 } fs_job;
 

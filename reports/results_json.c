@@ -222,7 +222,7 @@ static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
     fs__set(frag, "stranded_memory_gb", pu->stranded_memory_gb);
     fs__set(frag, "stranded_memory_fraction", memory > 0 ? pu->stranded_memory_gb / memory : 0);
     fs__set(frag, "stranded_compute_gpus", pu->stranded_sm_share);
-    fs__set(frag, "stranded_compute_fraction", pu->stranded_sm_share / spec->gpus);
+    fs__set(frag, "stranded_compute_fraction", spec->gpus ? pu->stranded_sm_share / spec->gpus : 0);
     json_object_set_new(o, "fragmentation", frag);
     return o;
 }
