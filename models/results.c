@@ -95,15 +95,18 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
         for (size_t i = 0; i < s->n_services; i++) {
             fs_hist_fini(&rep->services[i].latency);
             free(rep->services[i].windows);
+            free(rep->services[i].slo_breach_starts);
         }
     }
     if (rep->pools)
         for (size_t i = 0; i < s->n_pools; i++)
             free(rep->pools[i].windows);
     if (rep->training)
-        for (size_t i = 0; i < s->n_training; i++)
+        for (size_t i = 0; i < s->n_training; i++) {
             if (rep->training[i].wait.counts)
                 fs_hist_fini(&rep->training[i].wait);
+            free(rep->training[i].waits);
+        }
     free(rep->services);
     free(rep->pools);
     free(rep->training);

@@ -61,6 +61,8 @@ typedef struct fs_service_rep {
     double queue_growth_per_h;/* least-squares slope of queue length at window ends */
     uint32_t slo_windows;     /* complete SLO windows */
     uint32_t slo_breach_windows;
+    double *slo_breach_starts;/* start of every breached SLO window (for heatmaps) */
+    size_t n_slo_breaches, cap_slo_breaches;
     fs_service_window *windows;
     size_t n_windows;
 } fs_service_rep;
@@ -75,8 +77,14 @@ typedef struct fs_pool_rep {
 } fs_pool_rep;
 
 /* One training stream in one replication; figures cover [warmup, horizon]. */
+typedef struct fs_job_wait {
+    double submitted_s, wait_s;
+} fs_job_wait;
+
 typedef struct fs_training_rep {
     uint64_t submitted, started, completed, preemptions;
+    fs_job_wait *waits;       /* every job that started, in start order (for CDFs) */
+    size_t n_waits, cap_waits;
     fs_hist wait;             /* submission to first start, of jobs that started */
     uint64_t waiting_end;     /* jobs still waiting at the horizon */
     double gpu_hours_done;    /* useful work: completed jobs' and progress kept by checkpoints */

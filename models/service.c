@@ -376,6 +376,17 @@ static void fs__on_slo_tick(fs_sim *sim, const fs_event *ev, void *ctx)
     svc->slo_total = 0;
     svc->rep->slo_windows++;
     svc->rep->slo_breach_windows += breached;
+    if (breached) {
+        fs_service_rep *rep = svc->rep;
+        double *starts = fs_grow(rep->slo_breach_starts, &rep->cap_slo_breaches,
+                                 rep->n_slo_breaches + 1, sizeof *starts, 64);
+        if (!starts) {
+            fs_sim_fail(sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
+            return;
+        }
+        rep->slo_breach_starts = starts;
+        starts[rep->n_slo_breaches++] = sim->now - slo->window_s;
+    }
     if (breached && svc->blocked_in_window && svc->on_blocked_breach)
         svc->on_blocked_breach(svc->blocked_ctx, svc->index, slo->window_s / 60.0);
     svc->blocked_in_window = fs_fleet_waiting_units(svc->fleet, FS_HOLDER_SERVICE, (uint32_t)svc->index) > 0;
@@ -488,6 +499,7 @@ void fs_service_start_measuring(fs_service *svc, double now)
     rep->in_flight_start = svc->waiting + in_service;
     rep->peak_queue = svc->waiting;
     fs_hist_reset(&rep->latency);
+    rep->n_slo_breaches = 0;
     fs_level_restart(&svc->in_system, now);
     svc->window_area_mark = 0;
     fs_hist_reset(&svc->window_latency);

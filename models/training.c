@@ -191,6 +191,13 @@ void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size
             fs_training_rep *rep = &t->reps[job->stream];
             rep->started++;
             fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5));
+            fs_job_wait *waits = fs_grow(rep->waits, &rep->cap_waits, rep->n_waits + 1, sizeof *waits, 16);
+            if (!waits) {
+                fs_sim_fail(t->sim, ENOMEM, "training: out of memory");
+                return;
+            }
+            rep->waits = waits;
+            waits[rep->n_waits++] = (fs_job_wait){job->submitted, now - job->submitted};
         }
     }
     fs__gang_busy(t, job, now, +1);
@@ -283,6 +290,7 @@ void fs_training_start_measuring(fs_training *t, double now)
         fs_training_rep *rep = &t->reps[i];
         rep->submitted = rep->started = rep->completed = rep->preemptions = 0;
         rep->gpu_hours_done = rep->gpu_hours_lost = 0;
+        rep->n_waits = 0;
         fs_hist_reset(&rep->wait);
     }
 }

@@ -86,3 +86,44 @@ int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err)
     }
     return fs__done(fp, err, "the summary");
 }
+
+int fs_results_csv_training_waits(const fs_results *r, FILE *fp, fs_error *err)
+{
+    fputs("policy,replication,stream,submitted_s,wait_s\n", fp);
+    for (size_t p = 0; p < r->n_policies; p++) {
+        const fs_policy_result *pol = &r->policies[p];
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            for (size_t i = 0; i < pol->scenario->n_training; i++) {
+                const fs_training_rep *t = &pol->reps[k].training[i];
+                for (size_t j = 0; j < t->n_waits; j++) {
+                    fs__field(fp, pol->name);
+                    fprintf(fp, ",%u,", pol->reps[k].replication);
+                    fs__field(fp, pol->scenario->training[i].name);
+                    fprintf(fp, ",%.9g,%.9g\n", t->waits[j].submitted_s, t->waits[j].wait_s);
+                }
+            }
+        }
+    }
+    return fs__done(fp, err, "the training waits");
+}
+
+int fs_results_csv_slo_breaches(const fs_results *r, FILE *fp, fs_error *err)
+{
+    fputs("policy,replication,service,window_start_s,window_s\n", fp);
+    for (size_t p = 0; p < r->n_policies; p++) {
+        const fs_policy_result *pol = &r->policies[p];
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            for (size_t i = 0; i < pol->scenario->n_services; i++) {
+                const fs_service_rep *rep = &pol->reps[k].services[i];
+                for (size_t j = 0; j < rep->n_slo_breaches; j++) {
+                    fs__field(fp, pol->name);
+                    fprintf(fp, ",%u,", pol->reps[k].replication);
+                    fs__field(fp, pol->scenario->services[i].name);
+                    fprintf(fp, ",%.9g,%.9g\n", rep->slo_breach_starts[j],
+                            pol->scenario->services[i].slo.window_s);
+                }
+            }
+        }
+    }
+    return fs__done(fp, err, "the SLO breaches");
+}

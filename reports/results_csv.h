@@ -19,4 +19,12 @@ int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err);
 int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err);
 int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err);
 
+/* training_waits.csv: policy,replication,stream,submitted_s,wait_s — one row
+ * per job that started (queue-wait CDFs). */
+int fs_results_csv_training_waits(const fs_results *r, FILE *fp, fs_error *err);
+
+/* slo_breaches.csv: policy,replication,service,window_start_s,window_s — one
+ * row per SLO window in breach (breach heatmaps). */
+int fs_results_csv_slo_breaches(const fs_results *r, FILE *fp, fs_error *err);
+
 #endif

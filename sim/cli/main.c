@@ -132,15 +132,19 @@ static int load_scenario(const char *path, fs_scenario **s)
 static int write_outputs(const fs_results *r, fs_output *out, bool timing, bool comparison)
 {
     fs_error err = {0};
-    FILE *json, *series, *pools, *cmp = NULL;
+    FILE *json, *series, *pools, *waits, *breaches, *cmp = NULL;
     int rc = FS_OK;
     if (fs_output_open(out, "results.json", &json, &err) != FS_OK ||
         fs_output_open(out, "timeseries.csv", &series, &err) != FS_OK ||
         fs_output_open(out, "pools_timeseries.csv", &pools, &err) != FS_OK ||
+        fs_output_open(out, "training_waits.csv", &waits, &err) != FS_OK ||
+        fs_output_open(out, "slo_breaches.csv", &breaches, &err) != FS_OK ||
         (comparison && fs_output_open(out, "compare.json", &cmp, &err) != FS_OK) ||
         fs_results_json_write(r, timing, json, &err) != FS_OK ||
         fs_results_csv_timeseries(r, series, &err) != FS_OK ||
-        fs_results_csv_pool_timeseries(r, pools, &err) != FS_OK)
+        fs_results_csv_pool_timeseries(r, pools, &err) != FS_OK ||
+        fs_results_csv_training_waits(r, waits, &err) != FS_OK ||
+        fs_results_csv_slo_breaches(r, breaches, &err) != FS_OK)
         rc = FS_ERR_RUNTIME;
     if (rc == FS_OK && cmp) {
         json_t *doc = fs_compare_json(r);
