@@ -1588,12 +1588,60 @@ static size_t array_length(const json_t *root, const char *key)
     return json_is_array(list) ? json_array_size(list) : 0;
 }
 
+/* "ci": {"horizon", "replications", "warmup"}, the fast settings `fleetsim
+ * check` applies (fs_scenario_apply_ci).  Each is optional; what ci leaves out
+ * stays the run's own, and the pair that results must keep the warm-up below
+ * the horizon.  The warm-up must be positive: 0 stores "not set", so a zero
+ * could not be told from an absent key (use a small one, e.g. "1s"). */
+static int parse_ci(fs_jpath *p, const json_t *root, fs_scenario *s)
+{
+    static const char *const keys[] = {"horizon", "replications", "warmup"};
+    s->ci_horizon_s = 0;
+    s->ci_warmup_s = 0;
+    s->ci_replications = 0;
+    json_t *ci = NULL;
+    int rc = fs_jpath_get_object(p, root, "ci", false, &ci);
+    if (rc != FS_OK || ci == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "ci");
+    uint64_t replications = 0;
+    rc = fs_jpath_check_keys(p, ci, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, ci, "horizon", false, FS_JPATH_POSITIVE, &s->ci_horizon_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, ci, "replications", false, 1, MAX_REPLICATIONS, &replications);
+    s->ci_replications = (uint32_t)replications;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, ci, "warmup", false, FS_JPATH_POSITIVE, &s->ci_warmup_s);
+    double horizon = s->ci_horizon_s > 0 ? s->ci_horizon_s : s->horizon_s;
+    double warmup = s->ci_warmup_s > 0 ? s->ci_warmup_s : s->warmup_s;
+    if (rc == FS_OK && warmup >= horizon) {
+        char h[64], w[64];
+        fs_duration_format(horizon, h, sizeof h);
+        fs_duration_format(warmup, w, sizeof w);
+        if (s->ci_warmup_s > 0) {
+            fs_jpath_push_key(p, "warmup");
+            rc = fs_jpath_expected(p, json_object_get(ci, "warmup"),
+                                   "a duration shorter than the %s horizon (%s)",
+                                   s->ci_horizon_s > 0 ? "ci" : "scenario's", h);
+        } else {
+            fs_jpath_push_key(p, "horizon");
+            rc = fs_jpath_expected(p, json_object_get(ci, "horizon"),
+                                   "a duration longer than the scenario's warm-up (%s), or a "
+                                   "shorter \"warmup\" in \"ci\"",
+                                   w);
+        }
+    }
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
 {
     static const char *const keys[] = {"schema",   "name",          "description", "horizon",
                                        "warmup",   "window",        "seed",        "replications",
                                        "gpus",     "start_weekday", "pools",       "services",
-                                       "policies", "training",      "calibration"};
+                                       "policies", "training",      "calibration", "ci"};
     fs_scenario *s = c->s;
     if (!json_is_object(root))
         return fs_jpath_expected(p, root, "an object at the top level");
@@ -1638,6 +1686,8 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
     s->start_weekday = 0;
     if (rc == FS_OK)
         rc = parse_weekday(p, root, &s->start_weekday);
+    if (rc == FS_OK)
+        rc = parse_ci(p, root, s);
 
     if (rc == FS_OK)
         rc = parse_gpu_types(p, root, c);
@@ -1978,4 +2028,37 @@ int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, dou
             v->horizon_s = horizon_s;
     }
     return FS_OK;
+}
+
+/* Every variant shares the run settings. */
+static void set_warmup(fs_scenario *s, double warmup_s)
+{
+    for (size_t k = 0; k < (s->policies ? s->n_policies : 1); k++)
+        (s->policies ? s->policies[k] : s)->warmup_s = warmup_s;
+}
+
+int fs_scenario_apply_ci(fs_scenario *s, fs_error *err)
+{
+    assert(s != NULL);
+    double horizon = s->ci_horizon_s > 0 ? s->ci_horizon_s : s->horizon_s;
+    double warmup = s->ci_warmup_s > 0 ? s->ci_warmup_s : s->warmup_s;
+    if (warmup >= horizon) {
+        char h[64], w[64];
+        fs_duration_format(horizon, h, sizeof h);
+        fs_duration_format(warmup, w, sizeof w);
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s: ci: the warm-up (%s) must stay below the horizon (%s)", s->path,
+                            w, h);
+    }
+    /* The new warm-up goes in first: fs_scenario_override then checks the
+     * new horizon against it, which the pair checked above passes.  Should
+     * override refuse anyway, the old warm-up is put back, so that a failed
+     * call changes nothing. */
+    double old_warmup = s->warmup_s;
+    set_warmup(s, warmup);
+    int rc = fs_scenario_override(s, -1, s->ci_replications > 0 ? (int64_t)s->ci_replications : -1,
+                                  s->ci_horizon_s > 0 ? s->ci_horizon_s : -1, err);
+    if (rc != FS_OK)
+        set_warmup(s, old_warmup);
+    return rc;
 }

@@ -205,6 +205,12 @@ typedef struct fs_scenario {
     fs_training_spec *training;
     size_t n_training;
     fs_switch_costs switch_costs;
+    /* "ci": {"horizon", "replications", "warmup"}: the fast settings that
+     * `fleetsim check` applies (fs_scenario_apply_ci) and run/compare ignore.
+     * 0 = not set (keep the run's own); every variant carries the same. */
+    double ci_horizon_s;
+    double ci_warmup_s;
+    uint32_t ci_replications;
 } fs_scenario;
 
 /* Reads and validates a scenario file.  Returns FS_OK and *out, or
@@ -223,5 +229,13 @@ void fs_scenario_destroy(fs_scenario *s);
  * below the horizon). */
 int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, double horizon_s,
                          fs_error *err);
+
+/* Applies the scenario's "ci" settings (those set; none set is a no-op) to the
+ * root and every policy: horizon and replications through
+ * fs_scenario_override, the warm-up directly.  The warm-up must stay below
+ * the horizon (parsing already checked the pair; checked again so a later
+ * --horizon override cannot slip through).  FS_OK, or FS_ERR_INPUT with the
+ * scenario unchanged. */
+int fs_scenario_apply_ci(fs_scenario *s, fs_error *err);
 
 #endif

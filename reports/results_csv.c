@@ -44,7 +44,7 @@ int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
 
 int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err)
 {
-    fputs("policy,replication,pool,window_start_s,window_end_s,busy_gpus,utilization\n", fp);
+    fputs("policy,replication,pool,window_start_s,window_end_s,busy_gpus,gpus,utilization\n", fp);
     for (size_t p = 0; p < r->n_policies; p++) {
         const fs_policy_result *pol = &r->policies[p];
         for (uint32_t k = 0; k < pol->n_reps; k++) {
@@ -55,8 +55,8 @@ int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err)
                     fs__field(fp, pol->name);
                     fprintf(fp, ",%u,", pol->reps[k].replication);
                     fs__field(fp, pol->scenario->pools[i].name);
-                    fprintf(fp, ",%.9g,%.9g,%.9g,%.9g\n", row->start_s, row->end_s, row->busy_gpus,
-                            row->utilization);
+                    fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%.9g\n", row->start_s, row->end_s, row->busy_gpus,
+                            row->gpus, row->utilization);
                 }
             }
         }

@@ -1260,6 +1260,93 @@ static void test_override(void **state)
     fs_scenario_destroy(s);
 }
 
+/* ---- the "ci" settings ------------------------------------------------------ */
+
+#define POOL_L4 "'pools': [{'name': 'gpu', 'gpu': 'L4-24GB', 'gpus': 2}]"
+
+static void test_ci_settings(void **state)
+{
+    (void)state;
+    fs_error err = {0, ""};
+    /* absent: nothing set, and applying is a no-op */
+    fs_scenario *s = parse_ok(TOP("'horizon': '7d', 'warmup': '1d', 'replications': 3"));
+    assert_close(s->ci_horizon_s, 0);
+    assert_close(s->ci_warmup_s, 0);
+    assert_int_equal(s->ci_replications, 0);
+    assert_int_equal(fs_scenario_apply_ci(s, &err), FS_OK);
+    assert_close(s->horizon_s, 7 * 86400.0);
+    assert_close(s->warmup_s, 86400.0);
+    assert_int_equal(s->replications, 3);
+    fs_scenario_destroy(s);
+
+    /* parsed into every policy; the run's own settings are untouched until
+     * applied (run and compare ignore "ci"); applied to every policy */
+    s = parse_ok("{'schema': 'fleetsim/1', 'horizon': '7d', 'warmup': '1d', 'replications': 3, "
+                 "'ci': {'horizon': '12h', 'replications': 1, 'warmup': '1h'}, "
+                 "'policies': {'a': {" POOL_L4 "}, 'b': {" POOL_L4 "}}, "
+                 "'services': [{'name': 'chat', " ARRIVALS ", " STIME "}]}");
+    assert_int_equal(s->n_policies, 2);
+    for (size_t k = 0; k < 2; k++) {
+        const fs_scenario *v = s->policies[k];
+        assert_close(v->ci_horizon_s, 12 * 3600.0);
+        assert_close(v->ci_warmup_s, 3600.0);
+        assert_int_equal(v->ci_replications, 1);
+        assert_close(v->horizon_s, 7 * 86400.0);
+        assert_close(v->warmup_s, 86400.0);
+        assert_int_equal(v->replications, 3);
+    }
+    assert_int_equal(fs_scenario_apply_ci(s, &err), FS_OK);
+    for (size_t k = 0; k < 2; k++) {
+        const fs_scenario *v = s->policies[k];
+        assert_close(v->horizon_s, 12 * 3600.0);
+        assert_close(v->warmup_s, 3600.0);
+        assert_int_equal(v->replications, 1);
+    }
+    fs_scenario_destroy(s);
+
+    /* a CI run longer than the file's, warm-up beyond the old horizon */
+    s = parse_ok(TOP("'horizon': '1h', 'warmup': '10m', 'ci': {'horizon': '3d', 'warmup': '2d'}"));
+    assert_int_equal(fs_scenario_apply_ci(s, &err), FS_OK);
+    assert_close(s->horizon_s, 3 * 86400.0);
+    assert_close(s->warmup_s, 2 * 86400.0);
+    assert_int_equal(s->replications, 1); /* not set in ci: the file's */
+    fs_scenario_destroy(s);
+
+    /* only a horizon: the file's warm-up stays */
+    s = parse_ok(TOP("'horizon': '2d', 'warmup': '1h', 'ci': {'horizon': '6h'}"));
+    assert_int_equal(fs_scenario_apply_ci(s, &err), FS_OK);
+    assert_close(s->horizon_s, 6 * 3600.0);
+    assert_close(s->warmup_s, 3600.0);
+    fs_scenario_destroy(s);
+
+    /* a later --horizon override that the ci warm-up no longer fits under is
+     * refused by apply, and nothing changes */
+    s = parse_ok(TOP("'horizon': '1d', 'warmup': '10m', 'ci': {'warmup': '2h'}"));
+    assert_int_equal(fs_scenario_override(s, -1, -1, 3600.0, &err), FS_OK);
+    assert_int_equal(fs_scenario_apply_ci(s, &err), FS_ERR_INPUT);
+    if (strstr(err.msg, "scen.json: ci: the warm-up (2h) must stay below the horizon (1h)") == NULL)
+        fail_msg("message: %s", err.msg);
+    assert_close(s->horizon_s, 3600.0);
+    assert_close(s->warmup_s, 600.0);
+    fs_scenario_destroy(s);
+
+    /* refusals, each naming the ci key */
+    expect_error(TOP("'horizon': '1d', 'ci': {'horizont': '2h'}"),
+                 "scen.json: ci: unknown key \"horizont\" (did you mean \"horizon\"?)");
+    expect_error(TOP("'horizon': '1d', 'ci': {'replications': 0}"), "scen.json: ci.replications: expected");
+    expect_error(TOP("'horizon': '1d', 'ci': {'horizon': '0s'}"),
+                 "scen.json: ci.horizon: expected a positive duration");
+    expect_error(TOP("'horizon': '1d', 'ci': {'warmup': 0}"), "scen.json: ci.warmup: expected a positive duration");
+    expect_error(TOP("'horizon': '1d', 'ci': {'horizon': '2h', 'warmup': '3h'}"),
+                 "scen.json: ci.warmup: expected a duration shorter than the ci horizon (2h), got \"3h\"");
+    expect_error(TOP("'horizon': '1d', 'ci': {'warmup': '2d'}"),
+                 "scen.json: ci.warmup: expected a duration shorter than the scenario's horizon (1d)");
+    expect_error(TOP("'horizon': '1d', 'warmup': '6h', 'ci': {'horizon': '2h'}"),
+                 "scen.json: ci.horizon: expected a duration longer than the scenario's warm-up (6h), or a "
+                 "shorter \"warmup\" in \"ci\", got \"2h\"");
+    expect_error(TOP("'horizon': '1d', 'ci': ['2h']"), "scen.json: ci: expected an object");
+}
+
 /* ---- files --------------------------------------------------------------- */
 
 static void test_load(void **state)
@@ -1914,6 +2001,7 @@ int main(void)
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_service_time_kinds),
         cmocka_unit_test(test_override),
+        cmocka_unit_test(test_ci_settings),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_extension_defaults),
         cmocka_unit_test(test_pool_class_autoscale_spot),

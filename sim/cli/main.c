@@ -14,8 +14,10 @@
 #include <string.h>
 
 #include "duration.h"
+#include "commands.h"
 #include "options.h"
 #include "compare.h"
+#include "report.h"
 #include "output.h"
 #include "placement.h"
 #include "results_csv.h"
@@ -30,13 +32,15 @@ enum { FS_EXIT_OK = 0, FS_EXIT_RUNTIME = 1, FS_EXIT_USAGE = 2 };
 
 /* run and compare share their first options (same indices); compare adds
  * --policies. */
-enum { RUN_SEED, RUN_REPLICATIONS, RUN_HORIZON, RUN_OUT, RUN_FORMAT, RUN_NO_TIMING, RUN_HELP, RUN_POLICIES };
+enum { RUN_SEED, RUN_REPLICATIONS, RUN_HORIZON, RUN_OUT, RUN_FORMAT, RUN_NO_TIMING, RUN_HELP, RUN_REPORT,
+       RUN_POLICIES };
 #define FS_RUN_OPTIONS                                                                                          \
     [RUN_SEED] = {"seed", 's', "N", "base seed (overrides the scenario's \"seed\")"},                            \
     [RUN_REPLICATIONS] = {"replications", 'r', "R", "independent replications (overrides \"replications\")"},   \
     [RUN_HORIZON] = {"horizon", 0, "D", "simulated time, e.g. 7d or 90m (overrides \"horizon\")"},              \
     [RUN_NO_TIMING] = {"no-timing", 0, NULL, "leave wall-clock figures out of the JSON (byte-identical reruns)"}, \
-    [RUN_HELP] = {"help", 'h', NULL, "show this help"}
+    [RUN_HELP] = {"help", 'h', NULL, "show this help"},                                                        \
+    [RUN_REPORT] = {"report", 0, "DIR", "also write the HTML/Markdown report with charts to DIR"}
 
 static const fs_cli_option compare_options[] = {
     FS_RUN_OPTIONS,
@@ -48,6 +52,12 @@ static const fs_cli_option run_options[] = {
     FS_RUN_OPTIONS,
     [RUN_OUT] = {"out", 'o', "DIR", "write results.json, timeseries.csv, pools_timeseries.csv to DIR"},
     [RUN_FORMAT] = {"format", 'f', "FMT", "what to print: table (default), json or csv"},
+};
+
+enum { REPORT_OUT, REPORT_HELP };
+static const fs_cli_option report_options[] = {
+    [REPORT_OUT] = {"out", 'o', "DIR", "where to write index.html, report.md and the charts (default RESULTS_DIR/report)"},
+    [REPORT_HELP] = {"help", 'h', NULL, "show this help"},
 };
 
 enum { VALIDATE_HELP };
@@ -65,7 +75,9 @@ static void usage(FILE *fp)
           "commands:\n"
           "  run SCENARIO        simulate a scenario file and report the results\n"
           "  compare SCENARIO    run its policies side by side, with paired differences\n"
+          "  report RESULTS_DIR  write the capacity-review report (HTML, Markdown, charts)\n"
           "  validate SCENARIO   check a scenario file and print what it describes\n"
+          "  check SCENARIO      rerun and compare with a baseline; exit 1 if worse\n"
           "\n"
           "  -h, --help          show this help ('fleetsim COMMAND --help' for a command)\n"
           "      --version       print the version\n"
@@ -92,6 +104,16 @@ static void compare_usage(FILE *fp)
           "difference's 95% CI across replications.\n\n",
           fp);
     fs_cli_help(fp, compare_options, FS_COUNT(compare_options));
+}
+
+static void report_usage(FILE *fp)
+{
+    fputs("usage: fleetsim report RESULTS_DIR [--out DIR]\n\n"
+          "Writes index.html (one self-contained page), report.md and the charts\n"
+          "(gnuplot PNG and SVG, with their data as CSV and their scripts) for the\n"
+          "results that 'fleetsim run' or 'compare' wrote to RESULTS_DIR with --out.\n\n",
+          fp);
+    fs_cli_help(fp, report_options, FS_COUNT(report_options));
 }
 
 static void validate_usage(FILE *fp)
@@ -232,8 +254,10 @@ static int prepare(const char *cmd, const fs_cli_option *table, int n_options, v
         fs_scenario_destroy(job->s);
         return FS_EXIT_USAGE;
     }
-    if (opt->values[RUN_OUT]) {
-        if (fs_output_begin(&job->out, opt->values[RUN_OUT], &err) != FS_OK) {
+    /* --report without --out keeps the results beside the report. */
+    const char *out_dir = opt->values[RUN_OUT] ? opt->values[RUN_OUT] : opt->values[RUN_REPORT];
+    if (out_dir) {
+        if (fs_output_begin(&job->out, out_dir, &err) != FS_OK) {
             fprintf(stderr, "fleetsim: %s\n", err.msg);
             fs_scenario_destroy(job->s);
             return FS_EXIT_RUNTIME;
@@ -286,6 +310,14 @@ static int execute(fs__job *job, bool comparison)
     }
     warn_overloaded(r);
     int status = job->has_out ? write_outputs(r, &job->out, job->timing, comparison) : FS_EXIT_OK;
+    const char *report_dir = job->opt.values[RUN_REPORT];
+    if (status == FS_EXIT_OK && report_dir) {
+        const char *results_dir = job->opt.values[RUN_OUT] ? job->opt.values[RUN_OUT] : report_dir;
+        if (fs_report_write(results_dir, report_dir, &err) != FS_OK) {
+            fprintf(stderr, "fleetsim: %s\n", err.msg);
+            status = FS_EXIT_RUNTIME;
+        }
+    }
     if (status == FS_EXIT_OK) {
         if (comparison && strcmp(job->format, "json") == 0) {
             json_t *doc = fs_compare_json(r);
@@ -328,6 +360,36 @@ static int cmd_compare(int argc, char **argv)
     int status = prepare("compare", compare_options, FS_COUNT(compare_options), compare_usage, formats,
                          argc, argv, &job);
     return status >= 0 ? status : execute(&job, true);
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    fs_cli_parsed opt;
+    if (fs_cli_parse("report", report_options, FS_COUNT(report_options), argc, argv, &opt) != 0)
+        return FS_EXIT_USAGE;
+    if (opt.values[REPORT_HELP]) {
+        report_usage(stdout);
+        return FS_EXIT_OK;
+    }
+    if (opt.n_positional != 1) {
+        fprintf(stderr, "fleetsim report: expected one RESULTS_DIR, got %d (see 'fleetsim report --help')\n",
+                opt.n_positional);
+        return FS_EXIT_USAGE;
+    }
+    char dir[4096];
+    const char *out = opt.values[REPORT_OUT];
+    if (!out) {
+        snprintf(dir, sizeof dir, "%s/report", opt.positional[0]);
+        out = dir;
+    }
+    fs_error err = {0};
+    int rc = fs_report_write(opt.positional[0], out, &err);
+    if (rc != FS_OK) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    }
+    printf("report written to %s/index.html and %s/report.md\n", out, out);
+    return FS_EXIT_OK;
 }
 
 static int cmd_validate(int argc, char **argv)
@@ -412,8 +474,11 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "compare") == 0)
         return cmd_compare(argc - 2, argv + 2);
+    if (strcmp(cmd, "report") == 0)
+        return cmd_report(argc - 2, argv + 2);
     if (strcmp(cmd, "validate") == 0)
         return cmd_validate(argc - 2, argv + 2);
+    if (strcmp(cmd, "check") == 0) return fs_cli_check(argc - 2, argv + 2);
     fprintf(stderr, "fleetsim: unknown command '%s' (see 'fleetsim --help')\n", cmd);
     return FS_EXIT_USAGE;
 }

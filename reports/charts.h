@@ -1,0 +1,99 @@
+/*
+ * charts — the charts of a results directory, as data, gnuplot scripts and
+ * (where gnuplot is installed) PNG and SVG images.
+ *
+ * Reads what `fleetsim run` or `compare --out DIR` wrote (results.json,
+ * timeseries.csv, pools_timeseries.csv, and training_waits.csv and
+ * slo_breaches.csv when present) and writes into out_dir, for each chart
+ * STEM:
+ *   STEM.csv  the numbers behind the chart, names quoted by libcsv;
+ *   STEM.gp   a self-contained gnuplot script: the data is inline (numbers
+ *             only), it reads no file and writes only STEM.png and STEM.svg;
+ *   STEM.png  pngcairo, 900x420, and STEM.svg, when gnuplot ran;
+ *   STEM.log  gnuplot's stdout and stderr, when it was started.
+ *
+ * The charts, at most FS_CHARTS_MAX whatever the scenario's size:
+ *   p99_by_hour[_k]   mean window p99 by time of day (quarter-hour bins, or
+ *                     the window when longer; windows without completions
+ *                     left out), one line per policy, the p99 SLO as a dashed
+ *                     line; one chart per service of the first policy with a
+ *                     p99 SLO (the first 4), or for its first service;
+ *   cost_by_pool      cost per policy, stacked by pool, on-demand then spot;
+ *   utilization       the fleet's busy share and headroom per window: busy
+ *                     GPUs over provisioned GPUs, summed over pools and
+ *                     pooled over replications.  Provisioned GPUs come from a
+ *                     `gpus` column when pools_timeseries.csv has one, else
+ *                     busy_gpus / utilization, else (an idle pool) the pool's
+ *                     configured gpus in results.json;
+ *   queue_wait_cdf    the empirical CDF of training queue waits (only when a
+ *                     training job started);
+ *   breach_heatmap[_k] breached SLO windows by day and hour of day, one chart
+ *                     per policy (the first 4; only when some service has an
+ *                     SLO target).
+ *
+ * Safety: names from the results (scenario, policies, services, pools,
+ * streams) are data.  In a .gp script they appear only inside single-quoted
+ * gnuplot strings, where gnuplot substitutes nothing (no backquotes, no
+ * macros, no escapes); every control character becomes a space; a quote in a
+ * name is written as the variable sq between quoted pieces ('a'.sq.'b'),
+ * because gnuplot 5.4 misparses the '' escape after an opening quote; and all
+ * text is `noenhanced`, so ^ _ @ { } are drawn as they are.  No script uses
+ * backquotes or system(), and the only files a script names are
+ * STEM.png and STEM.svg.  gnuplot is started with fork and
+ * execvp("gnuplot", {"gnuplot", "STEM.gp"}) in out_dir, never through a
+ * shell.  STEM.csv holds the names in full, quoted by libcsv.
+ *
+ * Ownership: fs_chart_set is caller-owned; fs_charts_write fills it and
+ * fs_charts_free frees what it holds.  The module keeps nothing between calls.
+ */
+#ifndef FS_CHARTS_H
+#define FS_CHARTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+#define FS_CHARTS_MAX 12
+
+typedef struct fs_chart {
+    char stem[32];   /* file stem in out_dir, e.g. "p99_by_hour_2"; fixed ASCII */
+    char *title;     /* plain text, as drawn on the chart: names appear verbatim
+                        (cut at 36 bytes) except that control characters are
+                        spaces; NOT escaped for HTML or Markdown */
+    char *caption;   /* one plain-text sentence on how to read the chart; no names */
+    bool rendered;   /* gnuplot exited 0 and wrote STEM.png and STEM.svg */
+} fs_chart;
+
+typedef struct fs_chart_set {
+    fs_chart charts[FS_CHARTS_MAX]; /* in the order a report should show them */
+    size_t n;
+    bool gnuplot_found; /* gnuplot could be started (found on PATH) */
+    bool gnuplot_ran;   /* gnuplot was found and rendered every chart */
+    char *render_hint;  /* the command that renders every chart by hand, to be
+                           run in out_dir: "gnuplot p99_by_hour.gp cost_by_pool.gp ..."
+                           (stems only, nothing from the results) */
+} fs_chart_set;
+
+/*
+ * Writes the charts of results_dir into out_dir (created, with its parents,
+ * if missing) and describes them in *out, which must be zeroed or freed
+ * before the call.  A missing gnuplot, or gnuplot failing on a chart, is not
+ * an error: that chart has rendered = false and the call still returns FS_OK.
+ *
+ * Returns FS_OK; FS_ERR_INPUT when the results are missing or malformed (the
+ * message names the file, with line:column for JSON and the record number
+ * for CSV); FS_ERR_RUNTIME when a file cannot be written (named) or memory
+ * runs out.  On failure *out is left empty (n = 0); files already written
+ * stay.
+ *
+ * Cost: one streaming pass over each CSV; memory is O(policies x windows)
+ * plus the training waits, independent of the number of services.
+ */
+int fs_charts_write(const char *results_dir, const char *out_dir, fs_chart_set *out,
+                    fs_error *err);
+
+/* Frees what *set holds and zeroes it; safe on a zeroed set. */
+void fs_charts_free(fs_chart_set *set);
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * fleetsim check — the CI regression gate.
+ *
+ *   fleetsim check SCENARIO --baseline FILE [--tolerance p99=5%,cost=2%] [--update]
+ *
+ * Loads SCENARIO, applies its "ci" settings (a shorter horizon, fewer
+ * replications, a warm-up: fs_scenario_apply_ci), runs every policy, and
+ * compares the results document (fs_results_json, without wall-clock
+ * figures) with FILE, a results document written earlier by --update.  The
+ * comparison and its Markdown table are reports/check.h; this file is the
+ * command around it: options, files, exit statuses.
+ *
+ * The baseline is read, parsed and validated before the run, so a missing
+ * or malformed baseline fails in a moment rather than after the simulation.
+ * --update writes FILE through reports/output.h (a temporary file in FILE's
+ * directory, renamed into place), so an interrupted update never leaves half
+ * a baseline.
+ *
+ * Exit status: 0 nothing worse (or the baseline updated); 1 a metric worse,
+ * or a runtime failure (out of memory, a baseline that cannot be written):
+ * CI fails either way; 2 usage, scenario or baseline error (a baseline that
+ * cannot be read, malformed JSON as file:line:column, or a document that is
+ * not a results document).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "commands.h"
+#include "duration.h"
+#include "options.h"
+#include "output.h"
+#include "results_json.h"
+#include "run.h"
+#include "scenario.h"
+
+enum { CHECK_EXIT_OK = 0, CHECK_EXIT_WORSE = 1, CHECK_EXIT_RUNTIME = 1, CHECK_EXIT_USAGE = 2 };
+
+enum { CHECK_BASELINE, CHECK_TOLERANCE, CHECK_UPDATE, CHECK_HELP };
+static const fs_cli_option check_options[] = {
+    [CHECK_BASELINE] = {"baseline", 'b', "FILE", "the baseline results JSON (required)"},
+    [CHECK_TOLERANCE] = {"tolerance", 't', "LIST", "tolerances overriding the defaults, e.g. p99=5%,cost=2%"},
+    [CHECK_UPDATE] = {"update", 0, NULL, "write the current results to FILE instead of comparing"},
+    [CHECK_HELP] = {"help", 'h', NULL, "show this help"},
+};
+#define CHECK_N_OPTIONS ((int)(sizeof check_options / sizeof check_options[0]))
+
+static void check_usage(FILE *fp)
+{
+    fputs("usage: fleetsim check SCENARIO --baseline FILE [--tolerance LIST] [--update]\n\n"
+          "Runs SCENARIO with its \"ci\" settings (horizon, replications, warmup) and\n"
+          "compares each policy's figures with FILE, matching policies, services and\n"
+          "training streams by name.  Prints a Markdown table and \"N metrics checked,\n"
+          "K worse\".  A policy, item or figure on one side only counts as worse.\n\n",
+          fp);
+    fs_cli_help(fp, check_options, CHECK_N_OPTIONS);
+    fputs("\nmetrics: a figure is WORSE when it moved the wrong way by more than its\n"
+          "tolerance (percent of the baseline) and by more than the absolute floor\n\n"
+          "  key          figure                        better  default  floor\n",
+          fp);
+    for (int m = 0; m < FS_CHECK_N_METRICS; m++) {
+        const fs_check_metric_info *info = fs_check_metric_get((fs_check_metric)m);
+        char pct[16];
+        snprintf(pct, sizeof pct, "%g%%", info->default_percent);
+        fprintf(fp, "  %-12s %-29s %-7s %-8s %s\n", info->key, info->what,
+                info->higher_is_better ? "higher" : "lower", pct, info->floor_text);
+    }
+    fputs("\nexit status: 0 nothing worse (or baseline updated), 1 a metric worse or a\n"
+          "runtime failure, 2 usage, scenario or baseline error\n",
+          fp);
+}
+
+/* Reads, parses and validates the baseline: exit 2 naming the file and
+ * line:column for malformed JSON, or the JSON path for a document that is
+ * not a results document, as for a scenario. */
+static int load_baseline(const char *path, json_t **out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        fprintf(stderr, "fleetsim: %s: cannot read the baseline: %s%s\n", path, strerror(e),
+                e == ENOENT ? " (create it with --update)" : "");
+        return CHECK_EXIT_USAGE;
+    }
+    json_error_t jerr;
+    json_t *doc = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+    fclose(f);
+    if (!doc) {
+        if (json_error_code(&jerr) == json_error_out_of_memory) {
+            fprintf(stderr, "fleetsim: %s: out of memory\n", path);
+            return CHECK_EXIT_RUNTIME;
+        }
+        fprintf(stderr, "fleetsim: %s:%d:%d: %s\n", path, jerr.line, jerr.column, jerr.text);
+        return CHECK_EXIT_USAGE;
+    }
+    fs_error err = {0};
+    if (fs_check_validate(doc, path, &err) != FS_OK) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        json_decref(doc);
+        return CHECK_EXIT_USAGE;
+    }
+    *out = doc;
+    return CHECK_EXIT_OK;
+}
+
+/* A baseline made with other run settings compares different experiments;
+ * the figures will say so, but the reason is worth a line on stderr. */
+static void warn_settings(const char *path, const json_t *baseline, const json_t *current)
+{
+    static const char *const keys[] = {"horizon_s", "warmup_s", "window_s", "seed", "replications"};
+    const json_t *bs = json_object_get(baseline, "scenario"), *cs = json_object_get(current, "scenario");
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        const json_t *b = json_object_get(bs, keys[k]), *c = json_object_get(cs, keys[k]);
+        if (!json_is_number(b) || !json_is_number(c) || json_number_value(b) == json_number_value(c))
+            continue;
+        char bt[64], ct[64];
+        if (strstr(keys[k], "_s")) {
+            fs_duration_format(json_number_value(b), bt, sizeof bt);
+            fs_duration_format(json_number_value(c), ct, sizeof ct);
+        } else {
+            snprintf(bt, sizeof bt, "%.17g", json_number_value(b));
+            snprintf(ct, sizeof ct, "%.17g", json_number_value(c));
+        }
+        fprintf(stderr,
+                "fleetsim: warning: %s was made with %.*s %s, this run has %s; if that change is "
+                "intended, update the baseline with --update\n",
+                path, (int)(strstr(keys[k], "_s") ? strlen(keys[k]) - 2 : strlen(keys[k])), keys[k], bt, ct);
+    }
+}
+
+/* Writes the results document to path atomically: reports/output.h works
+ * on a directory, so it gets path's directory and base name. */
+static int write_baseline(const fs_results *r, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path; /* not empty: fs_cli_check refused that */
+    size_t dir_len = slash ? (size_t)(slash - path) : 1;
+    char *dir = malloc(dir_len + 1);
+    if (!dir) {
+        fprintf(stderr, "fleetsim: out of memory\n");
+        return CHECK_EXIT_RUNTIME;
+    }
+    if (!slash)
+        strcpy(dir, ".");
+    else if (dir_len == 0)
+        strcpy(dir, "/");
+    else {
+        memcpy(dir, path, dir_len);
+        dir[dir_len] = '\0';
+    }
+    fs_error err = {0};
+    fs_output out;
+    FILE *fp;
+    int rc = fs_output_begin(&out, dir, &err);
+    free(dir);
+    if (rc == FS_OK) {
+        if (fs_output_open(&out, name, &fp, &err) != FS_OK || fs_results_json_write(r, false, fp, &err) != FS_OK) {
+            fs_output_abort(&out);
+            rc = FS_ERR_RUNTIME;
+        } else {
+            rc = fs_output_commit(&out, &err);
+        }
+    }
+    if (rc != FS_OK) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        return CHECK_EXIT_RUNTIME;
+    }
+    printf("baseline updated: %s\n", path);
+    return CHECK_EXIT_OK;
+}
+
+/* The current results as --update would have written them: the document
+ * goes through the writer's text form (ten significant digits) and back, so
+ * an unchanged run compares equal to its baseline digit for digit instead of
+ * differing in the eleventh. */
+static json_t *current_results(const fs_results *r)
+{
+    json_t *doc = fs_results_json(r, false);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
+    json_decref(doc);
+    json_t *reread = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    return reread;
+}
+
+static int compare(const fs_results *r, const char *path, const json_t *baseline, const fs_check_tolerances *tol)
+{
+    json_t *current = current_results(r);
+    if (!current) {
+        fprintf(stderr, "fleetsim: out of memory building the results JSON\n");
+        return CHECK_EXIT_RUNTIME;
+    }
+    warn_settings(path, baseline, current);
+    fs_error err = {0};
+    int worse = fs_check_compare(baseline, path, current, tol, stdout, &err);
+    json_decref(current);
+    if (worse < 0) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        return err.code == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
+    }
+    return worse > 0 ? CHECK_EXIT_WORSE : CHECK_EXIT_OK;
+}
+
+int fs_cli_check(int argc, char **argv)
+{
+    fs_cli_parsed opt;
+    if (fs_cli_parse("check", check_options, CHECK_N_OPTIONS, argc, argv, &opt) != 0)
+        return CHECK_EXIT_USAGE;
+    if (opt.values[CHECK_HELP]) {
+        check_usage(stdout);
+        return CHECK_EXIT_OK;
+    }
+    if (opt.n_positional != 1) {
+        fprintf(stderr, "fleetsim check: expected one SCENARIO file, got %d (see 'fleetsim check --help')\n",
+                opt.n_positional);
+        return CHECK_EXIT_USAGE;
+    }
+    const char *path = opt.values[CHECK_BASELINE];
+    if (!path || !*path) {
+        fprintf(stderr, "fleetsim check: --baseline FILE is required (see 'fleetsim check --help')\n");
+        return CHECK_EXIT_USAGE;
+    }
+    size_t len = strlen(path);
+    if (path[len - 1] == '/') {
+        fprintf(stderr, "fleetsim check: --baseline: expected a file, got the directory \"%s\"\n", path);
+        return CHECK_EXIT_USAGE;
+    }
+    bool update = opt.values[CHECK_UPDATE] != NULL;
+    fs_check_tolerances tol;
+    fs_check_tolerances_init(&tol);
+    fs_error err = {0};
+    if (opt.values[CHECK_TOLERANCE] && fs_check_tolerances_parse(&tol, opt.values[CHECK_TOLERANCE], &err) != FS_OK) {
+        fprintf(stderr, "fleetsim check: --tolerance: %s\n", err.msg);
+        return err.code == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
+    }
+
+    fs_scenario *s = NULL;
+    int rc = fs_scenario_load(opt.positional[0], &s, &err);
+    if (rc == FS_OK && (rc = fs_scenario_apply_ci(s, &err)) != FS_OK)
+        fs_scenario_destroy(s);
+    if (rc != FS_OK) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        return rc == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
+    }
+    json_t *baseline = NULL;
+    int status = update ? CHECK_EXIT_OK : load_baseline(path, &baseline);
+    if (status != CHECK_EXIT_OK) {
+        fs_scenario_destroy(s);
+        return status;
+    }
+
+    fs_results *r = NULL;
+    rc = fs_run_scenario(s, &r, &err);
+    if (rc != FS_OK) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        status = rc == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
+    } else {
+        status = update ? write_baseline(r, path) : compare(r, path, baseline, &tol);
+        if (fflush(stdout) != 0) {
+            fprintf(stderr, "fleetsim: cannot write to standard output\n");
+            status = CHECK_EXIT_RUNTIME;
+        }
+    }
+    fs_results_destroy(r);
+    json_decref(baseline);
+    fs_scenario_destroy(s);
+    return status;
+}

@@ -1,0 +1,670 @@
+/*
+ * test_check — the regression gate.
+ *
+ * First fs_check_compare on hand-built results documents, where every
+ * figure is chosen so that the verdict is known: equal, just beyond and just
+ * within a tolerance, better, the "higher is better" direction, the absolute
+ * floors, items and policies on one side only, nulls, hostile names, and
+ * documents that are not results at all.  Then the tolerance parser.  Then
+ * `fleetsim check` end to end through the built binary (FS_BINARY): --update
+ * writes a baseline, an unchanged rerun passes, a slower service fails
+ * naming its p99, and a malformed baseline exits 2 with file:line:column.
+ */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "check.h"
+
+/* ---- hand-built documents ------------------------------------------------ */
+
+/* The figures of the one-policy, one-service, one-training-stream document. */
+typedef struct figures {
+    double p99, p95, breaches, queue_p95, cost, headroom, utilization, sw;
+} figures;
+
+static const figures base_figures = {200, 150, 4, 600, 1000, 0.20, 0.50, 10};
+
+static json_t *service(const char *name, const figures *f)
+{
+    return json_pack("{s:s, s:{s:f, s:f, s:f}, s:f}", "name", name, "latency_ms", "p50", 90.0, "p95", f->p95,
+                     "p99", f->p99, "slo_breach_windows", f->breaches);
+}
+
+static json_t *policy(const char *name, const figures *f)
+{
+    return json_pack("{s:s, s:[o], s:[{s:s, s:{s:f, s:f}}], s:[], s:{s:f, s:f, s:f, s:f, s:f}}", "name", name,
+                     "services", service("chat", f), "training", "name", "finetune", "queue_wait_s", "p50",
+                     60.0, "p95", f->queue_p95, "pools", "fleet", "cost_usd", f->cost, "peak_headroom",
+                     f->headroom, "utilization", f->utilization, "switch_gpu_hours", f->sw, "gpu_hours", 100.0);
+}
+
+static json_t *results(const figures *f)
+{
+    json_t *doc = json_pack("{s:s, s:[o]}", "schema", "fleetsim-results/1", "policies", policy("default", f));
+    assert_non_null(doc);
+    return doc;
+}
+
+/* Shorthand to reach into a document: doc.policies[0].services[0] etc. */
+static json_t *pol0(json_t *doc)
+{
+    return json_array_get(json_object_get(doc, "policies"), 0);
+}
+
+static json_t *svc0(json_t *doc)
+{
+    return json_array_get(json_object_get(pol0(doc), "services"), 0);
+}
+
+/* Runs fs_check_compare with tol (NULL: the defaults); returns its result
+ * and the text it wrote in *out (caller frees). */
+static int run_check(const json_t *baseline, const json_t *current, const fs_check_tolerances *tol, char **out,
+                     fs_error *err)
+{
+    fs_check_tolerances defaults;
+    fs_check_tolerances_init(&defaults);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_non_null(fp);
+    int worse = fs_check_compare(baseline, "base.json", current, tol ? tol : &defaults, fp, err);
+    assert_int_equal(fclose(fp), 0);
+    *out = buf;
+    return worse;
+}
+
+static void expect_in(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        fail_msg("output\n%s\nlacks\n  %s", text, want);
+}
+
+static void expect_not_in(const char *text, const char *unwanted)
+{
+    if (strstr(text, unwanted))
+        fail_msg("output\n%s\nhas\n  %s", text, unwanted);
+}
+
+/* Compares base_figures with the figures f, expecting `worse` worse rows,
+ * and returns the table. */
+static char *check_figures(const figures *f, const fs_check_tolerances *tol, int worse)
+{
+    json_t *b = results(&base_figures), *c = results(f);
+    char *out;
+    fs_error err = {0};
+    int got = run_check(b, c, tol, &out, &err);
+    json_decref(b);
+    json_decref(c);
+    if (got != worse)
+        fail_msg("%d worse, wanted %d; table:\n%s%s", got, worse, out, err.msg);
+    return out;
+}
+
+/* ---- comparisons --------------------------------------------------------- */
+
+static void test_equal_documents_pass(void **state)
+{
+    (void)state;
+    char *out = check_figures(&base_figures, NULL, 0);
+    expect_in(out, "| policy | item | metric | baseline | current | change | verdict |\n|---|---|---|---|---|---|---|\n");
+    expect_in(out, "| default | service chat | p99 | 200.0 ms | 200.0 ms | +0.0% | ok |\n");
+    expect_in(out, "| default | service chat | breaches | 4 | 4 | +0.0% | ok |\n");
+    expect_in(out, "| default | training finetune | queue_p95 | 600.0 s | 600.0 s | +0.0% | ok |\n");
+    expect_in(out, "| default | fleet | cost | 1000.00 USD | 1000.00 USD | +0.0% | ok |\n");
+    expect_in(out, "| default | fleet | headroom | 20.00% | 20.00% | +0.0% | ok |\n");
+    expect_in(out, "| default | fleet | switch | 10.00 GPU-h | 10.00 GPU-h | +0.0% | ok |\n");
+    /* 3 service + 1 training + 4 fleet figures */
+    expect_in(out, "\n\n8 metrics checked, 0 worse\n");
+    expect_not_in(out, "WORSE");
+    free(out);
+}
+
+static void test_p99_beyond_tolerance_is_worse(void **state)
+{
+    (void)state;
+    figures f = base_figures;
+    f.p99 = 212; /* +6% against the default 5% */
+    char *out = check_figures(&f, NULL, 1);
+    expect_in(out, "| default | service chat | p99 | 200.0 ms | 212.0 ms | +6.0% | WORSE (tolerance 5%) |\n");
+    expect_in(out, "8 metrics checked, 1 worse\n");
+    free(out);
+
+    f.p99 = 208; /* +4%: within */
+    out = check_figures(&f, NULL, 0);
+    expect_in(out, "| default | service chat | p99 | 200.0 ms | 208.0 ms | +4.0% | ok |\n");
+    free(out);
+
+    /* a custom tolerance moves the line both ways */
+    fs_check_tolerances tol;
+    fs_check_tolerances_init(&tol);
+    fs_error err = {0};
+    assert_int_equal(fs_check_tolerances_parse(&tol, "p99=3%", &err), FS_OK);
+    out = check_figures(&f, &tol, 1);
+    expect_in(out, "| 208.0 ms | +4.0% | WORSE (tolerance 3%) |\n");
+    free(out);
+    f.p99 = 212;
+    assert_int_equal(fs_check_tolerances_parse(&tol, "p99=7.5", &err), FS_OK);
+    out = check_figures(&f, &tol, 0);
+    expect_in(out, "| 212.0 ms | +6.0% | ok |\n");
+    free(out);
+}
+
+static void test_directions(void **state)
+{
+    (void)state;
+    /* cost 10% down: lower is better, so "better", not worse */
+    figures f = base_figures;
+    f.cost = 900;
+    char *out = check_figures(&f, NULL, 0);
+    expect_in(out, "| default | fleet | cost | 1000.00 USD | 900.00 USD | -10.0% | better |\n");
+    free(out);
+
+    /* headroom 10% down: higher is better, so worse */
+    f = base_figures;
+    f.headroom = 0.18;
+    out = check_figures(&f, NULL, 1);
+    expect_in(out, "| default | fleet | headroom | 20.00% | 18.00% | -10.0% | WORSE (tolerance 5%) |\n");
+    free(out);
+
+    /* and up 10% is better; utilization behaves the same */
+    f = base_figures;
+    f.headroom = 0.22;
+    f.utilization = 0.40;
+    out = check_figures(&f, NULL, 1);
+    expect_in(out, "| headroom | 20.00% | 22.00% | +10.0% | better |\n");
+    expect_in(out, "| utilization | 50.00% | 40.00% | -20.0% | WORSE (tolerance 5%) |\n");
+    free(out);
+
+    /* every lower-is-better figure, 30% up: all worse but none of the others */
+    f = base_figures;
+    f.p95 *= 1.3;
+    f.breaches = 6; /* +50% */
+    f.queue_p95 *= 1.3;
+    f.cost *= 1.3;
+    f.sw *= 1.3;
+    out = check_figures(&f, NULL, 5);
+    expect_in(out, "| p95 | 150.0 ms | 195.0 ms | +30.0% | WORSE (tolerance 5%) |");
+    expect_in(out, "| breaches | 4 | 6 | +50.0% | WORSE (tolerance 10%) |");
+    expect_in(out, "| queue_p95 | 600.0 s | 780.0 s | +30.0% | WORSE (tolerance 10%) |");
+    expect_in(out, "| cost | 1000.00 USD | 1300.00 USD | +30.0% | WORSE (tolerance 2%) |");
+    expect_in(out, "| switch | 10.00 GPU-h | 13.00 GPU-h | +30.0% | WORSE (tolerance 20%) |");
+    free(out);
+}
+
+static void test_absolute_floors(void **state)
+{
+    (void)state;
+    figures zero = base_figures;
+    zero.breaches = 0;
+    zero.sw = 0;
+    json_t *b = results(&zero);
+    figures f = zero;
+    f.breaches = 0.4; /* within the 0.5-window floor, though infinitely many percent */
+    f.sw = 0.005;     /* within 0.01 GPU-hours */
+    json_t *c = results(&f);
+    char *out;
+    fs_error err = {0};
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 0);
+    expect_in(out, "| breaches | 0 | 0.40 | n/a (from 0) | ok |");
+    free(out);
+    json_decref(c);
+    f.breaches = 1;
+    f.sw = 0.5;
+    c = results(&f);
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 2);
+    expect_in(out, "| breaches | 0 | 1 | n/a (from 0) | WORSE (tolerance 10%) |");
+    expect_in(out, "| switch | 0.00 GPU-h | 0.50 GPU-h | n/a (from 0) | WORSE (tolerance 20%) |");
+    free(out);
+    json_decref(c);
+    json_decref(b);
+
+    /* a zero tolerance still forgives what the floor forgives: 0.3 ms */
+    fs_check_tolerances tol;
+    fs_check_tolerances_init(&tol);
+    assert_int_equal(fs_check_tolerances_parse(&tol, "p99=0", &err), FS_OK);
+    f = base_figures;
+    f.p99 = 200.3;
+    out = check_figures(&f, &tol, 0);
+    free(out);
+    f.p99 = 200.6;
+    out = check_figures(&f, &tol, 1);
+    expect_in(out, "WORSE (tolerance 0%)");
+    free(out);
+}
+
+static void test_one_sided_items_are_worse(void **state)
+{
+    (void)state;
+    json_t *b = results(&base_figures), *c = results(&base_figures);
+    char *out;
+    fs_error err = {0};
+
+    /* a service missing in current */
+    json_array_clear(json_object_get(pol0(c), "services"));
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 1);
+    expect_in(out, "| default | service chat | - | - | - | - | WORSE (missing in current) |\n");
+    expect_in(out, "6 metrics checked, 1 worse\n");
+    free(out);
+
+    /* renamed: missing on both sides, never silently passing */
+    json_decref(c);
+    c = results(&base_figures);
+    json_object_set_new(svc0(c), "name", json_string("chat-v2"));
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 2);
+    expect_in(out, "| default | service chat | - | - | - | - | WORSE (missing in current) |\n");
+    expect_in(out, "| default | service chat-v2 | - | - | - | - | WORSE (missing in baseline) |\n");
+    free(out);
+
+    /* one figure gone from a matched service */
+    json_decref(c);
+    c = results(&base_figures);
+    json_object_del(json_object_get(svc0(c), "latency_ms"), "p99");
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 1);
+    expect_in(out, "| default | service chat | p99 | 200.0 ms | - | - | WORSE (missing in current) |\n");
+    free(out);
+
+    /* a policy on one side only, each way */
+    json_decref(c);
+    c = results(&base_figures);
+    json_object_set_new(pol0(c), "name", json_string("tiered"));
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 2);
+    expect_in(out, "| default | - | - | - | - | - | WORSE (policy missing in current) |\n");
+    expect_in(out, "| tiered | - | - | - | - | - | WORSE (policy missing in baseline) |\n");
+    free(out);
+
+    /* a training stream only the current run has */
+    json_decref(c);
+    c = results(&base_figures);
+    json_array_append_new(json_object_get(pol0(c), "training"),
+                          json_pack("{s:s, s:{s:f}}", "name", "nightly", "queue_wait_s", "p95", 1.0));
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 1);
+    expect_in(out, "| default | training nightly | - | - | - | - | WORSE (missing in baseline) |\n");
+    free(out);
+    json_decref(c);
+    json_decref(b);
+}
+
+static void test_nulls(void **state)
+{
+    (void)state;
+    json_t *b = results(&base_figures), *c = results(&base_figures);
+    char *out;
+    fs_error err = {0};
+    /* the writer's null is a non-finite figure: null on one side is worse */
+    json_object_set_new(json_object_get(svc0(c), "latency_ms"), "p99", json_null());
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 1);
+    expect_in(out, "| p99 | 200.0 ms | null | - | WORSE (no value in current) |\n");
+    free(out);
+    /* and on both, ok */
+    json_object_set_new(json_object_get(svc0(b), "latency_ms"), "p99", json_null());
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 0);
+    expect_in(out, "| p99 | null | null | - | ok |\n");
+    free(out);
+    json_decref(c);
+    json_decref(b);
+}
+
+static void test_names_stay_in_their_cell(void **state)
+{
+    (void)state;
+    json_t *b = results(&base_figures), *c = results(&base_figures);
+    json_object_set_new(pol0(b), "name", json_string("a|b"));
+    json_object_set_new(pol0(c), "name", json_string("a|b"));
+    json_object_set_new(svc0(b), "name", json_string("x\ny|z\tw\x7f"));
+    json_object_set_new(svc0(c), "name", json_string("x\ny|z\tw\x7f"));
+    char *out;
+    fs_error err = {0};
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 0);
+    expect_in(out, "| a\\|b | service x y\\|z w  | p99 | 200.0 ms |");
+    /* every row has exactly the table's 8 unescaped pipes */
+    for (char *line = out; *line && *line != '\n'; line = strchr(line, '\n') + 1) {
+        int pipes = 0;
+        for (char *p = line; *p && *p != '\n'; p++)
+            pipes += *p == '|' && (p == line || p[-1] != '\\');
+        assert_int_equal(pipes, 8);
+    }
+    free(out);
+    json_decref(c);
+    json_decref(b);
+}
+
+static void test_bad_documents_are_refused(void **state)
+{
+    (void)state;
+    json_t *good = results(&base_figures);
+    struct {
+        const char *json, *want;
+    } cases[] = {
+        {"[]", "base.json: expected a results document (an object), got an array"},
+        {"{\"schema\": \"fleetsim/1\", \"policies\": []}", "base.json: schema: expected \"fleetsim-results/1\""},
+        {"{\"schema\": \"fleetsim-results/1\"}", "base.json: policies: expected an array, got nothing"},
+        {"{\"schema\": \"fleetsim-results/1\", \"policies\": [{\"services\": []}]}",
+         "base.json: policies[0].name: expected a string, got nothing"},
+        {"{\"schema\": \"fleetsim-results/1\", \"policies\": [{\"name\": \"a\", \"services\": {}}]}",
+         "base.json: policies[0].services: expected an array, got an object"},
+        {"{\"schema\": \"fleetsim-results/1\", \"policies\": [{\"name\": \"a\", \"services\": "
+         "[{\"name\": \"s\", \"latency_ms\": {\"p99\": \"fast\"}}]}]}",
+         "base.json: policies[0].services[0].latency_ms.p99: expected a number or null, got a string"},
+        {"{\"schema\": \"fleetsim-results/1\", \"policies\": [{\"name\": \"a\", \"fleet\": {\"cost_usd\": []}}]}",
+         "base.json: policies[0].fleet.cost_usd: expected a number or null, got an array"},
+        {"{\"schema\": \"fleetsim-results/1\", \"policies\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}",
+         "base.json: policies[1].name: duplicate name \"a\" (also policies[0])"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *bad = json_loads(cases[i].json, 0, NULL);
+        assert_non_null(bad);
+        char *out;
+        fs_error err = {0};
+        assert_int_equal(run_check(bad, good, NULL, &out, &err), -1);
+        assert_int_equal(err.code, FS_ERR_INPUT);
+        if (!strstr(err.msg, cases[i].want))
+            fail_msg("case %zu: message\n  %s\nlacks\n  %s", i, err.msg, cases[i].want);
+        assert_string_equal(out, ""); /* nothing written before the refusal */
+        free(out);
+        /* and the current side is named as such */
+        assert_int_equal(run_check(good, bad, NULL, &out, &err), -1);
+        expect_in(err.msg, "current results: ");
+        free(out);
+        json_decref(bad);
+    }
+    json_decref(good);
+}
+
+/* ---- tolerances ---------------------------------------------------------- */
+
+static void test_tolerance_parsing(void **state)
+{
+    (void)state;
+    fs_check_tolerances t;
+    fs_check_tolerances_init(&t);
+    const double defaults[FS_CHECK_N_METRICS] = {5, 5, 10, 10, 2, 5, 5, 20};
+    for (int m = 0; m < FS_CHECK_N_METRICS; m++)
+        assert_true(t.percent[m] == defaults[m]);
+    fs_error err = {0};
+    assert_int_equal(fs_check_tolerances_parse(&t, "p99=7%,cost=0.5,switch=100%,p99=8", &err), FS_OK);
+    assert_true(t.percent[FS_CHECK_P99] == 8); /* the last of a repeated key */
+    assert_true(t.percent[FS_CHECK_COST] == 0.5);
+    assert_true(t.percent[FS_CHECK_SWITCH] == 100);
+    assert_true(t.percent[FS_CHECK_P95] == 5); /* the rest keep theirs */
+
+    struct {
+        const char *spec, *want;
+    } bad[] = {
+        {"p90=5%", "unknown key \"p90\" (valid keys: p99, p95, breaches, queue_p95, cost, headroom, utilization, "
+                   "switch)"},
+        {"p99=abc", "p99: expected a percentage like 5% or 5 (a number >= 0), got \"abc\""},
+        {"p99=-5%", "p99: expected a percentage"},
+        {"p99=5%%", "p99: expected a percentage"},
+        {"p99=5 %", "p99: expected a percentage"},
+        {"p99=", "p99: expected a percentage"},
+        {"p99=inf", "p99: expected a percentage"},
+        {"p99=nan", "p99: expected a percentage"},
+        {"p99", "expected KEY=PERCENT, got \"p99\""},
+        {"p99=5%,,cost=1", "empty entry"},
+        {"", "empty entry"},
+        {"cost=1,P99=5", "unknown key \"P99\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fs_check_tolerances before = t;
+        assert_int_equal(fs_check_tolerances_parse(&t, bad[i].spec, &err), FS_ERR_INPUT);
+        if (!strstr(err.msg, bad[i].want))
+            fail_msg("\"%s\": message\n  %s\nlacks\n  %s", bad[i].spec, err.msg, bad[i].want);
+        assert_memory_equal(&t, &before, sizeof t); /* a refused list changes nothing */
+    }
+    /* the metric table agrees with the defaults */
+    assert_string_equal(fs_check_metric_get(FS_CHECK_QUEUE_P95)->key, "queue_p95");
+    assert_true(fs_check_metric_get(FS_CHECK_HEADROOM)->higher_is_better);
+    assert_false(fs_check_metric_get(FS_CHECK_COST)->higher_is_better);
+    assert_null(fs_check_metric_get(FS_CHECK_N_METRICS));
+}
+
+/* ---- end to end through the binary --------------------------------------- */
+
+static char tmp[256];
+
+/* Runs `fleetsim ARGS` in the source tree, stdout to tmp/out.txt, stderr to
+ * tmp/err.txt; returns the exit status. */
+static int fleetsim(const char *fmt, ...)
+{
+    char args[2048], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s > '%s/out.txt' 2> '%s/err.txt'", FS_SOURCE_DIR, FS_BINARY,
+             args, tmp, tmp);
+    int status = system(cmd);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static char *tmp_file(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void write_tmp(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A day of a small service; its "ci" block makes the check a 2-hour run. */
+#define SCENARIO(MEAN)                                                                                       \
+    "{\"schema\": \"fleetsim/1\", \"name\": \"gate\", \"horizon\": \"1d\", \"warmup\": \"1h\", "             \
+    "\"replications\": 3, \"seed\": 7,\n"                                                                    \
+    " \"ci\": {\"horizon\": \"2h\", \"replications\": 1, \"warmup\": \"10m\"},\n"                            \
+    " \"pools\": [{\"name\": \"p\", \"gpu\": \"L4-24GB\", \"gpus\": 3}],\n"                                  \
+    " \"services\": [{\"name\": \"api\", \"arrivals\": {\"poisson_rps\": 20},\n"                             \
+    "   \"service_time\": {\"exponential\": {\"mean\": \"" MEAN "\"}}, \"replicas\": 3,\n"                 \
+    "   \"slo\": {\"p99_ms\": 800}}]}\n"
+
+static void test_end_to_end(void **state)
+{
+    (void)state;
+    write_tmp("gate.json", SCENARIO("100ms"));
+    /* --update creates the baseline, and its directory */
+    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/base/gate.baseline.json --update", tmp, tmp), 0);
+    char *out = tmp_file("out.txt");
+    char want[512];
+    snprintf(want, sizeof want, "baseline updated: %s/base/gate.baseline.json\n", tmp);
+    assert_string_equal(out, want);
+    free(out);
+    /* the baseline is the results document of the ci run, without timing */
+    out = tmp_file("base/gate.baseline.json");
+    assert_non_null(out);
+    json_t *doc = json_loads(out, 0, NULL);
+    free(out);
+    assert_non_null(doc);
+    json_t *scen = json_object_get(doc, "scenario");
+    assert_true(json_number_value(json_object_get(scen, "horizon_s")) == 7200);
+    assert_true(json_number_value(json_object_get(scen, "warmup_s")) == 600);
+    assert_true(json_number_value(json_object_get(scen, "replications")) == 1);
+    assert_null(json_object_get(json_object_get(doc, "sim"), "wall_s"));
+    json_decref(doc);
+
+    /* the same scenario on the same seed passes */
+    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/base/gate.baseline.json", tmp, tmp), 0);
+    out = tmp_file("out.txt");
+    expect_in(out, "| default | service api | p99 |");
+    expect_in(out, "metrics checked, 0 worse\n");
+    expect_not_in(out, "WORSE");
+    free(out);
+    out = tmp_file("err.txt");
+    assert_string_equal(out, "");
+    free(out);
+
+    /* a slower service on the same seed fails, naming its p99 */
+    write_tmp("slower.json", SCENARIO("115ms"));
+    assert_int_equal(fleetsim("check %s/slower.json --baseline %s/base/gate.baseline.json", tmp, tmp), 1);
+    out = tmp_file("out.txt");
+    char *row = strstr(out, "| default | service api | p99 |");
+    assert_non_null(row);
+    char *eol = strchr(row, '\n');
+    assert_non_null(eol);
+    *eol = '\0';
+    expect_in(row, "| WORSE (tolerance 5%) |");
+    *eol = '\n';
+    expect_not_in(out, " 0 worse\n");
+    free(out);
+    /* looser tolerances forgive the latencies, but no percentage of a zero
+     * baseline forgives SLO breaches appearing: the floor alone judges them */
+    assert_int_equal(fleetsim("check %s/slower.json --baseline %s/base/gate.baseline.json "
+                              "--tolerance p99=1000%%,p95=1000%%,breaches=1000%%,headroom=1000%%",
+                              tmp, tmp),
+                     1);
+    out = tmp_file("out.txt");
+    expect_in(out, "| breaches | 0 | ");
+    expect_in(out, " | n/a (from 0) | WORSE (tolerance 1000%) |\n");
+    expect_in(out, " metrics checked, 1 worse\n");
+    free(out);
+
+    /* a baseline made with other run settings: still compared, and stderr says why it differs */
+    write_tmp("longer.json", SCENARIO("100ms"));
+    char *text = tmp_file("longer.json"), *at = strstr(text, "\"horizon\": \"2h\"");
+    assert_non_null(at);
+    at[12] = '3'; /* the ci horizon: 3h */
+    write_tmp("longer.json", text);
+    free(text);
+    fleetsim("check %s/longer.json --baseline %s/base/gate.baseline.json", tmp, tmp);
+    out = tmp_file("err.txt");
+    snprintf(want, sizeof want,
+             "fleetsim: warning: %s/base/gate.baseline.json was made with horizon 2h, this run has 3h; if that "
+             "change is intended, update the baseline with --update\n",
+             tmp);
+    assert_string_equal(out, want);
+    free(out);
+
+    /* run ignores "ci": the full day */
+    assert_int_equal(fleetsim("run %s/gate.json --format json --no-timing -r 1", tmp), 0);
+    out = tmp_file("out.txt");
+    expect_in(out, "\"horizon_s\": 86400");
+    free(out);
+}
+
+static void test_end_to_end_errors(void **state)
+{
+    (void)state;
+    write_tmp("gate.json", SCENARIO("100ms"));
+    /* malformed baseline: file:line:column, exit 2 */
+    write_tmp("bad.json", "{\n  \"schema\": \"fleetsim-results/1\",\n  \"policies\": [\n}\n");
+    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/bad.json", tmp, tmp), 2);
+    char *err = tmp_file("err.txt"), want[512];
+    snprintf(want, sizeof want, "fleetsim: %s/bad.json:4:1: ", tmp);
+    expect_in(err, want);
+    free(err);
+    char *out = tmp_file("out.txt");
+    assert_string_equal(out, ""); /* refused before the run: no table */
+    free(out);
+
+    /* well-formed JSON that is not a results document: exit 2 naming the file */
+    write_tmp("scenario-as-baseline.json", SCENARIO("100ms"));
+    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/scenario-as-baseline.json", tmp, tmp), 2);
+    err = tmp_file("err.txt");
+    snprintf(want, sizeof want, "fleetsim: %s/scenario-as-baseline.json: schema: expected \"fleetsim-results/1\"",
+             tmp);
+    expect_in(err, want);
+    free(err);
+    out = tmp_file("out.txt");
+    assert_string_equal(out, "");
+    free(out);
+
+    /* a missing baseline says how to make one */
+    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/none.json", tmp, tmp), 2);
+    err = tmp_file("err.txt");
+    expect_in(err, "none.json: cannot read the baseline: No such file or directory (create it with --update)");
+    free(err);
+
+    /* usage errors */
+    assert_int_equal(fleetsim("check %s/gate.json", tmp), 2);
+    err = tmp_file("err.txt");
+    expect_in(err, "--baseline FILE is required");
+    free(err);
+    assert_int_equal(fleetsim("check --baseline %s/b.json", tmp), 2);
+    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/b.json --tolerance p90=5%%", tmp, tmp), 2);
+    err = tmp_file("err.txt");
+    expect_in(err, "fleetsim check: --tolerance: unknown key \"p90\" (valid keys: p99, p95,");
+    free(err);
+    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/b.json --tolerance p99=lots", tmp, tmp), 2);
+    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/b.json --bogus", tmp, tmp), 2);
+    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/ --update", tmp, tmp), 2);
+    /* a scenario error is exit 2, as for run */
+    assert_int_equal(fleetsim("check %s/none.json --baseline %s/b.json --update", tmp, tmp), 2);
+    write_tmp("badci.json", "{\"schema\": \"fleetsim/1\", \"horizon\": \"1d\", \"ci\": {\"replication\": 1},"
+                            " \"pools\": [], \"services\": []}");
+    assert_int_equal(fleetsim("check %s/badci.json --baseline %s/b.json --update", tmp, tmp), 2);
+    err = tmp_file("err.txt");
+    expect_in(err, "badci.json: ci: unknown key \"replication\" (did you mean \"replications\"?)");
+    free(err);
+
+    /* help, from the option table */
+    assert_int_equal(fleetsim("check --help"), 0);
+    out = tmp_file("out.txt");
+    expect_in(out, "-b, --baseline FILE");
+    expect_in(out, "--tolerance LIST");
+    expect_in(out, "  queue_p95    training queue_wait_s.p95     lower   10%");
+    free(out);
+    assert_int_equal(fleetsim("--help"), 0);
+    out = tmp_file("out.txt");
+    expect_in(out, "  check SCENARIO      rerun and compare with a baseline; exit 1 if worse\n");
+    free(out);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmp, sizeof tmp, "/tmp/fleetsim-check-XXXXXX");
+    return mkdtemp(tmp) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_equal_documents_pass),
+        cmocka_unit_test(test_p99_beyond_tolerance_is_worse),
+        cmocka_unit_test(test_directions),
+        cmocka_unit_test(test_absolute_floors),
+        cmocka_unit_test(test_one_sided_items_are_worse),
+        cmocka_unit_test(test_nulls),
+        cmocka_unit_test(test_names_stay_in_their_cell),
+        cmocka_unit_test(test_bad_documents_are_refused),
+        cmocka_unit_test(test_tolerance_parsing),
+        cmocka_unit_test(test_end_to_end),
+        cmocka_unit_test(test_end_to_end_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
