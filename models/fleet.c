@@ -16,18 +16,31 @@
 
 /* ---- switch costs ---------------------------------------------------------- */
 
-double fs_fleet_inference_warmup(const fs_scenario *s, double memory_gb)
+static const fs_switch_costs *fs__costs(const fs_scenario *s, size_t pool)
 {
-    const fs_switch_costs *c = &s->switch_costs;
-    double load = c->storage_gbps > 0 ? memory_gb / c->storage_gbps : 0;
-    return c->context_s + c->framework_s + load + c->inference_warmup_s;
+    (void)pool; /* per GPU type once scenario.c has fs_scenario_switch_costs */
+    return &s->switch_costs;
 }
 
-double fs_fleet_training_warmup(const fs_scenario *s, double state_gb)
+double fs_fleet_warmup_s(const fs_scenario *s, size_t pool, fs_warmup_kind kind, double gb)
 {
-    const fs_switch_costs *c = &s->switch_costs;
-    double load = c->storage_gbps > 0 ? state_gb / c->storage_gbps : 0;
-    return c->context_s + c->framework_s + load;
+    const fs_switch_costs *c = fs__costs(s, pool);
+    double base = c->context_s + c->framework_s;
+    switch (kind) {
+    case FS_WARMUP_REPLICA:
+        return base + (c->storage_gbps > 0 ? gb / c->storage_gbps : 0) + c->inference_warmup_s;
+    case FS_WARMUP_STATE_HOST:
+        return base + (c->h2d_gbps > 0 ? gb / c->h2d_gbps : 0);
+    case FS_WARMUP_STATE_STORAGE:
+        break;
+    }
+    return base + (c->storage_gbps > 0 ? gb / c->storage_gbps : 0);
+}
+
+double fs_fleet_save_s(const fs_scenario *s, size_t pool, double gb)
+{
+    const fs_switch_costs *c = fs__costs(s, pool);
+    return c->d2h_gbps > 0 ? gb / c->d2h_gbps : 0;
 }
 
 /* ---- unit state changes (every one keeps the pool's levels in step) ------- */
@@ -112,7 +125,8 @@ static void fs__grant(fs_fleet *f, const fs_request *r, size_t pool, const size_
         *unit = (fs_unit_rt){.state = FS_UNIT_FREE, .kind = r->kind, .owner = r->owner,
                              .slot = r->first_slot + k, .preemptible = r->preemptible,
                              .lane = r->lane, .memory_gb = r->memory_gb};
-        fs__to_switching(f, pool, chosen[k], FS_UNIT_WARMING, now + r->warmup_s);
+        fs__to_switching(f, pool, chosen[k], FS_UNIT_WARMING,
+                         now + fs_fleet_warmup_s(f->scenario, pool, r->warmup, r->memory_gb));
     }
 }
 

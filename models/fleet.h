@@ -63,12 +63,20 @@ typedef struct fs_holder_ops {
     void (*evicted)(void *holder_ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now);
 } fs_holder_ops;
 
+/* What a granted unit warms up for; the duration comes from the switch-cost
+ * profile of the granted pool's GPU type. */
+typedef enum fs_warmup_kind {
+    FS_WARMUP_REPLICA,        /* context + framework + weights from storage + first kernels */
+    FS_WARMUP_STATE_STORAGE,  /* context + framework + state (or checkpoint) from storage */
+    FS_WARMUP_STATE_HOST      /* context + framework + state saved in host memory, at H2D */
+} fs_warmup_kind;
+
 typedef struct fs_request {
     fs_holder_kind kind;
     uint32_t owner;
     uint32_t units;        /* all granted at once (a gang), or none */
     double memory_gb;      /* per unit */
-    double warmup_s;       /* per unit, once granted */
+    fs_warmup_kind warmup; /* per unit, once granted; of memory_gb */
     size_t pool;           /* SIZE_MAX: any pool the policy allows; else only this one */
     fs_lane lane;
     bool preemptible;
@@ -138,9 +146,11 @@ void fs_fleet_release(fs_fleet *f, size_t pool, size_t unit, double evict_s, dou
 /* Requests waiting, in units, for (kind, owner) (kind NONE: everyone). */
 uint32_t fs_fleet_waiting_units(const fs_fleet *f, fs_holder_kind kind, uint32_t owner);
 
-/* Warm-up time of a unit for a service replica / a training member, from the
- * scenario's switch-cost profile. */
-double fs_fleet_inference_warmup(const fs_scenario *s, double memory_gb);
-double fs_fleet_training_warmup(const fs_scenario *s, double state_gb);
+/* Warm-up time of a unit of pool p for `kind` with gb of weights or state,
+ * from the profile of the pool's GPU type. */
+double fs_fleet_warmup_s(const fs_scenario *s, size_t pool, fs_warmup_kind kind, double gb);
+
+/* Time to save gb of state to host memory (an eviction with "save"). */
+double fs_fleet_save_s(const fs_scenario *s, size_t pool, double gb);
 
 #endif

@@ -273,7 +273,7 @@ static int fs__scale_up(fs_service *svc, double now)
         fs_request req = {
             .kind = FS_HOLDER_SERVICE, .owner = (uint32_t)svc->index, .units = 1,
             .memory_gb = svc->spec->memory_gb,
-            .warmup_s = fs_fleet_inference_warmup(svc->placement->scenario, svc->spec->memory_gb),
+            .warmup = FS_WARMUP_REPLICA,
             .pool = svc->spec->pool, .lane = FS_LANE_INFERENCE, .first_slot = r,
         };
         (void)now;

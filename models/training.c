@@ -60,14 +60,10 @@ static int fs__ask(fs_training *t, uint32_t id)
     job->ready = 0;
     /* A job evicted with "save" resumes from host memory at H2D bandwidth;
      * otherwise its state (or last checkpoint) comes from storage. */
-    const fs_switch_costs *c = &t->scenario->switch_costs;
-    double warmup = job->state_on_host
-                        ? c->context_s + c->framework_s + spec->state_gb_per_gpu / c->h2d_gbps
-                        : fs_fleet_training_warmup(t->scenario, spec->state_gb_per_gpu);
     fs_request r = {
         .kind = FS_HOLDER_TRAINING, .owner = id, .units = spec->gang,
         .memory_gb = spec->state_gb_per_gpu,
-        .warmup_s = warmup,
+        .warmup = job->state_on_host ? FS_WARMUP_STATE_HOST : FS_WARMUP_STATE_STORAGE,
         .pool = SIZE_MAX, .lane = spec->lane, .preemptible = spec->preemptible, .first_slot = 0,
     };
     return fs_fleet_request(t->fleet, &r);
@@ -217,7 +213,7 @@ void fs_training_member_evicted(fs_training *t, uint32_t id, double now)
         if (spec->save_on_eviction) {
             /* The state goes to host memory at D2H bandwidth before the GPU
              * is free: nothing computed is lost. */
-            evict_s = spec->state_gb_per_gpu / t->scenario->switch_costs.d2h_gbps;
+            evict_s = fs_fleet_save_s(t->scenario, job->pool[0], spec->state_gb_per_gpu);
             job->remaining_s -= progress_s;
             job->state_on_host = true;
             if (t->measuring)
