@@ -16,10 +16,10 @@
 
 /* ---- switch costs ---------------------------------------------------------- */
 
+/* Each pool switches tenants at the costs of its GPU type's profile. */
 static const fs_switch_costs *fs__costs(const fs_scenario *s, size_t pool)
 {
-    (void)pool; /* per GPU type once scenario.c has fs_scenario_switch_costs */
-    return &s->switch_costs;
+    return fs_scenario_switch_costs(s, s->pools[pool].gpu_type);
 }
 
 double fs_fleet_warmup_s(const fs_scenario *s, size_t pool, fs_warmup_kind kind, double gb)

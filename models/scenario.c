@@ -11,7 +11,9 @@
  *
  * Calibration: a "calibration" string names a second JSON file (relative to
  * the scenario's directory), read and checked here too; its errors name that
- * file and positions or paths inside it.
+ * file and positions or paths inside it.  The top-level one gives the
+ * scenario's switch costs; one on a "gpus" member gives that type's, read
+ * over the scenario's, after every type has its place in s->gpu_types.
  *
  * GPU types: the "gpus" object is read first, whole, into a side table
  * (parse_ctx.declared); pools and services then name types, and each name is
@@ -91,6 +93,7 @@
 typedef struct parse_ctx {
     fs_scenario *s;
     fs_gpu_type *declared; /* "gpus" members in document order, overrides applied */
+    const json_t **declared_cal; /* [n_declared]: each one's "calibration" or NULL */
     size_t n_declared;
     size_t gpu_types_cap; /* n_declared + catalog size: enough for every type once */
     const json_t *fleet;   /* the object holding this variant's "pools": the root or a policy */
@@ -465,8 +468,10 @@ static int parse_service_time(fs_jpath *p, const json_t *svc, fs_dist *d)
 
 /* -------------------------------------------------------------- GPU types */
 
+/* "calibration" is read after the types are placed (parse_gpu_calibrations). */
 static const char *const gpu_keys[] = {"memory_gb",           "sms",    "price_per_hour",
-                                       "spot_price_per_hour", "idle_w", "busy_w"};
+                                       "spot_price_per_hour", "idle_w", "busy_w",
+                                       "calibration"};
 /* A custom type has no catalog entry to fall back on, so everything is
  * required except the spot price, which defaults to the on-demand one. */
 static const char *const custom_required[] = {"memory_gb", "sms", "price_per_hour", "idle_w",
@@ -618,7 +623,8 @@ static int parse_gpu_types(fs_jpath *p, const json_t *root, parse_ctx *c)
     if (rc != FS_OK || obj == NULL || json_object_size(obj) == 0)
         return rc;
     c->declared = calloc(json_object_size(obj), sizeof *c->declared);
-    if (c->declared == NULL)
+    c->declared_cal = calloc(json_object_size(obj), sizeof *c->declared_cal);
+    if (c->declared == NULL || c->declared_cal == NULL)
         return fs_jpath_oom(p);
     size_t mark = fs_jpath_push_key(p, "gpus");
     const char *name;
@@ -635,7 +641,7 @@ static int parse_gpu_types(fs_jpath *p, const json_t *root, parse_ctx *c)
         fs_jpath_pop(p, m);
         if (rc != FS_OK)
             break;
-        c->n_declared++;
+        c->declared_cal[c->n_declared++] = json_object_get(value, "calibration");
     }
     fs_jpath_pop(p, mark);
     return rc;
@@ -1436,6 +1442,37 @@ static void default_switch_costs(fs_switch_costs *sc)
     snprintf(sc->source, sizeof sc->source, "%s", DEFAULT_COSTS_SOURCE);
 }
 
+/* The record a measured profile keeps beside its figures (what
+ * calibrate/profile.c writes: the device, the figures it did not measure,
+ * every fit, scalar statistics and raw sample).  The simulator uses none of
+ * it, so only the types are checked: enough to refuse a file that is not a
+ * profile, without tying the reader to the record's inner layout. */
+static int parse_calibration_record(fs_jpath *p, const json_t *obj)
+{
+    static const char *const objects[] = {"device", "fits", "scalars", "samples"};
+    json_t *v = NULL;
+    int rc = FS_OK;
+    for (size_t k = 0; rc == FS_OK && k < COUNT(objects); k++)
+        rc = fs_jpath_get_object(p, obj, objects[k], false, &v);
+    v = NULL;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_array(p, obj, "not_measured", false, false, &v);
+    if (rc != FS_OK || v == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "not_measured"), i;
+    json_t *item;
+    json_array_foreach (v, i, item) {
+        const char *key;
+        size_t m = fs_jpath_push_index(p, i);
+        rc = fs_jpath_string(p, item, true, &key);
+        fs_jpath_pop(p, m);
+        if (rc != FS_OK)
+            break;
+    }
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 /* A calibration profile (the cursor is on it) over the figures already in
  * *sc; `source` defaults to default_source.  Every key is optional. */
 static int parse_calibration_profile(fs_jpath *p, const json_t *obj, const char *default_source,
@@ -1443,7 +1480,9 @@ static int parse_calibration_profile(fs_jpath *p, const json_t *obj, const char 
 {
     static const char *const keys[] = {"schema",       "gpu",         "source",
                                        "context_s",    "framework_s", "inference_warmup_s",
-                                       "storage_gbps", "h2d_gbps",    "d2h_gbps"};
+                                       "storage_gbps", "h2d_gbps",    "d2h_gbps",
+                                       "device",       "not_measured", "fits",
+                                       "scalars",      "samples"};
     if (!json_is_object(obj))
         return fs_jpath_expected(p, obj, "an object (a calibration profile)");
     int rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
@@ -1473,6 +1512,8 @@ static int parse_calibration_profile(fs_jpath *p, const json_t *obj, const char 
         rc = fs_jpath_get_number(p, obj, "h2d_gbps", false, FS_JPATH_POSITIVE, &sc->h2d_gbps);
     if (rc == FS_OK)
         rc = fs_jpath_get_number(p, obj, "d2h_gbps", false, FS_JPATH_POSITIVE, &sc->d2h_gbps);
+    if (rc == FS_OK)
+        rc = parse_calibration_record(p, obj);
     if (rc == FS_OK) /* a label: cut to fit rather than refused */
         snprintf(sc->source, sizeof sc->source, "%s", source);
     return rc;
@@ -1511,7 +1552,19 @@ static int load_calibration(fs_jpath *p, const char *name, fs_switch_costs *sc)
     return rc;
 }
 
-/* "calibration": a file name or an inline profile; absent, the built-in one. */
+/* A "calibration" value v (the cursor is on it): a file name or an inline
+ * profile, read over *sc. */
+static int parse_calibration_value(fs_jpath *p, const json_t *v, fs_switch_costs *sc)
+{
+    if (json_is_object(v))
+        return parse_calibration_profile(p, v, "inline", sc);
+    if (json_is_string(v) && json_string_length(v) > 0)
+        return load_calibration(p, json_string_value(v), sc);
+    return fs_jpath_expected(p, v, "a calibration file name or an inline profile object");
+}
+
+/* The top-level "calibration" over the built-in profile; absent, the
+ * built-in one. */
 static int parse_calibration(fs_jpath *p, const json_t *root, fs_switch_costs *sc)
 {
     default_switch_costs(sc);
@@ -1519,14 +1572,38 @@ static int parse_calibration(fs_jpath *p, const json_t *root, fs_switch_costs *s
     if (v == NULL)
         return FS_OK;
     size_t mark = fs_jpath_push_key(p, "calibration");
-    int rc;
-    if (json_is_object(v))
-        rc = parse_calibration_profile(p, v, "inline", sc);
-    else if (json_is_string(v) && json_string_length(v) > 0)
-        rc = load_calibration(p, json_string_value(v), sc);
-    else
-        rc = fs_jpath_expected(p, v, "a calibration file name or an inline profile object");
+    int rc = parse_calibration_value(p, v, sc);
     fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* s->gpu_switch_costs, one per entry of s->gpu_types (all placed by now):
+ * the scenario's costs, with a "gpus" member's own "calibration" read over
+ * them, so a figure the type's profile leaves out (a measured profile has no
+ * storage_gbps) is the scenario's, which is the built-in one unless the
+ * top-level "calibration" says otherwise. */
+static int parse_gpu_calibrations(fs_jpath *p, parse_ctx *c)
+{
+    fs_scenario *s = c->s;
+    if (s->n_gpu_types == 0)
+        return FS_OK;
+    s->gpu_switch_costs = calloc(s->n_gpu_types, sizeof *s->gpu_switch_costs);
+    if (s->gpu_switch_costs == NULL)
+        return fs_jpath_oom(p);
+    for (size_t i = 0; i < s->n_gpu_types; i++)
+        s->gpu_switch_costs[i] = s->switch_costs;
+    int rc = FS_OK;
+    for (size_t k = 0; rc == FS_OK && k < c->n_declared; k++) {
+        if (c->declared_cal[k] == NULL)
+            continue;
+        size_t i = gpu_type_index(c, c->declared[k].name); /* present: placed above */
+        assert(i < s->n_gpu_types);
+        size_t mark = fs_jpath_push_key(p, "gpus");
+        fs_jpath_push_key(p, c->declared[k].name);
+        fs_jpath_push_key(p, "calibration");
+        rc = parse_calibration_value(p, c->declared_cal[k], &s->gpu_switch_costs[i]);
+        fs_jpath_pop(p, mark);
+    }
     return rc;
 }
 
@@ -1734,6 +1811,8 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
      * placement's question (placement.h), not a count of GPUs. */
     for (size_t i = 0; rc == FS_OK && i < c->n_declared; i++)
         (void)gpu_type_index(c, c->declared[i].name);
+    if (rc == FS_OK)
+        rc = parse_gpu_calibrations(p, c);
     return rc;
 }
 
@@ -1778,13 +1857,14 @@ static int parse_policy_settings(fs_jpath *p, const json_t *fleet, const char *p
 static int parse_variant(fs_jpath *p, const json_t *root, const json_t *fleet, const char *policy,
                          fs_scenario *s)
 {
-    parse_ctx c = {s, NULL, 0, 0, fleet, policy};
+    parse_ctx c = {s, NULL, NULL, 0, 0, fleet, policy};
     int rc = dup_into(p, &s->policy, policy ? policy : "default");
     if (rc == FS_OK)
         rc = parse_fields(p, root, &c);
     if (rc == FS_OK)
         rc = parse_policy_settings(p, fleet, policy, s);
     free(c.declared);
+    free(c.declared_cal);
     return rc;
 }
 
@@ -1990,6 +2070,7 @@ void fs_scenario_destroy(fs_scenario *s)
     }
     free(s->training);
     free(s->gpu_types);
+    free(s->gpu_switch_costs);
     free(s);
 }
 
@@ -2061,4 +2142,11 @@ int fs_scenario_apply_ci(fs_scenario *s, fs_error *err)
     if (rc != FS_OK)
         set_warmup(s, old_warmup);
     return rc;
+}
+
+const fs_switch_costs *fs_scenario_switch_costs(const fs_scenario *s, size_t gpu_type)
+{
+    assert(s != NULL && gpu_type < s->n_gpu_types);
+    /* NULL in a scenario built by hand rather than parsed: the scenario's own. */
+    return s->gpu_switch_costs != NULL ? &s->gpu_switch_costs[gpu_type] : &s->switch_costs;
 }

@@ -167,7 +167,12 @@ typedef struct fs_training_spec {
 
 /* What a GPU (or slice) costs to change tenant: eviction then warm-up, from a
  * calibration profile ("calibration": "file.json" or an inline object; the
- * default profile is built from reference/costs.md). */
+ * default profile is built from reference/costs.md).  The top-level
+ * "calibration" gives the scenario's costs; a "gpus" member's own
+ * "calibration" gives that type's, read over the scenario's (a figure the
+ * type's profile leaves out is the scenario's).  A profile written by
+ * calibrate/ also carries "device", "not_measured", "fits", "scalars" and
+ * "samples", which are type-checked and otherwise ignored. */
 typedef struct fs_switch_costs {
     double context_s;          /* CUDA context creation */
     double framework_s;        /* framework first use (allocator, libraries) */
@@ -204,7 +209,11 @@ typedef struct fs_scenario {
     size_t n_services;
     fs_training_spec *training;
     size_t n_training;
-    fs_switch_costs switch_costs;
+    fs_switch_costs switch_costs; /* the top-level "calibration", else the built-in default */
+    /* [n_gpu_types], index-aligned with gpu_types: each type's costs, its own
+     * "calibration" over switch_costs, else switch_costs (NULL when there are
+     * no types).  Read it through fs_scenario_switch_costs. */
+    fs_switch_costs *gpu_switch_costs;
     /* "ci": {"horizon", "replications", "warmup"}: the fast settings that
      * `fleetsim check` applies (fs_scenario_apply_ci) and run/compare ignore.
      * 0 = not set (keep the run's own); every variant carries the same. */
@@ -222,6 +231,11 @@ int fs_scenario_load(const char *path, fs_scenario **out, fs_error *err);
 int fs_scenario_parse(const char *text, const char *origin, fs_scenario **out, fs_error *err);
 
 void fs_scenario_destroy(fs_scenario *s);
+
+/* The switch costs of GPU type gpu_type (an index into s->gpu_types, which
+ * must be in range): its own calibration profile, else the scenario's.  The
+ * pointer lives as long as s. */
+const fs_switch_costs *fs_scenario_switch_costs(const fs_scenario *s, size_t gpu_type);
 
 /* Applies command-line overrides (seed < 0, replications <= 0 or horizon_s <=
  * 0 mean "keep"; seed 0 is a seed like any other) to the

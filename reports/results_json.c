@@ -281,6 +281,16 @@ json_t *fs_results_json(const fs_results *r, bool timing)
                 goto fail;
             json_array_append_new(training, stream);
         }
+        /* Where each GPU type's switch costs came from: a measured profile,
+         * or the built-in default from published figures. */
+        json_t *calibration = json_object();
+        json_object_set_new(pol, "calibration", calibration);
+        const fs_scenario *v = r->policies[p].scenario;
+        for (size_t i = 0; i < v->n_pools; i++) {
+            size_t g = v->pools[i].gpu_type;
+            json_object_set_new(calibration, v->gpu_types[g].name,
+                                json_string(fs_scenario_switch_costs(v, g)->source));
+        }
         json_t *charged = json_object();
         json_object_set_new(pol, "blocked_breach_minutes_by_tenant", charged);
         for (size_t t = 0; t < r->n_tenants; t++) {

@@ -917,9 +917,11 @@ static void test_gpu_unknown_key(void **state)
                  "\"price_per_hour\"?)");
     expect_error(GPUS("{'inhouse-x1': {" CUSTOM_ALL ", 'memroy_gb': 3}}"),
                  "gpus.inhouse-x1: unknown key \"memroy_gb\" (did you mean \"memory_gb\"?)");
-    expect_error(GPUS("{'H100-SXM-80GB': {'calibration': 'x.json'}}"),
-                 "gpus.H100-SXM-80GB: unknown key \"calibration\" (valid keys: \"memory_gb\", "
-                 "\"sms\", \"price_per_hour\", \"spot_price_per_hour\", \"idle_w\", \"busy_w\")");
+    /* "calibration" is a GPU type's key now (test_gpu_calibration); the list shows it */
+    expect_error(GPUS("{'H100-SXM-80GB': {'vendor': 'x'}}"),
+                 "gpus.H100-SXM-80GB: unknown key \"vendor\" (valid keys: \"memory_gb\", "
+                 "\"sms\", \"price_per_hour\", \"spot_price_per_hour\", \"idle_w\", \"busy_w\", "
+                 "\"calibration\")");
 }
 
 /* A pool naming a GPU that is neither built in nor declared: the suggestion
@@ -1969,6 +1971,154 @@ static void test_calibration_file(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* A profile as calibrate/ writes it: the figures plus the record (device,
+ * not_measured, fits, scalars, samples), which is type-checked only. */
+#define RECORD                                                                                     \
+    "'device': {'name': 'H100', 'memory_gb': 79.1}, 'not_measured': ['storage_gbps'], "           \
+    "'fits': {'h2d_pinned': {'fixed_s': 2e-6}}, 'scalars': {}, "                                   \
+    "'samples': {'series': {}, 'scalars': {'context_create': [0.45]}}"
+
+static void test_calibration_record(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(TOP("'horizon': '1d', 'calibration': {'schema': "
+                                  "'fleetsim-calibration/1', 'gpu': 'H100', 'h2d_gbps': 55, "
+                                  RECORD "}"));
+    assert_close(s->switch_costs.h2d_gbps, 55.0);
+    assert_close(s->switch_costs.storage_gbps, 1.7); /* not measured: built-in */
+    fs_scenario_destroy(s);
+    /* an empty record is still a record */
+    s = parse_ok(TOP("'horizon': '1d', 'calibration': {'not_measured': [], 'fits': {}}"));
+    fs_scenario_destroy(s);
+
+    expect_error(TOP("'horizon': '1d', 'calibration': {'device': 'H100'}"),
+                 "scen.json: calibration.device: expected an object, got \"H100\"");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'fits': [1]}"),
+                 "scen.json: calibration.fits: expected an object, got ");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'scalars': 0.5}"),
+                 "scen.json: calibration.scalars: expected an object, got 0.5");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'samples': null}"),
+                 "scen.json: calibration.samples: expected an object, got null");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'not_measured': 'storage_gbps'}"),
+                 "scen.json: calibration.not_measured: expected an array, got \"storage_gbps\"");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'not_measured': ['storage_gbps', 3]}"),
+                 "scen.json: calibration.not_measured[1]: expected a non-empty string, got 3");
+    /* still no unknown keys */
+    expect_error(TOP("'horizon': '1d', 'calibration': {'fit': {}}"),
+                 "scen.json: calibration: unknown key \"fit\" (did you mean \"fits\"?)");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'notes': 'x'}"),
+                 "scen.json: calibration: unknown key \"notes\"");
+}
+
+/* Two pools, H100 then L4, one service on the first; G is the "gpus" object,
+ * X more top-level members. */
+#define TWO_TYPES(G, X)                                                                            \
+    HEAD "'gpus': " G ", 'pools': [{'name': 'h', 'gpu': 'H100-SXM-80GB', 'gpus': 2}, "             \
+         "{'name': 'l', 'gpu': 'L4-24GB', 'gpus': 2}], "                                           \
+         "'services': [{'name': 'chat', 'pool': 'h', " ARRIVALS ", " STIME "}]" X "}"
+
+/* The index of the type called name in s->gpu_types. */
+static size_t type_index(const fs_scenario *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_gpu_types; i++)
+        if (strcmp(s->gpu_types[i].name, name) == 0)
+            return i;
+    fail_msg("no GPU type %s", name);
+    return SIZE_MAX;
+}
+
+static void test_gpu_calibration(void **state)
+{
+    (void)state;
+    /* no per-type profile: every type has the scenario's costs */
+    fs_scenario *s = parse_ok(TWO_TYPES("{}", ""));
+    assert_int_equal(s->n_gpu_types, 2);
+    assert_non_null(s->gpu_switch_costs);
+    for (size_t i = 0; i < s->n_gpu_types; i++)
+        assert_default_costs(fs_scenario_switch_costs(s, i));
+    fs_scenario_destroy(s);
+
+    /* one type's own profile; the other keeps the scenario's */
+    s = parse_ok(TWO_TYPES("{'H100-SXM-80GB': {'calibration': {'h2d_gbps': 20, 'context_s': 1, "
+                           "'source': 'node 7'}}}",
+                           ""));
+    const fs_switch_costs *h = fs_scenario_switch_costs(s, type_index(s, "H100-SXM-80GB"));
+    const fs_switch_costs *l = fs_scenario_switch_costs(s, type_index(s, "L4-24GB"));
+    assert_close(h->h2d_gbps, 20.0);
+    assert_close(h->context_s, 1.0);
+    assert_close(h->d2h_gbps, 52.8); /* not in the type's profile: the scenario's (built-in) */
+    assert_string_equal(h->source, "node 7");
+    assert_default_costs(l);
+    assert_default_costs(&s->switch_costs);
+    fs_scenario_destroy(s);
+
+    /* read over the top-level profile, not over the built-in one */
+    s = parse_ok(TWO_TYPES("{'H100-SXM-80GB': {'calibration': {'h2d_gbps': 20}}}",
+                           ", 'calibration': {'storage_gbps': 3, 'h2d_gbps': 40}"));
+    h = fs_scenario_switch_costs(s, type_index(s, "H100-SXM-80GB"));
+    l = fs_scenario_switch_costs(s, type_index(s, "L4-24GB"));
+    assert_close(h->h2d_gbps, 20.0);
+    assert_close(h->storage_gbps, 3.0);
+    assert_string_equal(h->source, "inline");
+    assert_close(l->h2d_gbps, 40.0);
+    assert_close(l->storage_gbps, 3.0);
+    assert_close(s->switch_costs.h2d_gbps, 40.0);
+    fs_scenario_destroy(s);
+
+    /* a custom type, and a declared type no pool uses (placed last), keep
+     * their own profiles at their own indices */
+    s = parse_ok(TWO_TYPES("{'spare': {" CUSTOM_ALL ", 'calibration': {'d2h_gbps': 7}}, "
+                           "'inhouse-x1': {" CUSTOM_ALL ", 'calibration': {'d2h_gbps': 9}}}",
+                           ""));
+    assert_int_equal(s->n_gpu_types, 4);
+    assert_close(fs_scenario_switch_costs(s, type_index(s, "spare"))->d2h_gbps, 7.0);
+    assert_close(fs_scenario_switch_costs(s, type_index(s, "inhouse-x1"))->d2h_gbps, 9.0);
+    assert_close(fs_scenario_switch_costs(s, type_index(s, "H100-SXM-80GB"))->d2h_gbps, 52.8);
+    fs_scenario_destroy(s);
+
+    /* errors name the type's key */
+    expect_error(TWO_TYPES("{'H100-SXM-80GB': {'calibration': {'d2h_gbps': -1}}}", ""),
+                 "scen.json: gpus.H100-SXM-80GB.calibration.d2h_gbps: expected a positive "
+                 "number, got -1");
+    expect_error(TWO_TYPES("{'L4-24GB': {'calibration': 5}}", ""),
+                 "scen.json: gpus.L4-24GB.calibration: expected a calibration file name or an "
+                 "inline profile object, got 5");
+    expect_error(TWO_TYPES("{'L4-24GB': {'calibration': {'h2d': 5}}}", ""),
+                 "scen.json: gpus.L4-24GB.calibration: unknown key \"h2d\"");
+    expect_raw(doc(TWO_TYPES("{'L4-24GB': {'calibration': 'no-such-l4.json'}}", "")),
+               FS_ERR_INPUT,
+               "scen.json: gpus.L4-24GB.calibration: no-such-l4.json: cannot read: No such file "
+               "or directory");
+}
+
+/* Each policy places its own types, in its own order; the per-type costs
+ * follow the type, not the index. */
+static void test_gpu_calibration_policies(void **state)
+{
+    (void)state;
+    fs_scenario *s = parse_ok(
+        HEAD "'gpus': {'L4-24GB': {'calibration': {'context_s': 3}}}, "
+             "'policies': {'a': {'pools': [{'name': 'h', 'gpu': 'H100-SXM-80GB', 'gpus': 2}, "
+             "{'name': 'l', 'gpu': 'L4-24GB', 'gpus': 2}]}, "
+             "'b': {'pools': [{'name': 'l', 'gpu': 'L4-24GB', 'gpus': 2}]}}, "
+             "'services': [{'name': 'chat', 'pool': 'l', " ARRIVALS ", " STIME "}]}");
+    assert_int_equal(s->n_policies, 2);
+    for (size_t k = 0; k < s->n_policies; k++) {
+        const fs_scenario *v = s->policies[k];
+        for (size_t i = 0; i < v->n_gpu_types; i++) {
+            bool l4 = strcmp(v->gpu_types[i].name, "L4-24GB") == 0;
+            assert_close(fs_scenario_switch_costs(v, i)->context_s, l4 ? 3.0 : 0.5);
+        }
+        assert_close(fs_scenario_switch_costs(v, v->pools[v->n_pools - 1].gpu_type)->context_s,
+                     3.0);
+    }
+    /* L4 is type 1 in "a" and type 0 in "b" */
+    assert_int_equal(type_index(s->policies[0], "L4-24GB"), 1);
+    assert_int_equal(type_index(s->policies[1], "L4-24GB"), 0);
+    assert_ptr_not_equal(s->policies[0]->gpu_switch_costs, s->policies[1]->gpu_switch_costs);
+    fs_scenario_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2011,6 +2161,9 @@ int main(void)
         cmocka_unit_test(test_every_variant_has_training_and_costs),
         cmocka_unit_test(test_calibration_inline),
         cmocka_unit_test(test_calibration_file),
+        cmocka_unit_test(test_calibration_record),
+        cmocka_unit_test(test_gpu_calibration),
+        cmocka_unit_test(test_gpu_calibration_policies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
