@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -31,6 +30,7 @@
 #include "profile.h"
 #include "samples.h"
 #include "scenario.h"
+#include "testutil.h"
 
 #define DATA_DIR FS_SOURCE_DIR "/tests/data/calibration"
 #define KIB 1024.0
@@ -48,31 +48,6 @@ static void assert_rel(double got, double want, double tol)
 {
     if (!(fabs(got - want) <= tol * fabs(want)))
         fail_msg("got %.17g, want %.17g within %g", got, want, tol);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
 }
 
 /* The profile of s as a string (caller frees). */
@@ -562,8 +537,8 @@ static void test_recorded_profiles(void **state)
         char *text = profile_text(&s), path[512];
         snprintf(path, sizeof path, "%s/%s", DATA_DIR, recorded[i].file);
         if (getenv("FS_CALIB_REGENERATE") != NULL)
-            write_text(path, text);
-        char *file = slurp(path);
+            test_write(path, text);
+        char *file = test_slurp("%s", path);
         if (file == NULL)
             fail_msg("%s: cannot read (FS_CALIB_REGENERATE=1 writes it)", path);
         if (strcmp(file, text) != 0)
@@ -594,7 +569,7 @@ static void write_scenario(const char *path, const char *cal, const char *gpus)
              "{\"poisson_rps\": 1},\n"
              "  \"service_time\": {\"deterministic\": {\"value\": 0.1}}}]}\n",
              *cal ? ", \"calibration\": " : "", cal, *gpus ? ", \"gpus\": " : "", gpus);
-    write_text(path, text);
+    test_write(path, text);
 }
 
 static fs_scenario *load_ok(const char *path)
@@ -649,9 +624,9 @@ static void test_scenario_reads_profiles(void **state)
     snprintf(cal, sizeof cal, "%s/cal", tmpdir);
     snprintf(copy, sizeof copy, "%s/cal/h100.json", tmpdir);
     assert_int_equal(mkdir(cal, 0700), 0);
-    char *h100 = slurp(DATA_DIR "/h100-synthetic.json");
+    char *h100 = test_slurp("%s", DATA_DIR "/h100-synthetic.json");
     assert_non_null(h100);
-    write_text(copy, h100);
+    test_write(copy, h100);
     free(h100);
 
     /* top level, relative to the scenario: every type has its figures */
@@ -696,15 +671,13 @@ static void test_scenario_reads_profiles(void **state)
 /* Runs `fleetsim validate path`; returns its exit status, stderr in *err. */
 static int validate(const char *path, char **err)
 {
-    char cmd[1024], out[128];
+    char out[128];
     snprintf(out, sizeof out, "%s/err.txt", tmpdir);
-    snprintf(cmd, sizeof cmd, "'%s' validate '%s' > /dev/null 2> '%s'", FS_BINARY, path, out);
-    int status = system(cmd);
-    assert_true(WIFEXITED(status));
-    *err = slurp(out);
+    int rc = test_sh("'%s' validate '%s' > /dev/null 2> '%s'", FS_BINARY, path, out);
+    *err = test_slurp("%s", out);
     assert_non_null(*err);
     assert_int_equal(remove(out), 0);
-    return WEXITSTATUS(status);
+    return rc;
 }
 
 static void expect_refused(const char *scen, const char *want)
@@ -768,7 +741,7 @@ static void test_malformed_profiles(void **state)
     /* a profile's record with the wrong type: the key inside the file */
     char path[128];
     snprintf(path, sizeof path, "%s/wrong.json", tmpdir);
-    write_text(path, "{\"schema\": \"fleetsim-calibration/1\", \"h2d_gbps\": 50, "
+    test_write(path, "{\"schema\": \"fleetsim-calibration/1\", \"h2d_gbps\": 50, "
                      "\"fits\": [\"h2d_pinned\"]}\n");
     write_scenario(scen, "", "{\"H100-SXM-80GB\": {\"calibration\": \"wrong.json\"}}");
     char want[256];
@@ -781,14 +754,13 @@ static void test_malformed_profiles(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/fleetsim-calib-XXXXXX");
-    return mkdtemp(tmpdir) != NULL ? 0 : -1;
+    return test_tmpdir(tmpdir, sizeof tmpdir, "fleetsim-calib");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    return rmdir(tmpdir);
+    return rmdir(tmpdir); /* not test_rmdir: every test removes what it wrote */
 }
 
 int main(void)

@@ -14,66 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "charts.h"
+#include "testutil.h"
 
 static char tmp[256];
-
-/* Runs `fleetsim ARGS` from the source directory; returns its exit status. */
-static int fleetsim(const char *fmt, ...)
-{
-    char args[2048], cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s > '%s/out.txt' 2> '%s/err.txt'", FS_SOURCE_DIR,
-             FS_BINARY, args, tmp, tmp);
-    int status = system(cmd);
-    assert_true(WIFEXITED(status));
-    return WEXITSTATUS(status);
-}
-
-static char *path_in(const char *fmt, ...)
-{
-    static char bufs[4][1024];
-    static int next;
-    char rel[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rel, sizeof rel, fmt, ap);
-    va_end(ap);
-    char *p = bufs[next++ % 4];
-    snprintf(p, sizeof bufs[0], "%s/%s", tmp, rel);
-    return p;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 static int starts_with(const char *s, const char *prefix)
 {
@@ -145,8 +92,7 @@ static void check_files(const char *dir, const fs_chart_set *set, int rendered)
         assert_int_equal(fread(sig, 1, 8, f), 8);
         fclose(f);
         assert_memory_equal(sig, png_sig, 8);
-        snprintf(path, sizeof path, "%s/%s.svg", dir, ch->stem);
-        char *svg = slurp(path);
+        char *svg = test_slurp("%s/%s.svg", dir, ch->stem);
         assert_non_null(svg);
         assert_non_null(strstr(svg, "<svg"));
         free(svg);
@@ -162,7 +108,7 @@ static void test_morning_tail_charts(void **state)
     (void)state;
     fs_chart_set set = {0};
     fs_error err = {0};
-    int rc = fs_charts_write(path_in("mt"), path_in("mt-charts"), &set, &err);
+    int rc = fs_charts_write(test_path("%s/mt", tmp), test_path("%s/mt-charts", tmp), &set, &err);
     if (rc)
         fail_msg("%s", err.msg);
     const char *expected[] = {"p99_by_hour", "cost_by_pool", "utilization", "queue_wait_cdf",
@@ -170,14 +116,14 @@ static void test_morning_tail_charts(void **state)
     assert_int_equal(set.n, 6);
     for (size_t i = 0; i < 6; i++)
         assert_string_equal(set.charts[i].stem, expected[i]);
-    check_files(path_in("mt-charts"), &set, gnuplot_on_path());
+    check_files(test_path("%s/mt-charts", tmp), &set, gnuplot_on_path());
     assert_non_null(strstr(find_chart(&set, "p99_by_hour")->title, "chat"));
     assert_non_null(strstr(find_chart(&set, "breach_heatmap_2")->title, "partitioned"));
     fs_charts_free(&set);
     assert_int_equal(set.n, 0);
 
     /* p99 by hour: one column per policy, then the SLO target. */
-    char *csv = slurp(path_in("mt-charts/p99_by_hour.csv"));
+    char *csv = test_slurp("%s/mt-charts/p99_by_hour.csv", tmp);
     assert_non_null(csv);
     assert_true(starts_with(csv, "time_of_day,hour,\"shared\",\"partitioned\",slo_p99_ms\n"));
     double shared_tail = 0, part_tail = 0, shared_night = 0;
@@ -213,9 +159,9 @@ static void test_morning_tail_charts(void **state)
 
     /* Cost by pool: the rows add up to each policy's fleet cost. */
     json_error_t je;
-    json_t *results = json_load_file(path_in("mt/results.json"), 0, &je);
+    json_t *results = json_load_file(test_path("%s/mt/results.json", tmp), 0, &je);
     assert_non_null(results);
-    csv = slurp(path_in("mt-charts/cost_by_pool.csv"));
+    csv = test_slurp("%s/mt-charts/cost_by_pool.csv", tmp);
     assert_non_null(csv);
     assert_true(starts_with(csv, "policy,pool,price_class,cost_usd\n"));
     for (size_t p = 0; p < 2; p++) {
@@ -238,7 +184,7 @@ static void test_morning_tail_charts(void **state)
     json_decref(results);
 
     /* Breaches: shared breaches in the morning, on both days. */
-    csv = slurp(path_in("mt-charts/breach_heatmap_1.csv"));
+    csv = test_slurp("%s/mt-charts/breach_heatmap_1.csv", tmp);
     assert_non_null(csv);
     assert_non_null(strstr(csv, "\"shared\",2,10,"));
     assert_null(strstr(csv, "\"shared\",2,10,0\n"));
@@ -351,14 +297,15 @@ static int pwned_under(const char *dir)
 static void test_hostile_names_stay_data(void **state)
 {
     (void)state;
-    write_file(path_in("hostile.json"), hostile_scenario);
-    if (fleetsim("run '%s' --out '%s'", path_in("hostile.json"), path_in("hostile")) != 0) {
-        char *e = slurp(path_in("err.txt"));
+    test_write(test_path("%s/hostile.json", tmp), hostile_scenario);
+    if (test_fleetsim(tmp, "run '%s' --out '%s'", test_path("%s/hostile.json", tmp),
+                      test_path("%s/hostile", tmp)) != 0) {
+        char *e = test_slurp("%s/err.txt", tmp);
         fail_msg("fleetsim run failed: %s", e ? e : "?");
     }
     fs_chart_set set = {0};
     fs_error err = {0};
-    int rc = fs_charts_write(path_in("hostile"), path_in("hostile-charts"), &set, &err);
+    int rc = fs_charts_write(test_path("%s/hostile", tmp), test_path("%s/hostile-charts", tmp), &set, &err);
     if (rc)
         fail_msg("%s", err.msg);
     /* Every kind of chart, so every kind of label meets the names. */
@@ -368,23 +315,20 @@ static void test_hostile_names_stay_data(void **state)
     for (size_t i = 0; i < 6; i++)
         assert_string_equal(set.charts[i].stem, expected[i]);
     int rendered = gnuplot_on_path();
-    check_files(path_in("hostile-charts"), &set, rendered);
+    check_files(test_path("%s/hostile-charts", tmp), &set, rendered);
     for (size_t i = 0; i < set.n; i++) {
         const fs_chart *ch = &set.charts[i];
         /* Plain text, control characters as spaces, nothing escaped. */
         assert_non_null(strstr(ch->title, "a'b\"c`d system(\"touch PWNED\")"));
         assert_null(strpbrk(ch->title, "\n\r\t"));
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s.gp", path_in("hostile-charts"), ch->stem);
-        char *gp = slurp(path);
+        char *gp = test_slurp("%s/hostile-charts/%s.gp", tmp, ch->stem);
         assert_non_null(gp);
         const char *why = gp_unsafe(gp);
         if (why)
             fail_msg("%s: %s", ch->stem, why);
         free(gp);
         if (rendered) { /* gnuplot read the whole script without an error or a warning */
-            snprintf(path, sizeof path, "%s/%s.log", path_in("hostile-charts"), ch->stem);
-            char *log = slurp(path);
+            char *log = test_slurp("%s/hostile-charts/%s.log", tmp, ch->stem);
             assert_non_null(log);
             if (strstr(log, ".gp\" line "))
                 fail_msg("%s: %s", ch->stem, log);
@@ -397,16 +341,16 @@ static void test_hostile_names_stay_data(void **state)
     assert_false(pwned_under("."));
 
     /* The CSVs keep the names whole, quoted by libcsv. */
-    char *csv = slurp(path_in("hostile-charts/p99_by_hour.csv"));
+    char *csv = test_slurp("%s/hostile-charts/p99_by_hour.csv", tmp);
     assert_non_null(csv);
     assert_non_null(strstr(csv, ",\"'\"\"`touch PWNED2`\n@^_{},system(\"\"touch PWNED\"\") 1\","));
     free(csv);
-    csv = slurp(path_in("hostile-charts/cost_by_pool.csv"));
+    csv = test_slurp("%s/hostile-charts/cost_by_pool.csv", tmp);
     assert_non_null(csv);
     assert_non_null(strstr(csv, " spot\",spot,"));
     free(csv);
     /* The spot pool is labelled as one. */
-    char *gp = slurp(path_in("hostile-charts/cost_by_pool.gp"));
+    char *gp = test_slurp("%s/hostile-charts/cost_by_pool.gp", tmp);
     assert_non_null(strstr(gp, "... (spot)' noenhanced")); /* cut at 28 bytes, then the class */
     free(gp);
 }
@@ -424,7 +368,7 @@ static void test_missing_gnuplot(void **state)
     setenv("PATH", empty, 1);
     fs_chart_set set = {0};
     fs_error err = {0};
-    int rc = fs_charts_write(path_in("mt"), path_in("mt-nognuplot"), &set, &err);
+    int rc = fs_charts_write(test_path("%s/mt", tmp), test_path("%s/mt-nognuplot", tmp), &set, &err);
     if (saved) {
         setenv("PATH", saved, 1);
         free(saved);
@@ -434,7 +378,7 @@ static void test_missing_gnuplot(void **state)
     if (rc)
         fail_msg("%s", err.msg);
     assert_int_equal(set.n, 6);
-    check_files(path_in("mt-nognuplot"), &set, 0);
+    check_files(test_path("%s/mt-nognuplot", tmp), &set, 0);
     assert_true(starts_with(set.render_hint, "gnuplot p99_by_hour.gp cost_by_pool.gp"));
     fs_charts_free(&set);
 }
@@ -443,9 +387,9 @@ static void test_missing_gnuplot(void **state)
 
 static void copy_file(const char *from, const char *to)
 {
-    char *text = slurp(from);
+    char *text = test_slurp("%s", from);
     assert_non_null(text);
-    write_file(to, text);
+    test_write(to, text);
     free(text);
 }
 
@@ -459,50 +403,52 @@ static void test_malformed_input(void **state)
     mkdir(bad, 0777);
 
     /* No results.json. */
-    assert_int_equal(fs_charts_write(bad, path_in("bad-charts"), &set, &err), FS_ERR_INPUT);
+    assert_int_equal(fs_charts_write(bad, test_path("%s/bad-charts", tmp), &set, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "bad/results.json: cannot read"));
     assert_int_equal(set.n, 0);
 
     /* Broken JSON: file:line:column. */
-    write_file(path_in("bad/results.json"), "{\"scenario\": {\n  \"name\": oops}}\n");
-    assert_int_equal(fs_charts_write(bad, path_in("bad-charts"), &set, &err), FS_ERR_INPUT);
+    test_write(test_path("%s/bad/results.json", tmp), "{\"scenario\": {\n  \"name\": oops}}\n");
+    assert_int_equal(fs_charts_write(bad, test_path("%s/bad-charts", tmp), &set, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "bad/results.json:2:"));
 
     /* Valid JSON, a missing field: its path. */
-    write_file(path_in("bad/results.json"), "{\"scenario\": {\"horizon_s\": 10, \"warmup_s\": 0}}\n");
-    assert_int_equal(fs_charts_write(bad, path_in("bad-charts"), &set, &err), FS_ERR_INPUT);
+    test_write(test_path("%s/bad/results.json", tmp),
+               "{\"scenario\": {\"horizon_s\": 10, \"warmup_s\": 0}}\n");
+    assert_int_equal(fs_charts_write(bad, test_path("%s/bad-charts", tmp), &set, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "results.json: scenario.window_s: expected a number"));
 
     /* Good results.json, a CSV without the columns it needs. */
-    copy_file(path_in("mt/results.json"), path_in("bad/results.json"));
-    copy_file(path_in("mt/pools_timeseries.csv"), path_in("bad/pools_timeseries.csv"));
-    write_file(path_in("bad/timeseries.csv"), "policy,replication,service,when\n\"shared\",0,\"chat\",1\n");
-    assert_int_equal(fs_charts_write(bad, path_in("bad-charts"), &set, &err), FS_ERR_INPUT);
+    copy_file(test_path("%s/mt/results.json", tmp), test_path("%s/bad/results.json", tmp));
+    copy_file(test_path("%s/mt/pools_timeseries.csv", tmp), test_path("%s/bad/pools_timeseries.csv", tmp));
+    test_write(test_path("%s/bad/timeseries.csv", tmp),
+               "policy,replication,service,when\n\"shared\",0,\"chat\",1\n");
+    assert_int_equal(fs_charts_write(bad, test_path("%s/bad-charts", tmp), &set, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "bad/timeseries.csv: row 1: no column \"window_start_s\""));
 
     /* A short row, an unknown policy, a number that is not one. */
-    copy_file(path_in("mt/timeseries.csv"), path_in("bad/timeseries.csv"));
-    FILE *f = fopen(path_in("bad/timeseries.csv"), "a");
+    copy_file(test_path("%s/mt/timeseries.csv", tmp), test_path("%s/bad/timeseries.csv", tmp));
+    FILE *f = fopen(test_path("%s/bad/timeseries.csv", tmp), "a");
     fputs("\"shared\",0,\"chat\",86400\n", f);
     fclose(f);
-    assert_int_equal(fs_charts_write(bad, path_in("bad-charts"), &set, &err), FS_ERR_INPUT);
+    assert_int_equal(fs_charts_write(bad, test_path("%s/bad-charts", tmp), &set, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "bad/timeseries.csv: row 1154: expected 15 fields, found 4"));
-    copy_file(path_in("mt/timeseries.csv"), path_in("bad/timeseries.csv"));
-    write_file(path_in("bad/pools_timeseries.csv"),
+    copy_file(test_path("%s/mt/timeseries.csv", tmp), test_path("%s/bad/timeseries.csv", tmp));
+    test_write(test_path("%s/bad/pools_timeseries.csv", tmp),
                "policy,replication,pool,window_start_s,window_end_s,busy_gpus,utilization\n"
                "\"tiered\",0,\"serving\",86400,86700,1,0.5\n");
-    assert_int_equal(fs_charts_write(bad, path_in("bad-charts"), &set, &err), FS_ERR_INPUT);
+    assert_int_equal(fs_charts_write(bad, test_path("%s/bad-charts", tmp), &set, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "bad/pools_timeseries.csv: row 2: policy \"tiered\" is not in results.json"));
-    write_file(path_in("bad/pools_timeseries.csv"),
+    test_write(test_path("%s/bad/pools_timeseries.csv", tmp),
                "policy,replication,pool,window_start_s,window_end_s,busy_gpus,utilization\n"
                "\"shared\",0,\"serving\",86400,86700,lots,0.5\n");
-    assert_int_equal(fs_charts_write(bad, path_in("bad-charts"), &set, &err), FS_ERR_INPUT);
+    assert_int_equal(fs_charts_write(bad, test_path("%s/bad-charts", tmp), &set, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "row 2: column \"busy_gpus\": expected a number, got \"lots\""));
 
     /* An output directory that cannot be made: a runtime error naming it. */
-    copy_file(path_in("mt/pools_timeseries.csv"), path_in("bad/pools_timeseries.csv"));
-    write_file(path_in("a-file"), "x");
-    assert_int_equal(fs_charts_write(bad, path_in("a-file/charts"), &set, &err), FS_ERR_RUNTIME);
+    copy_file(test_path("%s/mt/pools_timeseries.csv", tmp), test_path("%s/bad/pools_timeseries.csv", tmp));
+    test_write(test_path("%s/a-file", tmp), "x");
+    assert_int_equal(fs_charts_write(bad, test_path("%s/a-file/charts", tmp), &set, &err), FS_ERR_RUNTIME);
     assert_non_null(strstr(err.msg, "a-file/charts: cannot create directory"));
     assert_int_equal(set.n, 0);
     fs_charts_free(&set);
@@ -513,25 +459,19 @@ static void test_malformed_input(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmp, sizeof tmp, "/tmp/fleetsim-charts-XXXXXX");
-    if (!mkdtemp(tmp))
+    if (test_tmpdir(tmp, sizeof tmp, "fleetsim-charts") != 0)
         return -1;
     /* The morning tail as CI runs it: two policies, training, breaches. */
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && '%s' compare scenarios/morning-tail.json --replications 1 --horizon 3d "
-             "--out '%s/mt' > /dev/null",
-             FS_SOURCE_DIR, FS_BINARY, tmp);
-    int status = system(cmd);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    int rc = test_sh("cd '%s' && '%s' compare scenarios/morning-tail.json --replications 1 --horizon 3d "
+                     "--out '%s/mt' > /dev/null",
+                     FS_SOURCE_DIR, FS_BINARY, tmp);
+    return rc == 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_rmdir(tmp);
 }
 
 int main(void)

@@ -17,12 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "check.h"
+#include "testutil.h"
 
 /* ---- hand-built documents ------------------------------------------------ */
 
@@ -431,50 +430,6 @@ static void test_tolerance_parsing(void **state)
 
 static char tmp[256];
 
-/* Runs `fleetsim ARGS` in the source tree, stdout to tmp/out.txt, stderr to
- * tmp/err.txt; returns the exit status. */
-static int fleetsim(const char *fmt, ...)
-{
-    char args[2048], cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s > '%s/out.txt' 2> '%s/err.txt'", FS_SOURCE_DIR, FS_BINARY,
-             args, tmp, tmp);
-    int status = system(cmd);
-    assert_true(WIFEXITED(status));
-    return WEXITSTATUS(status);
-}
-
-static char *tmp_file(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static void write_tmp(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmp, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* A day of a small service; its "ci" block makes the check a 2-hour run. */
 #define SCENARIO(MEAN)                                                                                       \
     "{\"schema\": \"fleetsim/1\", \"name\": \"gate\", \"horizon\": \"1d\", \"warmup\": \"1h\", "             \
@@ -488,16 +443,17 @@ static void write_tmp(const char *name, const char *text)
 static void test_end_to_end(void **state)
 {
     (void)state;
-    write_tmp("gate.json", SCENARIO("100ms"));
+    test_write(test_path("%s/gate.json", tmp), SCENARIO("100ms"));
     /* --update creates the baseline, and its directory */
-    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/base/gate.baseline.json --update", tmp, tmp), 0);
-    char *out = tmp_file("out.txt");
+    assert_int_equal(
+        test_fleetsim(tmp, "check %s/gate.json --baseline %s/base/gate.baseline.json --update", tmp, tmp), 0);
+    char *out = test_slurp("%s/out.txt", tmp);
     char want[512];
     snprintf(want, sizeof want, "baseline updated: %s/base/gate.baseline.json\n", tmp);
     assert_string_equal(out, want);
     free(out);
     /* the baseline is the results document of the ci run, without timing */
-    out = tmp_file("base/gate.baseline.json");
+    out = test_slurp("%s/base/gate.baseline.json", tmp);
     assert_non_null(out);
     json_t *doc = json_loads(out, 0, NULL);
     free(out);
@@ -510,20 +466,22 @@ static void test_end_to_end(void **state)
     json_decref(doc);
 
     /* the same scenario on the same seed passes */
-    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/base/gate.baseline.json", tmp, tmp), 0);
-    out = tmp_file("out.txt");
+    assert_int_equal(test_fleetsim(tmp, "check %s/gate.json --baseline %s/base/gate.baseline.json", tmp, tmp),
+                     0);
+    out = test_slurp("%s/out.txt", tmp);
     expect_in(out, "| default | service api | p99 |");
     expect_in(out, "metrics checked, 0 worse\n");
     expect_not_in(out, "WORSE");
     free(out);
-    out = tmp_file("err.txt");
+    out = test_slurp("%s/err.txt", tmp);
     assert_string_equal(out, "");
     free(out);
 
     /* a slower service on the same seed fails, naming its p99 */
-    write_tmp("slower.json", SCENARIO("115ms"));
-    assert_int_equal(fleetsim("check %s/slower.json --baseline %s/base/gate.baseline.json", tmp, tmp), 1);
-    out = tmp_file("out.txt");
+    test_write(test_path("%s/slower.json", tmp), SCENARIO("115ms"));
+    assert_int_equal(
+        test_fleetsim(tmp, "check %s/slower.json --baseline %s/base/gate.baseline.json", tmp, tmp), 1);
+    out = test_slurp("%s/out.txt", tmp);
     char *row = strstr(out, "| default | service api | p99 |");
     assert_non_null(row);
     char *eol = strchr(row, '\n');
@@ -535,25 +493,26 @@ static void test_end_to_end(void **state)
     free(out);
     /* looser tolerances forgive the latencies, but no percentage of a zero
      * baseline forgives SLO breaches appearing: the floor alone judges them */
-    assert_int_equal(fleetsim("check %s/slower.json --baseline %s/base/gate.baseline.json "
-                              "--tolerance p99=1000%%,p95=1000%%,breaches=1000%%,headroom=1000%%",
-                              tmp, tmp),
+    assert_int_equal(test_fleetsim(tmp,
+                                   "check %s/slower.json --baseline %s/base/gate.baseline.json "
+                                   "--tolerance p99=1000%%,p95=1000%%,breaches=1000%%,headroom=1000%%",
+                                   tmp, tmp),
                      1);
-    out = tmp_file("out.txt");
+    out = test_slurp("%s/out.txt", tmp);
     expect_in(out, "| breaches | 0 | ");
     expect_in(out, " | n/a (from 0) | WORSE (tolerance 1000%) |\n");
     expect_in(out, " metrics checked, 1 worse\n");
     free(out);
 
     /* a baseline made with other run settings: still compared, and stderr says why it differs */
-    write_tmp("longer.json", SCENARIO("100ms"));
-    char *text = tmp_file("longer.json"), *at = strstr(text, "\"horizon\": \"2h\"");
+    test_write(test_path("%s/longer.json", tmp), SCENARIO("100ms"));
+    char *text = test_slurp("%s/longer.json", tmp), *at = strstr(text, "\"horizon\": \"2h\"");
     assert_non_null(at);
     at[12] = '3'; /* the ci horizon: 3h */
-    write_tmp("longer.json", text);
+    test_write(test_path("%s/longer.json", tmp), text);
     free(text);
-    fleetsim("check %s/longer.json --baseline %s/base/gate.baseline.json", tmp, tmp);
-    out = tmp_file("err.txt");
+    test_fleetsim(tmp, "check %s/longer.json --baseline %s/base/gate.baseline.json", tmp, tmp);
+    out = test_slurp("%s/err.txt", tmp);
     snprintf(want, sizeof want,
              "fleetsim: warning: %s/base/gate.baseline.json was made with horizon 2h, this run has 3h; if that "
              "change is intended, update the baseline with --update\n",
@@ -562,8 +521,8 @@ static void test_end_to_end(void **state)
     free(out);
 
     /* run ignores "ci": the full day */
-    assert_int_equal(fleetsim("run %s/gate.json --format json --no-timing -r 1", tmp), 0);
-    out = tmp_file("out.txt");
+    assert_int_equal(test_fleetsim(tmp, "run %s/gate.json --format json --no-timing -r 1", tmp), 0);
+    out = test_slurp("%s/out.txt", tmp);
     expect_in(out, "\"horizon_s\": 86400");
     free(out);
 }
@@ -571,67 +530,72 @@ static void test_end_to_end(void **state)
 static void test_end_to_end_errors(void **state)
 {
     (void)state;
-    write_tmp("gate.json", SCENARIO("100ms"));
+    test_write(test_path("%s/gate.json", tmp), SCENARIO("100ms"));
     /* malformed baseline: file:line:column, exit 2 */
-    write_tmp("bad.json", "{\n  \"schema\": \"fleetsim-results/1\",\n  \"policies\": [\n}\n");
-    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/bad.json", tmp, tmp), 2);
-    char *err = tmp_file("err.txt"), want[512];
+    test_write(test_path("%s/bad.json", tmp),
+               "{\n  \"schema\": \"fleetsim-results/1\",\n  \"policies\": [\n}\n");
+    assert_int_equal(test_fleetsim(tmp, "check %s/gate.json --baseline %s/bad.json", tmp, tmp), 2);
+    char *err = test_slurp("%s/err.txt", tmp), want[512];
     snprintf(want, sizeof want, "fleetsim: %s/bad.json:4:1: ", tmp);
     expect_in(err, want);
     free(err);
-    char *out = tmp_file("out.txt");
+    char *out = test_slurp("%s/out.txt", tmp);
     assert_string_equal(out, ""); /* refused before the run: no table */
     free(out);
 
     /* well-formed JSON that is not a results document: exit 2 naming the file */
-    write_tmp("scenario-as-baseline.json", SCENARIO("100ms"));
-    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/scenario-as-baseline.json", tmp, tmp), 2);
-    err = tmp_file("err.txt");
+    test_write(test_path("%s/scenario-as-baseline.json", tmp), SCENARIO("100ms"));
+    assert_int_equal(
+        test_fleetsim(tmp, "check %s/gate.json --baseline %s/scenario-as-baseline.json", tmp, tmp), 2);
+    err = test_slurp("%s/err.txt", tmp);
     snprintf(want, sizeof want, "fleetsim: %s/scenario-as-baseline.json: schema: expected \"fleetsim-results/1\"",
              tmp);
     expect_in(err, want);
     free(err);
-    out = tmp_file("out.txt");
+    out = test_slurp("%s/out.txt", tmp);
     assert_string_equal(out, "");
     free(out);
 
     /* a missing baseline says how to make one */
-    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/none.json", tmp, tmp), 2);
-    err = tmp_file("err.txt");
+    assert_int_equal(test_fleetsim(tmp, "check %s/gate.json --baseline %s/none.json", tmp, tmp), 2);
+    err = test_slurp("%s/err.txt", tmp);
     expect_in(err, "none.json: cannot read the baseline: No such file or directory (create it with --update)");
     free(err);
 
     /* usage errors */
-    assert_int_equal(fleetsim("check %s/gate.json", tmp), 2);
-    err = tmp_file("err.txt");
+    assert_int_equal(test_fleetsim(tmp, "check %s/gate.json", tmp), 2);
+    err = test_slurp("%s/err.txt", tmp);
     expect_in(err, "--baseline FILE is required");
     free(err);
-    assert_int_equal(fleetsim("check --baseline %s/b.json", tmp), 2);
-    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/b.json --tolerance p90=5%%", tmp, tmp), 2);
-    err = tmp_file("err.txt");
+    assert_int_equal(test_fleetsim(tmp, "check --baseline %s/b.json", tmp), 2);
+    assert_int_equal(
+        test_fleetsim(tmp, "check %s/gate.json --baseline %s/b.json --tolerance p90=5%%", tmp, tmp), 2);
+    err = test_slurp("%s/err.txt", tmp);
     expect_in(err, "fleetsim check: --tolerance: unknown key \"p90\" (valid keys: p99, p95,");
     free(err);
-    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/b.json --tolerance p99=lots", tmp, tmp), 2);
-    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/b.json --bogus", tmp, tmp), 2);
-    assert_int_equal(fleetsim("check %s/gate.json --baseline %s/ --update", tmp, tmp), 2);
+    assert_int_equal(
+        test_fleetsim(tmp, "check %s/gate.json --baseline %s/b.json --tolerance p99=lots", tmp, tmp), 2);
+    assert_int_equal(test_fleetsim(tmp, "check %s/gate.json --baseline %s/b.json --bogus", tmp, tmp), 2);
+    assert_int_equal(test_fleetsim(tmp, "check %s/gate.json --baseline %s/ --update", tmp, tmp), 2);
     /* a scenario error is exit 2, as for run */
-    assert_int_equal(fleetsim("check %s/none.json --baseline %s/b.json --update", tmp, tmp), 2);
-    write_tmp("badci.json", "{\"schema\": \"fleetsim/1\", \"horizon\": \"1d\", \"ci\": {\"replication\": 1},"
-                            " \"pools\": [], \"services\": []}");
-    assert_int_equal(fleetsim("check %s/badci.json --baseline %s/b.json --update", tmp, tmp), 2);
-    err = tmp_file("err.txt");
+    assert_int_equal(test_fleetsim(tmp, "check %s/none.json --baseline %s/b.json --update", tmp, tmp), 2);
+    test_write(test_path("%s/badci.json", tmp),
+               "{\"schema\": \"fleetsim/1\", \"horizon\": \"1d\", \"ci\": {\"replication\": 1},"
+               " \"pools\": [], \"services\": []}");
+    assert_int_equal(test_fleetsim(tmp, "check %s/badci.json --baseline %s/b.json --update", tmp, tmp), 2);
+    err = test_slurp("%s/err.txt", tmp);
     expect_in(err, "badci.json: ci: unknown key \"replication\" (did you mean \"replications\"?)");
     free(err);
 
     /* help, from the option table */
-    assert_int_equal(fleetsim("check --help"), 0);
-    out = tmp_file("out.txt");
+    assert_int_equal(test_fleetsim(tmp, "check --help"), 0);
+    out = test_slurp("%s/out.txt", tmp);
     expect_in(out, "-b, --baseline FILE");
     expect_in(out, "--tolerance LIST");
     expect_in(out, "  queue_p95    training queue_wait_s.p95     lower   10%");
     free(out);
-    assert_int_equal(fleetsim("--help"), 0);
-    out = tmp_file("out.txt");
+    assert_int_equal(test_fleetsim(tmp, "--help"), 0);
+    out = test_slurp("%s/out.txt", tmp);
     expect_in(out, "  check SCENARIO      rerun and compare with a baseline; exit 1 if worse\n");
     free(out);
 }
@@ -639,16 +603,13 @@ static void test_end_to_end_errors(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmp, sizeof tmp, "/tmp/fleetsim-check-XXXXXX");
-    return mkdtemp(tmp) ? 0 : -1;
+    return test_tmpdir(tmp, sizeof tmp, "fleetsim-check");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_rmdir(tmp);
 }
 
 int main(void)

@@ -12,64 +12,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 static char tmp[256];
-
-static int sh(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int status = system(cmd);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static char *slurp(const char *fmt, ...)
-{
-    char path[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(path, sizeof path, fmt, ap);
-    va_end(ap);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static int exists(const char *fmt, ...)
-{
-    char path[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(path, sizeof path, fmt, ap);
-    va_end(ap);
-    struct stat st;
-    return stat(path, &st) == 0 && st.st_size > 0;
-}
 
 /* The morning-tail comparison, shortened: 1 replication, 3 days. */
 static void make_report(const char *dir)
 {
-    if (exists("%s/%s/index.html", tmp, dir))
+    if (test_nonempty("%s/%s/index.html", tmp, dir))
         return;
-    assert_int_equal(sh("cd '%s' && '%s' compare scenarios/morning-tail.json --replications 1 --horizon 3d"
-                        " --report '%s/%s' > '%s/out.txt' 2> '%s/err.txt'",
-                        FS_SOURCE_DIR, FS_BINARY, tmp, dir, tmp, tmp),
+    assert_int_equal(test_fleetsim(tmp,
+                                   "compare scenarios/morning-tail.json --replications 1 --horizon 3d"
+                                   " --report '%s/%s'",
+                                   tmp, dir),
                      0);
 }
 
@@ -77,7 +35,7 @@ static void test_report_files(void **state)
 {
     (void)state;
     make_report("mt");
-    char *html = slurp("%s/mt/index.html", tmp), *md = slurp("%s/mt/report.md", tmp);
+    char *html = test_slurp("%s/mt/index.html", tmp), *md = test_slurp("%s/mt/report.md", tmp);
     assert_non_null(html);
     assert_non_null(md);
     assert_non_null(strstr(html, "<!DOCTYPE html>"));
@@ -102,11 +60,11 @@ static void test_report_files(void **state)
         assert_true(n < sizeof file);
         memcpy(file, p, n);
         file[n] = '\0';
-        assert_true(exists("%s/mt/%s", tmp, file));
+        assert_true(test_nonempty("%s/mt/%s", tmp, file));
         char stem[256];
         snprintf(stem, sizeof stem, "%.*s", (int)(n - 4), file);
-        assert_true(exists("%s/mt/%s.csv", tmp, stem));
-        assert_true(exists("%s/mt/%s.gp", tmp, stem));
+        assert_true(test_nonempty("%s/mt/%s.csv", tmp, stem));
+        assert_true(test_nonempty("%s/mt/%s.gp", tmp, stem));
         assert_non_null(strstr(md, file));
     }
     printf("  %d charts in the report\n", charts);
@@ -128,22 +86,17 @@ static void test_hostile_names(void **state)
         "   \"tenant\": \"t\\\"</td>\", \"arrivals\": {\"poisson_rps\": 5},"
         "   \"service_time\": {\"exponential\": {\"mean\": \"50ms\"}}, \"replicas\": 2,"
         "   \"slo\": {\"p99_ms\": 200}}]}\n";
-    char path[512];
-    snprintf(path, sizeof path, "%s/hostile.json", tmp);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(scenario, f);
-    fclose(f);
-    assert_int_equal(sh("cd '%s' && '%s' run hostile.json --report '%s/hostile' > out.txt 2> err.txt", tmp,
-                        FS_BINARY, tmp),
+    test_write(test_path("%s/hostile.json", tmp), scenario);
+    assert_int_equal(test_sh("cd '%s' && '%s' run hostile.json --report '%s/hostile' > out.txt 2> err.txt",
+                             tmp, FS_BINARY, tmp),
                      0);
-    char *html = slurp("%s/hostile/index.html", tmp), *md = slurp("%s/hostile/report.md", tmp);
+    char *html = test_slurp("%s/hostile/index.html", tmp), *md = test_slurp("%s/hostile/report.md", tmp);
     assert_non_null(html);
     assert_non_null(md);
     /* Nothing ran. */
-    assert_false(exists("%s/PWNED", tmp) || exists("%s/hostile/PWNED", tmp));
-    assert_false(exists("%s/PWNED2", tmp) || exists("%s/hostile/PWNED2", tmp));
-    assert_false(exists("%s/PWNED3", tmp) || exists("%s/hostile/PWNED3", tmp));
+    assert_false(test_nonempty("%s/PWNED", tmp) || test_nonempty("%s/hostile/PWNED", tmp));
+    assert_false(test_nonempty("%s/PWNED2", tmp) || test_nonempty("%s/hostile/PWNED2", tmp));
+    assert_false(test_nonempty("%s/PWNED3", tmp) || test_nonempty("%s/hostile/PWNED3", tmp));
     /* Escaped: the only <script> is the page's own checker, and no name's
      * markup survives. */
     assert_non_null(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
@@ -166,7 +119,7 @@ static void test_hostile_names(void **state)
 static void test_in_browser(void **state)
 {
     (void)state;
-    const char *browser = sh("command -v chromium > /dev/null 2>&1") == 0 ? "chromium" : NULL;
+    const char *browser = test_sh("command -v chromium > /dev/null 2>&1") == 0 ? "chromium" : NULL;
     if (!browser) {
         const char *ci = getenv("CI");
         if (ci && strcmp(ci, "true") == 0)
@@ -178,10 +131,10 @@ static void test_in_browser(void **state)
     const char *flags = "--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage "
                         "--allow-file-access-from-files --enable-logging=stderr --v=0 "
                         "--virtual-time-budget=10000";
-    int rc = sh("%s %s --dump-dom 'file://%s/mt/index.html' > '%s/dom.html' 2> '%s/browser.log'", browser,
-                flags, tmp, tmp, tmp);
+    int rc = test_sh("%s %s --dump-dom 'file://%s/mt/index.html' > '%s/dom.html' 2> '%s/browser.log'",
+                     browser, flags, tmp, tmp, tmp);
     assert_int_equal(rc, 0);
-    char *dom = slurp("%s/dom.html", tmp), *log = slurp("%s/browser.log", tmp);
+    char *dom = test_slurp("%s/dom.html", tmp), *log = test_slurp("%s/browser.log", tmp);
     assert_non_null(dom);
     assert_non_null(log);
     const char *mark = strstr(dom, "data-charts-loaded=\"");
@@ -195,13 +148,14 @@ static void test_in_browser(void **state)
     assert_null(strstr(log, "CONSOLE("));
     assert_null(strstr(log, "Uncaught"));
     /* A screenshot for a person to look at. */
-    assert_int_equal(sh("%s %s --window-size=1100,2600 --screenshot='%s/mt/screenshot.png' 'file://%s/mt/index.html'"
-                        " > /dev/null 2>&1",
-                        browser, flags, tmp, tmp),
-                     0);
-    assert_true(exists("%s/mt/screenshot.png", tmp));
+    assert_int_equal(
+        test_sh("%s %s --window-size=1100,2600 --screenshot='%s/mt/screenshot.png' 'file://%s/mt/index.html'"
+                " > /dev/null 2>&1",
+                browser, flags, tmp, tmp),
+        0);
+    assert_true(test_nonempty("%s/mt/screenshot.png", tmp));
     if (getenv("FLEETSIM_KEEP_SCREENSHOT"))
-        sh("cp '%s/mt/screenshot.png' '%s'", tmp, getenv("FLEETSIM_KEEP_SCREENSHOT"));
+        test_sh("cp '%s/mt/screenshot.png' '%s'", tmp, getenv("FLEETSIM_KEEP_SCREENSHOT"));
     free(dom);
     free(log);
 }
@@ -209,14 +163,13 @@ static void test_in_browser(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmp, sizeof tmp, "/tmp/fleetsim-report-XXXXXX");
-    return mkdtemp(tmp) ? 0 : -1;
+    return test_tmpdir(tmp, sizeof tmp, "fleetsim-report");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    return sh("rm -rf '%s'", tmp) == 0 ? 0 : -1;
+    return test_rmdir(tmp);
 }
 
 int main(void)

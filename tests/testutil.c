@@ -4,6 +4,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 fs_scenario *test_scenario(const char *fmt, ...)
@@ -28,4 +32,127 @@ fs_results *test_run(const fs_scenario *s)
     if (fs_run_scenario(s, &r, &err) != FS_OK)
         fail_msg("run: %s", err.msg);
     return r;
+}
+
+int test_tmpdir(char *buf, size_t size, const char *prefix)
+{
+    int n = snprintf(buf, size, "/tmp/%s-XXXXXX", prefix);
+    if (n < 0 || (size_t)n >= size)
+        return -1;
+    return mkdtemp(buf) ? 0 : -1;
+}
+
+int test_rmdir(const char *dir)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+const char *test_path(const char *fmt, ...)
+{
+    static char bufs[8][1024];
+    static unsigned next;
+    char *p = bufs[next++ % 8];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(p, sizeof bufs[0], fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0 && (size_t)n < sizeof bufs[0]);
+    return p;
+}
+
+/* The formatted path in path; fails the test if it does not fit. */
+static void vpath(char *path, size_t size, const char *fmt, va_list ap)
+{
+    int n = vsnprintf(path, size, fmt, ap);
+    assert_true(n >= 0 && (size_t)n < size);
+}
+
+char *test_slurp(const char *fmt, ...)
+{
+    char path[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vpath(path, sizeof path, fmt, ap);
+    va_end(ap);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    assert_true(n >= 0);
+    assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+    char *buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+void test_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* stat() of the formatted path: whether it succeeded. */
+static bool vstat(struct stat *st, const char *fmt, va_list ap)
+{
+    char path[1024];
+    vpath(path, sizeof path, fmt, ap);
+    return stat(path, st) == 0;
+}
+
+bool test_exists(const char *fmt, ...)
+{
+    struct stat st;
+    va_list ap;
+    va_start(ap, fmt);
+    bool found = vstat(&st, fmt, ap);
+    va_end(ap);
+    return found;
+}
+
+bool test_nonempty(const char *fmt, ...)
+{
+    struct stat st;
+    va_list ap;
+    va_start(ap, fmt);
+    bool found = vstat(&st, fmt, ap);
+    va_end(ap);
+    return found && st.st_size > 0;
+}
+
+static int vsh(const char *fmt, va_list ap)
+{
+    char cmd[8192];
+    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+    assert_true(n >= 0 && (size_t)n < sizeof cmd);
+    int status = system(cmd);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+int test_sh(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vsh(fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int test_fleetsim(const char *dir, const char *fmt, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vpath(args, sizeof args, fmt, ap);
+    va_end(ap);
+    return test_sh("cd '%s' && '%s' %s > '%s/out.txt' 2> '%s/err.txt'", FS_SOURCE_DIR, FS_BINARY, args, dir,
+                   dir);
 }

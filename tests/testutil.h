@@ -1,10 +1,15 @@
 /*
  * testutil — what the tests share: a scenario from a printf-style JSON
  * string, and a run that fails the current cmocka test with the product's own
- * error message instead of returning an error.  Test-only.
+ * error message instead of returning an error; and, for the tests that work
+ * on files and run the built binary, a temporary directory, whole-file reads
+ * and writes, shell commands and `fleetsim` runs.  Test-only.
  */
 #ifndef FS_TESTUTIL_H
 #define FS_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "run.h"
 #include "scenario.h"
@@ -14,5 +19,38 @@ fs_scenario *test_scenario(const char *fmt, ...) __attribute__((format(printf, 1
 
 /* Runs s; fails the test on any error.  The caller destroys the results. */
 fs_results *test_run(const fs_scenario *s);
+
+/* Makes a fresh directory /tmp/PREFIX-XXXXXX (mkdtemp) and leaves its path in
+ * buf; 0, or -1 on failure. */
+int test_tmpdir(char *buf, size_t size, const char *prefix);
+
+/* Removes dir and everything under it (rm -rf); 0, or -1 on failure. */
+int test_rmdir(const char *dir);
+
+/* The formatted path, in one of a few static buffers that are reused in turn
+ * (so a handful may be live at once, e.g. as arguments of one call). */
+const char *test_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The whole of the file at the formatted path, NUL-terminated (caller frees);
+ * NULL if it cannot be opened.  Fails the test on a read error. */
+char *test_slurp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Writes text to path, replacing it; fails the test on any error. */
+void test_write(const char *path, const char *text);
+
+/* Whether the file at the formatted path exists. */
+bool test_exists(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Whether the file at the formatted path exists and is not empty. */
+bool test_nonempty(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Runs the formatted command with system(); returns its exit status, and
+ * fails the test if it did not exit normally. */
+int test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Runs `FS_BINARY ARGS` from FS_SOURCE_DIR, stdout to DIR/out.txt and stderr
+ * to DIR/err.txt; returns the exit status (fails the test if it did not exit
+ * normally). */
+int test_fleetsim(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif
