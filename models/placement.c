@@ -136,7 +136,9 @@ static void fs__describe_free(const fs_pool_units *pu, const double *room, char 
         if (best == FS_UNPLACED || room[u] > room[best])
             best = u;
     }
-    if (best == FS_UNPLACED)
+    if (pu->n_units == 0)
+        snprintf(buf, size, "the pool starts with no GPUs");
+    else if (best == FS_UNPLACED)
         snprintf(buf, size, "all %zu units are taken", pu->n_units);
     else
         snprintf(buf, size, "%zu of %zu units free, the roomiest %s with %.4g GB", n_free,

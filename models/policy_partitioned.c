@@ -1,4 +1,5 @@
 /* partitioned: pools by latency class.  Serving work runs on its own pool;
+ * training runs on batch pools, and on spot pools only when preemptible;
  * batch work is never admitted to serving capacity, except that with
  * borrowing (Kueue cohort style) preemptible batch may use idle serving units
  * and is evicted, paying eviction and lost work, the moment serving needs
@@ -10,8 +11,12 @@ static bool partitioned_eligible(const fs_scenario *s, const fs_request *r, size
     fs_pool_class class = s->pools[pool].class;
     if (r->kind == FS_HOLDER_SERVICE)
         return r->pool == SIZE_MAX ? class == FS_CLASS_SERVING : r->pool == pool;
-    if (class != FS_CLASS_SERVING)
+    if (class == FS_CLASS_BATCH)
         return true;
+    /* Spot capacity is reclaimed, and borrowed serving capacity is evicted:
+     * both only for work that accepts preemption. */
+    if (class == FS_CLASS_SPOT)
+        return r->preemptible;
     return s->borrowing && r->preemptible;
 }
 

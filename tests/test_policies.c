@@ -569,6 +569,44 @@ static void test_spot(void **state)
     fs_scenario_destroy(s);
 }
 
+/* Partitioned: spot capacity takes only preemptible training.  A
+ * non-preemptible gang of 2 with 1 batch GPU never starts (and is never put
+ * on spot, where it would be reclaimed); the same gang preemptible runs on
+ * spot. */
+static void test_partitioned_spot_only_preemptible(void **state)
+{
+    (void)state;
+    for (int preemptible = 0; preemptible <= 1; preemptible++) {
+        fs_scenario *s = test_scenario(
+            "{\"schema\": \"fleetsim/1\", \"horizon\": \"6h\", \"seed\": 21,"
+            " \"policies\": {\"partitioned\": {\"pools\": ["
+            "   {\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"" H100 "\", \"gpus\": 1},"
+            "   {\"name\": \"batch\", \"class\": \"batch\", \"gpu\": \"" H100 "\", \"gpus\": 1},"
+            "   {\"name\": \"spot\", \"class\": \"spot\", \"price\": \"spot\", \"gpu\": \"" H100 "\","
+            "    \"gpus\": 4, \"reclaim_per_hour\": 0.5}]}},"
+            " \"services\": [{\"name\": \"chat\", \"pool\": \"serving\", " LIGHT ", \"replicas\": 1}],"
+            " \"training\": [{\"name\": \"job\", \"submit\": {\"at\": [\"60s\"]}, \"gang\": 2,"
+            "   \"work_gpu_hours\": 2, \"preemptible\": %s}]}",
+            preemptible ? "true" : "false");
+        fs_results *r = test_run(s);
+        const fs_rep_result *rep = &r->policies[0].reps[0];
+        const fs_training_rep *t = &rep->training[0];
+        printf("  preemptible %d: started %llu, preemptions %llu, spot busy %.1f GPU-s\n", preemptible,
+               (unsigned long long)t->started, (unsigned long long)t->preemptions,
+               rep->pools[2].busy_gpu_s);
+        if (preemptible) {
+            assert_int_equal(t->started, 1);
+            assert_true(rep->pools[2].busy_gpu_s > 0);
+        } else {
+            assert_int_equal(t->started, 0);
+            assert_int_equal(t->preemptions, 0);
+            assert_close(rep->pools[2].busy_gpu_s, 0, 0);
+        }
+        fs_results_destroy(r);
+        fs_scenario_destroy(s);
+    }
+}
+
 /* ---- 8. elastic pool ------------------------------------------------------ */
 
 /* A batch pool that starts with 1 GPU and may grow to 8 (90 s to provision,
@@ -629,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_priority_lanes),
         cmocka_unit_test(test_conservation),
         cmocka_unit_test(test_spot),
+        cmocka_unit_test(test_partitioned_spot_only_preemptible),
         cmocka_unit_test(test_elastic_pool),
     };
     return cmocka_run_group_tests(tests, NULL, teardown_group);
