@@ -116,6 +116,29 @@ static void test_hostile_names(void **state)
 
 /* Chromium: loads the page with no console errors, and every chart image
  * has a natural width (the page's checker writes data-charts-loaded). */
+/* Without gnuplot: the report is still written, with every chart's data and
+ * script, no images, and the page says how to render them. */
+static void test_without_gnuplot(void **state)
+{
+    (void)state;
+    make_report("mt");
+    assert_int_equal(test_sh("mkdir -p '%s/empty-path' && PATH='%s/empty-path' '%s' report '%s/mt' --out '%s/nognu'"
+                             " > '%s/out.txt' 2> '%s/err.txt'",
+                             tmp, tmp, FS_BINARY, tmp, tmp, tmp, tmp),
+                     0);
+    char *html = test_slurp("%s/nognu/index.html", tmp), *md = test_slurp("%s/nognu/report.md", tmp);
+    assert_non_null(html);
+    assert_non_null(md);
+    assert_non_null(strstr(html, "gnuplot was not found or failed"));
+    assert_non_null(strstr(html, "<code>gnuplot p99_by_hour.gp"));
+    assert_non_null(strstr(md, "gnuplot was not found or failed"));
+    assert_true(test_nonempty("%s/nognu/p99_by_hour.gp", tmp));
+    assert_true(test_nonempty("%s/nognu/p99_by_hour.csv", tmp));
+    assert_false(test_exists("%s/nognu/p99_by_hour.png", tmp));
+    free(html);
+    free(md);
+}
+
 static void test_in_browser(void **state)
 {
     (void)state;
@@ -177,6 +200,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report_files),
         cmocka_unit_test(test_hostile_names),
+        cmocka_unit_test(test_without_gnuplot),
         cmocka_unit_test(test_in_browser),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
