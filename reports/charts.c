@@ -1145,7 +1145,7 @@ static int fs__chart_utilization(const fs__data *d, const fs__chart_out *o)
     fputs("EOD\n", w.gp);
     fs__gp_labels(w.bp, title ? title : "", "simulated time (hours)",
                   "share of provisioned GPUs (%)");
-    fprintf(w.bp, "set xrange [%.9g:%.9g]\nset yrange [0:100]\nset key below noenhanced\nplot ",
+    fprintf(w.bp, "set xrange [%.9g:%.9g]\nset yrange [0:100]\nset key below noenhanced\nset bmargin 7\nplot ",
             d->warmup_s / 3600, d->horizon_s / 3600);
     for (size_t i = 0; i < lines; i++) {
         char shown[FS__NAME_SHOWN + 4];
@@ -1267,7 +1267,7 @@ static int fs__chart_cdf(fs__data *d, const fs__chart_out *o)
         fprintf(w.bp, "set logscale x\nset xrange [%.9g:%.9g]\n", floor_x, xmax * 1.5);
     else
         fprintf(w.bp, "set xrange [0:%.9g]\n", xmax > 0 ? xmax * 1.05 : 1.0);
-    fputs("set yrange [0:105]\nset ytics 0,20,100\nset key below noenhanced\nplot ", w.bp);
+    fputs("set yrange [0:105]\nset ytics 0,20,100\nset key below noenhanced\nset bmargin 7\nplot ", w.bp);
     drawn = 0;
     for (size_t l = 0; l < n_lines && drawn < FS__MAX_LINES; l++) {
         if (n_of[l] == 0)
