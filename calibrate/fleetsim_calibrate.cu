@@ -1001,18 +1001,26 @@ fail:
  */
 
 /* Writes the profile to path via path.tmp and rename; 0 or -1 after a message. */
-static int cal__write_profile(const fs_calib_samples *s, const char *path)
+/* "PATH.tmp", malloc'd; NULL after a message when out of memory. */
+static char *cal__tmp_path(const char *path)
 {
     size_t len = strlen(path) + 5;
     char *tmp = (char *)malloc(len);
+    if (!tmp)
+        cal__errorf("out of memory");
+    else
+        snprintf(tmp, len, "%s.tmp", path);
+    return tmp;
+}
+
+static int cal__write_profile(const fs_calib_samples *s, const char *path)
+{
+    char *tmp = cal__tmp_path(path);
     FILE *fp = NULL;
     int rc = -1;
 
-    if (!tmp) {
-        cal__errorf("out of memory");
+    if (!tmp)
         return -1;
-    }
-    snprintf(tmp, len, "%s.tmp", path);
     fp = fopen(tmp, "w");
     if (!fp) {
         cal__errorf("%s: %s", tmp, strerror(errno));
@@ -1087,14 +1095,10 @@ static void cal__summary(const cal_run *r, const char *path)
  * 0 or -1 after a message. */
 static int cal__probe_out(const char *path)
 {
-    size_t len = strlen(path) + 5;
-    char *tmp = (char *)malloc(len);
+    char *tmp = cal__tmp_path(path);
     FILE *fp;
-    if (!tmp) {
-        cal__errorf("out of memory");
+    if (!tmp)
         return -1;
-    }
-    snprintf(tmp, len, "%s.tmp", path);
     fp = fopen(tmp, "w");
     if (!fp) {
         cal__errorf("cannot write the profile: %s: %s", tmp, strerror(errno));

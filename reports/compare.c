@@ -98,6 +98,10 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
     for (uint32_t k = 0; k < n; k++) {
         x[k] = row->metric(r, p, k, index);
         x[n + k] = x[k] - row->metric(r, 0, k, index);
+        /* Equal figures summed in another order differ by rounding (1e-13):
+         * that is no difference. */
+        if (fabs(x[n + k]) < 1e-9 * fmax(1.0, fabs(x[k])))
+            x[n + k] = 0;
     }
     *value = fs_summary_of(x, 1, n);
     *diff = fs_summary_of(x + n, 1, n);

@@ -197,10 +197,6 @@ static void fs__table_row(fs__doc *d, json_t *results, json_t *compare, const fs
                                                                     item);
             json_t *cell = json_object_get(obj, m->compare_key);
             double mean = fs__num(cell, "mean"), ci = fs__num(cell, "ci95");
-            /* Differences at rounding level are zero, not 1e-13. */
-            double value = fs__num(fs__item(pol, m->section, item), m->path) * m->scale;
-            if (!isnan(mean) && fabs(mean) < 1e-9 * fmax(1.0, fabs(value)))
-                mean = 0;
             if (!isnan(mean)) {
                 fs__raw(d, " (%+.4g", mean);
                 if (!isnan(ci))

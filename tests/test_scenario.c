@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "mig.h"
 #include "placement.h"
 #include "scenario.h"
@@ -1867,21 +1869,6 @@ static void write_text(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
-/* Loads path, expecting refusal with code and a message containing want. */
-static void expect_load_error(const char *path, int code, const char *want)
-{
-    fs_error err = {0, ""};
-    fs_scenario *sentinel = (fs_scenario *)&err, *s = sentinel;
-    int rc = fs_scenario_load(path, &s, &err);
-    if (rc == FS_OK) {
-        fs_scenario_destroy(s);
-        fail_msg("accepted, wanted \"%s\"", want);
-    }
-    assert_ptr_equal(s, sentinel);
-    assert_int_equal(rc, code);
-    if (strstr(err.msg, want) == NULL)
-        fail_msg("message\n  %s\nlacks\n  %s", err.msg, want);
-}
 
 static void test_calibration_file(void **state)
 {
@@ -1941,7 +1928,7 @@ static void test_calibration_file(void **state)
     snprintf(want, sizeof want,
              "%s: calibration: %s/cal/none.json: cannot read: No such file or directory", scen,
              dir);
-    expect_load_error(scen, FS_ERR_INPUT, want);
+    test_load_refused(scen, FS_ERR_INPUT, want);
     /* an origin without a directory: relative to the working directory */
     expect_raw(doc(TOP("'horizon': '1d', 'calibration': 'no-such-cal.json'")), FS_ERR_INPUT,
                "scen.json: calibration: no-such-cal.json: cannot read: No such file or directory");
@@ -1949,19 +1936,19 @@ static void test_calibration_file(void **state)
     /* a bad value: the calibration file and the key in it */
     write_text(scen, doc(TOP("'horizon': '1d', 'calibration': 'cal/bad.json'")));
     snprintf(want, sizeof want, "%s: d2h_gbps: expected a positive number, got -1", bad);
-    expect_load_error(scen, FS_ERR_INPUT, want);
+    test_load_refused(scen, FS_ERR_INPUT, want);
 
     /* malformed JSON: the calibration file's own line and column */
     write_text(scen, doc(TOP("'horizon': '1d', 'calibration': 'cal/broken.json'")));
     snprintf(want, sizeof want, "%s:2:18: ", badjson);
-    expect_load_error(scen, FS_ERR_INPUT, want);
+    test_load_refused(scen, FS_ERR_INPUT, want);
 
     /* a file that is not an object */
     write_text(bad, "[1, 2]\n");
     write_text(scen, doc(TOP("'horizon': '1d', 'calibration': 'cal/bad.json'")));
     snprintf(want, sizeof want, "%s: expected an object (a calibration profile), got an array",
              bad);
-    expect_load_error(scen, FS_ERR_INPUT, want);
+    test_load_refused(scen, FS_ERR_INPUT, want);
 
     assert_int_equal(remove(cal), 0);
     assert_int_equal(remove(bad), 0);

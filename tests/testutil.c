@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <string.h>
 
 fs_scenario *test_scenario(const char *fmt, ...)
 {
@@ -23,6 +24,21 @@ fs_scenario *test_scenario(const char *fmt, ...)
     if (fs_scenario_parse(json, "test", &s, &err) != FS_OK)
         fail_msg("scenario: %s", err.msg);
     return s;
+}
+
+void test_load_refused(const char *path, int code, const char *want)
+{
+    fs_error err = {0, ""};
+    fs_scenario *sentinel = (fs_scenario *)&err, *s = sentinel;
+    int rc = fs_scenario_load(path, &s, &err);
+    if (rc == FS_OK) {
+        fs_scenario_destroy(s);
+        fail_msg("accepted, wanted \"%s\"", want);
+    }
+    assert_ptr_equal(s, sentinel);
+    assert_int_equal(rc, code);
+    if (strstr(err.msg, want) == NULL)
+        fail_msg("message\n  %s\nlacks\n  %s", err.msg, want);
 }
 
 fs_results *test_run(const fs_scenario *s)

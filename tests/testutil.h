@@ -20,6 +20,10 @@ fs_scenario *test_scenario(const char *fmt, ...) __attribute__((format(printf, 1
 /* Runs s; fails the test on any error.  The caller destroys the results. */
 fs_results *test_run(const fs_scenario *s);
 
+/* Loads the scenario at path expecting refusal with `code` and a message
+ * containing `want`; fails the test otherwise, and if *out was touched. */
+void test_load_refused(const char *path, int code, const char *want);
+
 /* Makes a fresh directory /tmp/PREFIX-XXXXXX (mkdtemp) and leaves its path in
  * buf; 0, or -1 on failure. */
 int test_tmpdir(char *buf, size_t size, const char *prefix);
