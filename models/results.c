@@ -144,9 +144,29 @@ static double f_breach_week(const fs_service_rep *s, double m) { return m > 0 ? 
 static double f_growth(const fs_service_rep *s, double m) { (void)m; return s->queue_growth_per_h; }
 static double f_replicas(const fs_service_rep *s, double m) { (void)m; return s->mean_ready_replicas; }
 
-static fs_summary fs__summarize(const fs_policy_result *pol, size_t service, double measured_s,
-                                fs__service_field field, double *scratch)
+static const fs__service_field fs__service_fields[FS_SFIG_COUNT] = {
+    [FS_SFIG_REQUESTS] = f_requests, [FS_SFIG_COMPLETED] = f_completed, [FS_SFIG_DROPPED] = f_dropped,
+    [FS_SFIG_IN_FLIGHT_START] = f_in_start, [FS_SFIG_IN_FLIGHT_END] = f_in_end, [FS_SFIG_MEAN_MS] = f_mean,
+    [FS_SFIG_P50_MS] = f_p50, [FS_SFIG_P95_MS] = f_p95, [FS_SFIG_P99_MS] = f_p99, [FS_SFIG_P999_MS] = f_p999,
+    [FS_SFIG_WAIT_MEAN_MS] = f_wait, [FS_SFIG_WAIT_PROBABILITY] = f_pwait,
+    [FS_SFIG_MEAN_IN_SYSTEM] = f_in_system, [FS_SFIG_THROUGHPUT_RPS] = f_tput,
+    [FS_SFIG_SLO_BREACH_WINDOWS] = f_breach, [FS_SFIG_SLO_BREACH_WINDOWS_PER_WEEK] = f_breach_week,
+    [FS_SFIG_QUEUE_GROWTH_PER_H] = f_growth, [FS_SFIG_MEAN_READY_REPLICAS] = f_replicas,
+};
+
+void fs_results_service_figures(const fs_results *r, size_t policy, uint32_t replication, size_t service,
+                                double fig[FS_SFIG_COUNT])
 {
+    const fs_service_rep *rep = &r->policies[policy].reps[replication].services[service];
+    double measured = fs_results_measured_s(r);
+    for (size_t k = 0; k < FS_SFIG_COUNT; k++)
+        fig[k] = fs__service_fields[k](rep, measured);
+}
+
+static fs_summary fs__summarize(const fs_policy_result *pol, size_t service, double measured_s,
+                                fs_service_figure figure, double *scratch)
+{
+    fs__service_field field = fs__service_fields[figure];
     for (uint32_t k = 0; k < pol->n_reps; k++)
         scratch[k] = field(&pol->reps[k].services[service], measured_s);
     return fs_summary_of(scratch, 1, pol->n_reps);
@@ -164,24 +184,24 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
         return ENOMEM;
     }
     *out = (fs_service_summary){0};
-    out->requests = fs__summarize(pol, service, measured, f_requests, x);
-    out->completed = fs__summarize(pol, service, measured, f_completed, x);
-    out->dropped = fs__summarize(pol, service, measured, f_dropped, x);
-    out->in_flight_start = fs__summarize(pol, service, measured, f_in_start, x);
-    out->in_flight_end = fs__summarize(pol, service, measured, f_in_end, x);
-    out->mean_ms = fs__summarize(pol, service, measured, f_mean, x);
-    out->p50_ms = fs__summarize(pol, service, measured, f_p50, x);
-    out->p95_ms = fs__summarize(pol, service, measured, f_p95, x);
-    out->p99_ms = fs__summarize(pol, service, measured, f_p99, x);
-    out->p999_ms = fs__summarize(pol, service, measured, f_p999, x);
-    out->wait_mean_ms = fs__summarize(pol, service, measured, f_wait, x);
-    out->wait_probability = fs__summarize(pol, service, measured, f_pwait, x);
-    out->mean_in_system = fs__summarize(pol, service, measured, f_in_system, x);
-    out->throughput_rps = fs__summarize(pol, service, measured, f_tput, x);
-    out->slo_breach_windows = fs__summarize(pol, service, measured, f_breach, x);
-    out->slo_breach_windows_per_week = fs__summarize(pol, service, measured, f_breach_week, x);
-    out->queue_growth_per_h = fs__summarize(pol, service, measured, f_growth, x);
-    out->mean_ready_replicas = fs__summarize(pol, service, measured, f_replicas, x);
+    out->requests = fs__summarize(pol, service, measured, FS_SFIG_REQUESTS, x);
+    out->completed = fs__summarize(pol, service, measured, FS_SFIG_COMPLETED, x);
+    out->dropped = fs__summarize(pol, service, measured, FS_SFIG_DROPPED, x);
+    out->in_flight_start = fs__summarize(pol, service, measured, FS_SFIG_IN_FLIGHT_START, x);
+    out->in_flight_end = fs__summarize(pol, service, measured, FS_SFIG_IN_FLIGHT_END, x);
+    out->mean_ms = fs__summarize(pol, service, measured, FS_SFIG_MEAN_MS, x);
+    out->p50_ms = fs__summarize(pol, service, measured, FS_SFIG_P50_MS, x);
+    out->p95_ms = fs__summarize(pol, service, measured, FS_SFIG_P95_MS, x);
+    out->p99_ms = fs__summarize(pol, service, measured, FS_SFIG_P99_MS, x);
+    out->p999_ms = fs__summarize(pol, service, measured, FS_SFIG_P999_MS, x);
+    out->wait_mean_ms = fs__summarize(pol, service, measured, FS_SFIG_WAIT_MEAN_MS, x);
+    out->wait_probability = fs__summarize(pol, service, measured, FS_SFIG_WAIT_PROBABILITY, x);
+    out->mean_in_system = fs__summarize(pol, service, measured, FS_SFIG_MEAN_IN_SYSTEM, x);
+    out->throughput_rps = fs__summarize(pol, service, measured, FS_SFIG_THROUGHPUT_RPS, x);
+    out->slo_breach_windows = fs__summarize(pol, service, measured, FS_SFIG_SLO_BREACH_WINDOWS, x);
+    out->slo_breach_windows_per_week = fs__summarize(pol, service, measured, FS_SFIG_SLO_BREACH_WINDOWS_PER_WEEK, x);
+    out->queue_growth_per_h = fs__summarize(pol, service, measured, FS_SFIG_QUEUE_GROWTH_PER_H, x);
+    out->mean_ready_replicas = fs__summarize(pol, service, measured, FS_SFIG_MEAN_READY_REPLICAS, x);
     out->slo_windows = pol->reps[0].services[service].slo_windows;
     out->queue_unbounded = pol->loads[service].offered_load >= 1.0;
 

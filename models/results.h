@@ -202,6 +202,18 @@ typedef enum fs_pool_figure {
 void fs_results_pool_figures(const fs_results *r, size_t policy, uint32_t replication, size_t pool,
                              double fig[FS_FIG_COUNT]);
 
+/* The figures behind a service summary, for one replication, indexed by
+ * fs_service_figure (times in ms, rates per second). */
+typedef enum fs_service_figure {
+    FS_SFIG_REQUESTS, FS_SFIG_COMPLETED, FS_SFIG_DROPPED, FS_SFIG_IN_FLIGHT_START, FS_SFIG_IN_FLIGHT_END,
+    FS_SFIG_MEAN_MS, FS_SFIG_P50_MS, FS_SFIG_P95_MS, FS_SFIG_P99_MS, FS_SFIG_P999_MS, FS_SFIG_WAIT_MEAN_MS,
+    FS_SFIG_WAIT_PROBABILITY, FS_SFIG_MEAN_IN_SYSTEM, FS_SFIG_THROUGHPUT_RPS, FS_SFIG_SLO_BREACH_WINDOWS,
+    FS_SFIG_SLO_BREACH_WINDOWS_PER_WEEK, FS_SFIG_QUEUE_GROWTH_PER_H, FS_SFIG_MEAN_READY_REPLICAS,
+    FS_SFIG_COUNT
+} fs_service_figure;
+void fs_results_service_figures(const fs_results *r, size_t policy, uint32_t replication, size_t service,
+                                double fig[FS_SFIG_COUNT]);
+
 /* The whole fleet (every pool; also fs_results_pool_summary with pool =
  * SIZE_MAX), per replication then summarized.  0 or ENOMEM. */
 int fs_results_fleet_summary(const fs_results *r, size_t policy, fs_pool_summary *out);

@@ -271,6 +271,29 @@ static void fs__compute_loads(fs_policy_result *pol)
     }
 }
 
+/* Runs replications first, first + 1, ... of every policy of r into reps[0..n_reps-1]. */
+static int fs__run_into(fs_results *r, uint32_t first, fs_error *err)
+{
+    /* Every policy runs the same replications with the same streams: the
+     * comparison between policies is paired (common random numbers). */
+    for (size_t p = 0; p < r->n_policies; p++) {
+        fs_policy_result *pol = &r->policies[p];
+        int rc = fs_placement_compute(pol->scenario, &pol->placement, err);
+        if (rc != FS_OK)
+            return rc;
+        fs__compute_loads(pol);
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            if (fs_rep_result_init(&pol->reps[k], pol->scenario, first + k, r->n_tenants) != 0)
+                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
+            rc = fs__run_replication(r, pol->scenario, pol->placement, first + k, &pol->reps[k], err);
+            if (rc != FS_OK)
+                return rc;
+            r->events += pol->reps[k].events;
+        }
+    }
+    return FS_OK;
+}
+
 static int fs__run(const fs_scenario *s, const size_t *which, size_t n, fs_results **out, fs_error *err)
 {
     struct timespec t0, t1;
@@ -278,28 +301,10 @@ static int fs__run(const fs_scenario *s, const size_t *which, size_t n, fs_resul
     fs_results *r;
     if (fs_results_create(s, which, n, &r) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
-    /* Every policy runs the same replications with the same streams: the
-     * comparison between policies is paired (common random numbers). */
-    for (size_t p = 0; p < r->n_policies; p++) {
-        fs_policy_result *pol = &r->policies[p];
-        int rc = fs_placement_compute(pol->scenario, &pol->placement, err);
-        if (rc != FS_OK) {
-            fs_results_destroy(r);
-            return rc;
-        }
-        fs__compute_loads(pol);
-        for (uint32_t k = 0; k < pol->n_reps; k++) {
-            if (fs_rep_result_init(&pol->reps[k], pol->scenario, k, r->n_tenants) != 0) {
-                fs_results_destroy(r);
-                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
-            }
-            rc = fs__run_replication(r, pol->scenario, pol->placement, k, &pol->reps[k], err);
-            if (rc != FS_OK) {
-                fs_results_destroy(r);
-                return rc;
-            }
-            r->events += pol->reps[k].events;
-        }
+    int rc = fs__run_into(r, 0, err);
+    if (rc != FS_OK) {
+        fs_results_destroy(r);
+        return rc;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     r->wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
@@ -342,4 +347,20 @@ int fs_run_policies(const fs_scenario *s, const char *const *names, size_t n_nam
     int rc = fs__run(s, which, n_names, out, err);
     free(which);
     return rc;
+}
+
+int fs_run_replication(const fs_scenario *s, size_t variant, uint32_t replication, fs_results **out,
+                       fs_error *err)
+{
+    fs_results *r;
+    if (fs_results_create(s, &variant, 1, &r) != 0)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
+    r->policies[0].n_reps = 1; /* the array holds s->replications >= 1 */
+    int rc = fs__run_into(r, replication, err);
+    if (rc != FS_OK) {
+        fs_results_destroy(r);
+        return rc;
+    }
+    *out = r;
+    return FS_OK;
 }

@@ -29,4 +29,12 @@ int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err);
 int fs_run_policies(const fs_scenario *s, const char *const *names, size_t n_names, fs_results **out,
                     fs_error *err);
 
+/* One replication of one variant (an index into the root's policies, 0
+ * without "policies"), on the streams of replication `replication`: the same
+ * figures as that replication of a whole run.  *out holds one policy with one
+ * replication (reps[0].replication == replication).  Sweeps run these as
+ * independent units on many cores and machines. */
+int fs_run_replication(const fs_scenario *s, size_t variant, uint32_t replication, fs_results **out,
+                       fs_error *err);
+
 #endif

@@ -1953,6 +1953,25 @@ static int load_json(const char *text, size_t len, const char *origin, json_t **
 }
 
 /* Parses len bytes of text; origin names it in messages and becomes s->path. */
+int fs_scenario_parse_json(const json_t *root, const char *origin, fs_scenario **out, fs_error *err)
+{
+    assert(root != NULL && out != NULL);
+    if (origin == NULL)
+        origin = "<document>";
+    fs_jpath p;
+    fs_jpath_init(&p, origin, err);
+    fs_scenario *s = calloc(1, sizeof *s);
+    int rc = s == NULL ? fs_jpath_oom(&p) : dup_into(&p, &s->path, origin);
+    if (rc == FS_OK)
+        rc = parse_root(&p, root, s);
+    if (rc != FS_OK) {
+        fs_scenario_destroy(s);
+        return rc;
+    }
+    *out = s;
+    return FS_OK;
+}
+
 static int parse_buffer(const char *text, size_t len, const char *origin, fs_scenario **out,
                         fs_error *err)
 {
@@ -1960,19 +1979,9 @@ static int parse_buffer(const char *text, size_t len, const char *origin, fs_sce
     int rc = load_json(text, len, origin, &root, err);
     if (rc != FS_OK)
         return rc;
-    fs_jpath p;
-    fs_jpath_init(&p, origin, err);
-    fs_scenario *s = calloc(1, sizeof *s);
-    rc = s == NULL ? fs_jpath_oom(&p) : dup_into(&p, &s->path, origin);
-    if (rc == FS_OK)
-        rc = parse_root(&p, root, s);
+    rc = fs_scenario_parse_json(root, origin, out, err);
     json_decref(root);
-    if (rc != FS_OK) {
-        fs_scenario_destroy(s);
-        return rc;
-    }
-    *out = s;
-    return FS_OK;
+    return rc;
 }
 
 int fs_scenario_parse(const char *text, const char *origin, fs_scenario **out, fs_error *err)

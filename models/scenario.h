@@ -230,6 +230,12 @@ int fs_scenario_load(const char *path, fs_scenario **out, fs_error *err);
 /* The same from a string; `origin` names it in error messages. */
 int fs_scenario_parse(const char *text, const char *origin, fs_scenario **out, fs_error *err);
 
+/* The same from a parsed document (borrowed, unchanged): sweeps build each
+ * point's scenario by editing a copy of the document.  Relative calibration
+ * file names resolve against origin's directory, as for a file. */
+struct json_t;
+int fs_scenario_parse_json(const struct json_t *doc, const char *origin, fs_scenario **out, fs_error *err);
+
 void fs_scenario_destroy(fs_scenario *s);
 
 /* The switch costs of GPU type gpu_type (an index into s->gpu_types, which

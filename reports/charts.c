@@ -2,9 +2,9 @@
  * charts — see charts.h for the contract.
  *
  * Three phases: read (results.json with jansson, the CSVs streamed through
- * libcsv into fixed-size accumulators), write (per chart a CSV and a
- * self-contained gnuplot script), render (one gnuplot process per chart, all
- * started at once, then waited for).
+ * libcsv into fixed-size accumulators; a plan's points come read already),
+ * write (per chart a CSV and a self-contained gnuplot script), render (one
+ * gnuplot process per chart, all started at once, then waited for).
  *
  * Why the data is inline in the script and not read from STEM.csv: gnuplot's
  * CSV reader knows nothing of quoted newlines, so a header row holding a
@@ -848,10 +848,10 @@ out:
 }
 
 /* The chart title as plain text: control characters are already spaces. */
-static char *fs__title(const fs__data *d, const char *what, const char *name)
+static char *fs__title(const char *scenario, const char *what, const char *name)
 {
     char scen[FS__NAME_SHOWN + 4], shown[FS__NAME_SHOWN + 4];
-    fs__shown(d->scenario, scen, FS__NAME_TITLE);
+    fs__shown(scenario, scen, FS__NAME_TITLE);
     if (name) {
         fs__shown(name, shown, FS__NAME_TITLE);
         return *scen ? fs__fmt("%s: %s %s", scen, what, shown) : fs__fmt("%s %s", what, shown);
@@ -891,7 +891,7 @@ static int fs__chart_p99(const fs__data *d, const fs__chart_out *o)
         int rc = fs__writer_open(&w, o, stem);
         if (rc)
             return rc;
-        char *title = fs__title(d, "p99 latency by time of day, service", sv->name);
+        char *title = fs__title(d->scenario, "p99 latency by time of day, service", sv->name);
         /* CSV: time_of_day, hour, one column per policy, slo_p99_ms. */
         fputs("time_of_day,hour", w.csv);
         for (size_t i = 0; i < d->n_pol; i++) {
@@ -1008,7 +1008,7 @@ static int fs__chart_cost(const fs__data *d, const fs__chart_out *o)
         free(row);
         return rc;
     }
-    char *title = fs__title(d, "cost by pool", NULL);
+    char *title = fs__title(d->scenario, "cost by pool", NULL);
     fputs("policy,pool,price_class,cost_usd\n", w.csv);
     fputs("$data << EOD\n", w.gp);
     size_t bars = fs__min(d->n_pol, FS__MAX_LINES);
@@ -1105,7 +1105,7 @@ static int fs__chart_utilization(const fs__data *d, const fs__chart_out *o)
     int rc = fs__writer_open(&w, o, "utilization");
     if (rc)
         return rc;
-    char *title = fs__title(d, "fleet utilization and headroom", NULL);
+    char *title = fs__title(d->scenario, "fleet utilization and headroom", NULL);
     fputs("policy,hour,busy_gpus,gpus,utilization_pct,headroom_pct\n", w.csv);
     for (size_t i = 0; i < d->n_pol; i++) {
         const fs__policy *p = &d->pol[i];
@@ -1214,7 +1214,7 @@ static int fs__chart_cdf(fs__data *d, const fs__chart_out *o)
     fs__writer w;
     if ((rc = fs__writer_open(&w, o, "queue_wait_cdf")))
         goto out;
-    char *title = fs__title(d, "training queue wait", NULL);
+    char *title = fs__title(d->scenario, "training queue wait", NULL);
     fputs("policy,stream,wait_minutes,cumulative_pct\n", w.csv);
     /* Waits often span seconds to hours (a job that found its GPUs free next
      * to one that waited for the night): past a 100x spread the axis is
@@ -1323,7 +1323,7 @@ static int fs__chart_breaches(const fs__data *d, const fs__chart_out *o)
         int rc = fs__writer_open(&w, o, stem);
         if (rc)
             return rc;
-        char *title = fs__title(d, "SLO-breach windows, policy", p->name);
+        char *title = fs__title(d->scenario, "SLO-breach windows, policy", p->name);
         fputs("policy,day,hour,breached_windows\n", w.csv);
         fputs("$data << EOD\n", w.gp);
         unsigned long most = 0;
@@ -1356,6 +1356,215 @@ static int fs__chart_breaches(const fs__data *d, const fs__chart_out *o)
             return rc;
     }
     return FS_OK;
+}
+
+/* 6. A plan's points, cost against tail latency, and their frontier. */
+static const struct {
+    const char *title, *style;
+} fs__verdict_marks[3] = {
+    [FS_CHART_MEETS] = {"meets every constraint", "pt 7 ps 1.2 lc rgb '#2ca02c'"},
+    [FS_CHART_UNSURE] = {"unsure: an interval straddles a limit", "pt 9 ps 1.4 lc rgb '#ff7f0e'"},
+    [FS_CHART_FAILS] = {"fails a constraint", "pt 2 ps 1.2 lc rgb '#7f7f7f'"},
+};
+static const char *const fs__verdict_names[3] = {
+    [FS_CHART_MEETS] = "meets", [FS_CHART_UNSURE] = "unsure", [FS_CHART_FAILS] = "fails"};
+
+static bool fs__drawn(const fs_chart_point *p)
+{
+    return isfinite(p->x) && isfinite(p->y);
+}
+
+static double fs__ci(double ci)
+{
+    return isfinite(ci) && ci > 0 ? ci : 0;
+}
+
+/* [lo, hi] widened by 6% of its span on both sides (a zero span by 10% of
+ * the value, or 1), so no mark sits on the border. */
+static void fs__pad(double *lo, double *hi)
+{
+    double pad = *hi > *lo ? 0.06 * (*hi - *lo) : fmax(fabs(*hi) * 0.1, 1);
+    *lo -= pad;
+    *hi += pad;
+}
+
+static int fs__chart_frontier(const fs_frontier_chart *c, const fs__chart_out *o)
+{
+    /* Ranges over the drawn points and their bars.  Past a 100x spread of
+     * values the vertical axis is logarithmic: a point that fails can be
+     * thousands of times slower than the frontier, which would flatten it. */
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+    double vmin = INFINITY, vmax = -INFINITY; /* positive values only */
+    for (size_t i = 0; i < c->n_points; i++) {
+        const fs_chart_point *p = &c->points[i];
+        if (!fs__drawn(p))
+            continue;
+        xlo = fmin(xlo, p->x - fs__ci(p->x_ci95));
+        xhi = fmax(xhi, p->x + fs__ci(p->x_ci95));
+        ylo = fmin(ylo, p->y - fs__ci(p->y_ci95));
+        yhi = fmax(yhi, p->y + fs__ci(p->y_ci95));
+        if (p->y > 0)
+            vmin = fmin(vmin, p->y), vmax = fmax(vmax, p->y);
+    }
+    bool logy = isfinite(vmin) && vmax > 100 * vmin;
+    bool limit = isfinite(c->y_limit) && (!logy || c->y_limit > 0);
+    if (limit)
+        ylo = fmin(ylo, c->y_limit), yhi = fmax(yhi, c->y_limit), vmin = fmin(vmin, c->y_limit);
+    double floor_y = logy ? pow(10, floor(log10(vmin))) : 0; /* the decade below everything drawn */
+    bool *front = calloc(c->n_points ? c->n_points : 1, sizeof *front);
+    if (!front)
+        return fs_error_set(o->err, FS_ERR_RUNTIME, "charts: out of memory");
+    for (size_t k = 0; k < c->n_frontier; k++) {
+        assert(c->frontier[k] < c->n_points);
+        front[c->frontier[k]] = true;
+    }
+    fs__writer w;
+    int rc = fs__writer_open(&w, o, "plan_frontier");
+    if (rc) {
+        free(front);
+        return rc;
+    }
+    char *title = fs__title(c->scenario, "the plan's points and frontier", NULL);
+
+    /* CSV: every point, with its figures under their own names. */
+    fputs("point,label,verdict,", w.csv);
+    const char *names[2] = {c->x_name, c->y_name};
+    for (int k = 0; k < 2; k++) {
+        char *ci = fs__fmt("%s_ci95", names[k]);
+        fs__csv_str(w.csv, names[k]);
+        fputc(',', w.csv);
+        fs__csv_str(w.csv, ci ? ci : "ci95");
+        fputc(',', w.csv);
+        free(ci);
+    }
+    fputs("on_frontier,answer\n", w.csv);
+    size_t drawn[3] = {0, 0, 0};
+    for (size_t i = 0; i < c->n_points; i++) {
+        const fs_chart_point *p = &c->points[i];
+        fprintf(w.csv, "%lld,", p->id);
+        fs__csv_str(w.csv, p->label);
+        fprintf(w.csv, ",%s,", fs__verdict_names[p->verdict]);
+        const double v[4] = {p->x, p->x_ci95, p->y, p->y_ci95};
+        for (int k = 0; k < 4; k++) {
+            fs__num(w.csv, v[k]);
+            fputc(',', w.csv);
+        }
+        fprintf(w.csv, "%d,%d\n", front[i], i == c->answer);
+        drawn[p->verdict] += fs__drawn(p);
+    }
+
+    /* Data: one block per verdict (x y xlow xhigh ylow yhigh), the frontier
+     * in order, the answer.  On a log axis a value or a bar below its floor
+     * is drawn at the floor. */
+    for (int v = 0; v < 3; v++) {
+        if (!drawn[v])
+            continue;
+        fprintf(w.gp, "$v%d << EOD\n", v);
+        for (size_t i = 0; i < c->n_points; i++) {
+            const fs_chart_point *p = &c->points[i];
+            if (!fs__drawn(p) || (int)p->verdict != v)
+                continue;
+            double xc = fs__ci(p->x_ci95), yc = fs__ci(p->y_ci95);
+            const double row[6] = {p->x, fmax(p->y, floor_y), p->x - xc, p->x + xc,
+                                   fmax(p->y - yc, floor_y), fmax(p->y + yc, floor_y)};
+            for (int k = 0; k < 6; k++) {
+                fputs(k ? " " : "", w.gp);
+                fs__num(w.gp, row[k]);
+            }
+            fputc('\n', w.gp);
+        }
+        fputs("EOD\n", w.gp);
+    }
+    size_t n_front = 0; /* a line needs two points */
+    for (size_t k = 0; k < c->n_frontier; k++)
+        n_front += fs__drawn(&c->points[c->frontier[k]]);
+    if (n_front >= 2) {
+        fputs("$front << EOD\n", w.gp);
+        for (size_t k = 0; k < c->n_frontier; k++) {
+            const fs_chart_point *p = &c->points[c->frontier[k]];
+            if (!fs__drawn(p))
+                continue;
+            fs__num(w.gp, p->x);
+            fputc(' ', w.gp);
+            fs__num(w.gp, fmax(p->y, floor_y));
+            fputc('\n', w.gp);
+        }
+        fputs("EOD\n", w.gp);
+    }
+    const fs_chart_point *ans = c->answer < c->n_points && fs__drawn(&c->points[c->answer])
+                                    ? &c->points[c->answer]
+                                    : NULL;
+    if (ans) {
+        fputs("$answer << EOD\n", w.gp);
+        fs__num(w.gp, ans->x);
+        fputc(' ', w.gp);
+        fs__num(w.gp, fmax(ans->y, floor_y));
+        fputs("\nEOD\n", w.gp);
+    }
+
+    char xl[FS__NAME_SHOWN + 4], yl[FS__NAME_SHOWN + 4];
+    fs__shown(c->x_name, xl, FS__NAME_SHOWN);
+    fs__shown(c->y_name, yl, FS__NAME_SHOWN);
+    char *ylabel = fs__fmt("%s%s", yl, logy ? " (log scale)" : "");
+    fs__gp_labels(w.bp, title ? title : "", xl, ylabel ? ylabel : yl);
+    free(ylabel);
+    fs__pad(&xlo, &xhi);
+    if (logy) {
+        fprintf(w.bp, "set logscale y\nset yrange [%.9g:%.9g]\n", floor_y, yhi * 1.5);
+    } else {
+        fs__pad(&ylo, &yhi);
+        fprintf(w.bp, "set yrange [%.9g:%.9g]\n", ylo, yhi);
+    }
+    /* The legend below the plot, one entry a row (the answer's label is
+     * long): a bottom margin of the axis label plus a row per entry. */
+    int entries = (n_front >= 2) + limit + (drawn[0] > 0) + (drawn[1] > 0) + (drawn[2] > 0) + (ans != NULL);
+    fprintf(w.bp, "set xrange [%.9g:%.9g]\nset key below noenhanced\nset bmargin %d\nplot ", xlo, xhi,
+            4 + entries);
+    const char *sep = "";
+    if (n_front >= 2) {
+        fputs("$front using 1:2 with lines lw 1.5 lc rgb '#404040' title 'frontier, cheapest first' noenhanced",
+              w.bp);
+        sep = ", \\\n     ";
+    }
+    if (limit) {
+        char shown[FS__NAME_SHOWN + 4];
+        fs__shown(c->limit_text ? c->limit_text : "", shown, FS__NAME_TITLE);
+        char *key = fs__fmt("limit: %s", shown);
+        fprintf(w.bp, "%s%.9g with lines dt 2 lw 2 lc rgb '%s' title ", sep, c->y_limit, FS__SLO_COLOR);
+        fs__gp_quote(w.bp, key ? key : "limit");
+        fputs(" noenhanced", w.bp);
+        free(key);
+        sep = ", \\\n     ";
+    }
+    for (int v = 0; v < 3; v++) {
+        if (!drawn[v])
+            continue;
+        fprintf(w.bp, "%s$v%d using 1:2:3:4:5:6 with xyerrorbars %s title '%s' noenhanced", sep, v,
+                fs__verdict_marks[v].style, fs__verdict_marks[v].title);
+        sep = ", \\\n     ";
+    }
+    if (ans) {
+        char shown[FS__NAME_SHOWN + 4];
+        fs__shown(ans->label, shown, FS__NAME_SHOWN);
+        char *key = fs__fmt("answer: point %lld, %s", ans->id, shown);
+        fprintf(w.bp, "%s$answer using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#000000' title ", sep);
+        fs__gp_quote(w.bp, key ? key : "answer");
+        fputs(" noenhanced", w.bp);
+        free(key);
+    }
+    fputc('\n', w.bp);
+    free(front);
+    char *caption = fs__fmt(
+        "Each mark is one point the plan judged, at its minimized figure (across) and its frontier "
+        "figure (up), with 95%% confidence bars: green circles meet every constraint, orange "
+        "triangles stayed unsure and grey crosses fail one%s%s%s%s.",
+        n_front >= 2 ? "; the dark line joins the frontier, the points that no cheaper point beats "
+                       "on the vertical figure, cheapest first"
+                     : "",
+        ans ? "; the ringed point is the answer, the cheapest that meets every constraint" : "",
+        limit ? "; the dashed red line is a constraint's limit on the vertical figure" : "",
+        logy ? "; the vertical axis is logarithmic, since the values span more than two decades" : "");
+    return fs__writer_finish(&w, o, title, caption);
 }
 
 /* ------------------------------------------------------------ render */
@@ -1481,6 +1690,28 @@ static int fs__mkdirs(const char *dir, fs_error *err)
     return rc;
 }
 
+/* Renders every chart of *set in out_dir and sets the hint that renders them
+ * by hand. */
+static int fs__render_set(const char *out_dir, fs_chart_set *set, fs_error *err)
+{
+    int rc = fs__render(out_dir, set, err);
+    if (rc)
+        return rc;
+    size_t len = sizeof "gnuplot";
+    for (size_t c = 0; c < set->n; c++)
+        len += strlen(set->charts[c].stem) + 4;
+    set->render_hint = malloc(len);
+    if (!set->render_hint)
+        return fs_error_set(err, FS_ERR_RUNTIME, "charts: out of memory");
+    strcpy(set->render_hint, "gnuplot");
+    for (size_t c = 0; c < set->n; c++) {
+        strcat(set->render_hint, " ");
+        strcat(set->render_hint, set->charts[c].stem);
+        strcat(set->render_hint, ".gp");
+    }
+    return FS_OK;
+}
+
 int fs_charts_write(const char *results_dir, const char *out_dir, fs_chart_set *out,
                     fs_error *err)
 {
@@ -1500,26 +1731,30 @@ int fs_charts_write(const char *results_dir, const char *out_dir, fs_chart_set *
         goto out;
     if ((rc = fs__mkdirs(out_dir, err)) || (rc = fs__chart_p99(&d, &o)) ||
         (rc = fs__chart_cost(&d, &o)) || (rc = fs__chart_utilization(&d, &o)) ||
-        (rc = fs__chart_cdf(&d, &o)) || (rc = fs__chart_breaches(&d, &o)) ||
-        (rc = fs__render(out_dir, out, err)))
+        (rc = fs__chart_cdf(&d, &o)) || (rc = fs__chart_breaches(&d, &o)))
         goto out;
-    size_t len = sizeof "gnuplot";
-    for (size_t c = 0; c < out->n; c++)
-        len += strlen(out->charts[c].stem) + 4;
-    out->render_hint = malloc(len);
-    if (!out->render_hint) {
-        rc = fs_error_set(err, FS_ERR_RUNTIME, "charts: out of memory");
-        goto out;
-    }
-    strcpy(out->render_hint, "gnuplot");
-    for (size_t c = 0; c < out->n; c++) {
-        strcat(out->render_hint, " ");
-        strcat(out->render_hint, out->charts[c].stem);
-        strcat(out->render_hint, ".gp");
-    }
+    rc = fs__render_set(out_dir, out, err);
 out:
     fs__data_fini(&d);
     if (rc)
+        fs_charts_free(out);
+    return rc;
+}
+
+int fs_charts_write_frontier(const fs_frontier_chart *plan, const char *out_dir, fs_chart_set *out,
+                             fs_error *err)
+{
+    assert(plan && out_dir && out);
+    memset(out, 0, sizeof *out);
+    fs__chart_out o = {.dir = out_dir, .set = out, .err = err};
+    bool any = false;
+    for (size_t i = 0; i < plan->n_points && !any; i++)
+        any = isfinite(plan->points[i].x) && isfinite(plan->points[i].y);
+    if (!any)
+        return FS_OK;
+    int rc;
+    if ((rc = fs__mkdirs(out_dir, err)) || (rc = fs__chart_frontier(plan, &o)) ||
+        (rc = fs__render_set(out_dir, out, err)))
         fs_charts_free(out);
     return rc;
 }

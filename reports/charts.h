@@ -1,6 +1,6 @@
 /*
- * charts — the charts of a results directory, as data, gnuplot scripts and
- * (where gnuplot is installed) PNG and SVG images.
+ * charts — the charts of a results directory and of a plan, as data, gnuplot
+ * scripts and (where gnuplot is installed) PNG and SVG images.
  *
  * Reads what `fleetsim run` or `compare --out DIR` wrote (results.json,
  * timeseries.csv, pools_timeseries.csv, and training_waits.csv and
@@ -31,8 +31,20 @@
  *                     per policy (the first 4; only when some service has an
  *                     SLO target).
  *
+ * A plan's report has one chart of its own, written by
+ * fs_charts_write_frontier from numbers its caller read (plan_report.h):
+ *   plan_frontier     every point the plan judged at (the minimized figure,
+ *                     the frontier figure) with 95% CI bars, a mark per
+ *                     verdict, the frontier joined by a line, the answer
+ *                     ringed, and the limit of a constraint on the vertical
+ *                     figure as a dashed line; the vertical axis is
+ *                     logarithmic when the values span more than two decades
+ *                     (a point that fails can be 10^4 times slower).
+ *                     (Not "frontier": a plan directory has a frontier.csv
+ *                     of its own, and --out may be that directory.)
+ *
  * Safety: names from the results (scenario, policies, services, pools,
- * streams) are data.  In a .gp script they appear only inside single-quoted
+ * streams) and from a plan (labels, figures, constraint texts) are data.  In a .gp script they appear only inside single-quoted
  * gnuplot strings, where gnuplot substitutes nothing (no backquotes, no
  * macros, no escapes); every control character becomes a space; a quote in a
  * name is written as the variable sq between quoted pieces ('a'.sq.'b'),
@@ -92,6 +104,44 @@ typedef struct fs_chart_set {
  */
 int fs_charts_write(const char *results_dir, const char *out_dir, fs_chart_set *out,
                     fs_error *err);
+
+/* A point of a plan, as the frontier chart draws it. */
+typedef enum fs_chart_verdict { FS_CHART_MEETS, FS_CHART_UNSURE, FS_CHART_FAILS } fs_chart_verdict;
+
+typedef struct fs_chart_point {
+    long long id;             /* the point's number in the plan */
+    const char *label;        /* plain text: the CSV keeps it whole, the chart
+                                 draws only the answer's, cut at 48 bytes */
+    fs_chart_verdict verdict;
+    double x, x_ci95;         /* the minimized figure; NAN: not drawn */
+    double y, y_ci95;         /* the frontier figure; NAN: not drawn */
+} fs_chart_point;
+
+typedef struct fs_frontier_chart {
+    const char *scenario;           /* for the title; may be "" */
+    const char *x_name, *y_name;    /* the figures, as axis labels */
+    const fs_chart_point *points;
+    size_t n_points;
+    const size_t *frontier;         /* indices into points, cheapest first */
+    size_t n_frontier;
+    size_t answer;                  /* index into points, or SIZE_MAX: none */
+    double y_limit;                 /* the limit on the frontier figure, NAN: none */
+    const char *limit_text;         /* that constraint as written (when y_limit is set) */
+} fs_frontier_chart;
+
+/*
+ * Writes the plan_frontier chart of *plan into out_dir (created, with its
+ * parents, if missing) and describes it in *out, which must be zeroed or
+ * freed before the call.  Nothing is drawn, and *out stays empty (n = 0),
+ * when no point has both figures.  Labels, figure names, the scenario and
+ * the constraint text are data, under the same rules as names above.
+ *
+ * Returns FS_OK, or FS_ERR_RUNTIME when a file cannot be written (named) or
+ * memory runs out; gnuplot missing or failing is not an error.  On failure
+ * *out is left empty.
+ */
+int fs_charts_write_frontier(const fs_frontier_chart *plan, const char *out_dir, fs_chart_set *out,
+                             fs_error *err);
 
 /* Frees what *set holds and zeroes it; safe on a zeroed set. */
 void fs_charts_free(fs_chart_set *set);

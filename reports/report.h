@@ -1,5 +1,6 @@
 /*
- * report — the capacity-review report of a results directory.
+ * report — the capacity-review report of a results directory (its pages
+ * written through page.h).
  *
  * Reads what `fleetsim run` or `compare` wrote into a directory
  * (results.json, the CSV series, compare.json when there is one) and writes
@@ -12,7 +13,8 @@
  *   the charts  (charts.h): NAME.png / NAME.svg rendered by gnuplot, with
  *               NAME.csv (their data) and NAME.gp (their script) beside them.
  * Where gnuplot is missing the data and scripts are still written and both
- * pages say how to render them.
+ * pages say how to render them.  A directory that holds plan.json (what
+ * `fleetsim plan` wrote) gets the plan's report instead (plan_report.h).
  *
  * Every string that comes from a scenario (scenario, service, pool, tenant
  * and policy names) is escaped for HTML (and for Markdown tables), so a name
@@ -28,8 +30,8 @@
 
 #include "error.h"
 
-/* FS_OK, FS_ERR_INPUT (missing or malformed results: names the file), or
- * FS_ERR_RUNTIME (cannot write). */
+/* FS_OK, FS_ERR_INPUT (no results.json or plan.json, or a malformed one:
+ * names the file), or FS_ERR_RUNTIME (cannot write). */
 int fs_report_write(const char *results_dir, const char *out_dir, fs_error *err);
 
 #endif

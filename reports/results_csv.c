@@ -3,17 +3,18 @@
 #include <csv.h>
 #include <string.h>
 
-static void fs__field(FILE *fp, const char *text)
+void fs_results_csv_field(FILE *fp, const char *text)
 {
     csv_fwrite(fp, text, strlen(text));
 }
 
-static int fs__done(FILE *fp, fs_error *err, const char *what)
+int fs_results_csv_check(FILE *fp, fs_error *err, const char *what)
 {
     if (ferror(fp))
         return fs_error_set(err, FS_ERR_RUNTIME, "cannot write %s", what);
     return FS_OK;
 }
+
 
 int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
 {
@@ -27,9 +28,9 @@ int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
                 const fs_service_rep *rep = &pol->reps[k].services[i];
                 for (size_t w = 0; w < rep->n_windows; w++) {
                     const fs_service_window *row = &rep->windows[w];
-                    fs__field(fp, pol->name);
+                    fs_results_csv_field(fp, pol->name);
                     fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs__field(fp, pol->scenario->services[i].name);
+                    fs_results_csv_field(fp, pol->scenario->services[i].name);
                     fprintf(fp, ",%.9g,%.9g,%llu,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%llu\n",
                             row->start_s, row->end_s, (unsigned long long)row->arrivals,
                             (unsigned long long)row->completed, (unsigned long long)row->dropped,
@@ -39,7 +40,7 @@ int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
             }
         }
     }
-    return fs__done(fp, err, "the time series");
+    return fs_results_csv_check(fp, err, "the time series");
 }
 
 int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err)
@@ -52,16 +53,16 @@ int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err)
                 const fs_pool_rep *rep = &pol->reps[k].pools[i];
                 for (size_t w = 0; w < rep->n_windows; w++) {
                     const fs_pool_window *row = &rep->windows[w];
-                    fs__field(fp, pol->name);
+                    fs_results_csv_field(fp, pol->name);
                     fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs__field(fp, pol->scenario->pools[i].name);
+                    fs_results_csv_field(fp, pol->scenario->pools[i].name);
                     fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%.9g\n", row->start_s, row->end_s, row->busy_gpus,
                             row->gpus, row->utilization);
                 }
             }
         }
     }
-    return fs__done(fp, err, "the pool time series");
+    return fs_results_csv_check(fp, err, "the pool time series");
 }
 
 int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err)
@@ -74,9 +75,9 @@ int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err)
             fs_service_summary sum;
             if (fs_results_service_summary(r, p, i, &sum) != 0)
                 return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-            fs__field(fp, r->policies[p].name);
+            fs_results_csv_field(fp, r->policies[p].name);
             fputc(',', fp);
-            fs__field(fp, r->policies[p].scenario->services[i].name);
+            fs_results_csv_field(fp, r->policies[p].scenario->services[i].name);
             fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n",
                     sum.requests.mean, sum.completed.mean, sum.dropped.mean, sum.merged_mean_ms,
                     sum.merged_p50_ms, sum.merged_p95_ms, sum.merged_p99_ms, sum.merged_p999_ms,
@@ -84,7 +85,7 @@ int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err)
                     sum.queue_unbounded ? "true" : "false");
         }
     }
-    return fs__done(fp, err, "the summary");
+    return fs_results_csv_check(fp, err, "the summary");
 }
 
 int fs_results_csv_training_waits(const fs_results *r, FILE *fp, fs_error *err)
@@ -96,15 +97,15 @@ int fs_results_csv_training_waits(const fs_results *r, FILE *fp, fs_error *err)
             for (size_t i = 0; i < pol->scenario->n_training; i++) {
                 const fs_training_rep *t = &pol->reps[k].training[i];
                 for (size_t j = 0; j < t->n_waits; j++) {
-                    fs__field(fp, pol->name);
+                    fs_results_csv_field(fp, pol->name);
                     fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs__field(fp, pol->scenario->training[i].name);
+                    fs_results_csv_field(fp, pol->scenario->training[i].name);
                     fprintf(fp, ",%.9g,%.9g\n", t->waits[j].submitted_s, t->waits[j].wait_s);
                 }
             }
         }
     }
-    return fs__done(fp, err, "the training waits");
+    return fs_results_csv_check(fp, err, "the training waits");
 }
 
 int fs_results_csv_slo_breaches(const fs_results *r, FILE *fp, fs_error *err)
@@ -116,14 +117,14 @@ int fs_results_csv_slo_breaches(const fs_results *r, FILE *fp, fs_error *err)
             for (size_t i = 0; i < pol->scenario->n_services; i++) {
                 const fs_service_rep *rep = &pol->reps[k].services[i];
                 for (size_t j = 0; j < rep->n_slo_breaches; j++) {
-                    fs__field(fp, pol->name);
+                    fs_results_csv_field(fp, pol->name);
                     fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs__field(fp, pol->scenario->services[i].name);
+                    fs_results_csv_field(fp, pol->scenario->services[i].name);
                     fprintf(fp, ",%.9g,%.9g\n", rep->slo_breach_starts[j],
                             pol->scenario->services[i].slo.window_s);
                 }
             }
         }
     }
-    return fs__done(fp, err, "the SLO breaches");
+    return fs_results_csv_check(fp, err, "the SLO breaches");
 }

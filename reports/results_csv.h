@@ -27,4 +27,10 @@ int fs_results_csv_training_waits(const fs_results *r, FILE *fp, fs_error *err);
  * row per SLO window in breach (breach heatmaps). */
 int fs_results_csv_slo_breaches(const fs_results *r, FILE *fp, fs_error *err);
 
+/* One CSV field, quoted by libcsv (shared by every CSV this layer writes). */
+void fs_results_csv_field(FILE *fp, const char *text);
+
+/* FS_OK, or FS_ERR_RUNTIME "cannot write WHAT" if the stream had an error. */
+int fs_results_csv_check(FILE *fp, fs_error *err, const char *what);
+
 #endif

@@ -13,4 +13,26 @@
  * failure, 2 usage, scenario or baseline error.  See cmd_check.c. */
 int fs_cli_check(int argc, char **argv);
 
+/* fleetsim sweep SWEEP.json [--jobs N] [--out DIR] [--shard I/N|auto]: a
+ * sweep's runs on local cores or one shard of them.  See cmd_sweep.c. */
+int fs_cli_sweep(int argc, char **argv);
+
+/* fleetsim merge DIR... [--out DIR]: shards combined into one result. */
+int fs_cli_merge(int argc, char **argv);
+
+/* fleetsim plan SCENARIO --vary PATH=RANGE ... --constraint EXPR ...: the
+ * cheapest point that meets every constraint.  See cmd_plan.c. */
+int fs_cli_plan(int argc, char **argv);
+
+/* Shared by the commands above: a whole number in [min, max] with nothing
+ * after it (0 or -1), and --jobs (default: every core; -1 after a message). */
+#include <stdint.h>
+int fs_cli_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+int fs_cli_jobs(const char *cmd, const char *text, unsigned *jobs);
+
+/* --out as given, else the input file's name without .json plus suffix
+ * (".out", ".plan"), into buf. */
+#include <stddef.h>
+void fs_cli_out_dir(const char *given, const char *input, const char *suffix, char *buf, size_t size);
+
 #endif

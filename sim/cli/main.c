@@ -78,6 +78,9 @@ static void usage(FILE *fp)
           "  report RESULTS_DIR  write the capacity-review report (HTML, Markdown, charts)\n"
           "  validate SCENARIO   check a scenario file and print what it describes\n"
           "  check SCENARIO      rerun and compare with a baseline; exit 1 if worse\n"
+          "  sweep SWEEP.json    run every point of a sweep on all cores (or one shard)\n"
+          "  merge DIR...        combine sweep shards into one result\n"
+          "  plan SCENARIO       find the cheapest fleet that meets every constraint\n"
           "\n"
           "  -h, --help          show this help ('fleetsim COMMAND --help' for a command)\n"
           "      --version       print the version\n"
@@ -111,7 +114,9 @@ static void report_usage(FILE *fp)
     fputs("usage: fleetsim report RESULTS_DIR [--out DIR]\n\n"
           "Writes index.html (one self-contained page), report.md and the charts\n"
           "(gnuplot PNG and SVG, with their data as CSV and their scripts) for the\n"
-          "results that 'fleetsim run' or 'compare' wrote to RESULTS_DIR with --out.\n\n",
+          "results that 'fleetsim run' or 'compare' wrote to RESULTS_DIR with --out,\n"
+          "or, for the --out of 'fleetsim plan', the plan: its answer and the frontier\n"
+          "of cost against p99.\n\n",
           fp);
     fs_cli_help(fp, report_options, FS_COUNT(report_options));
 }
@@ -478,7 +483,14 @@ int main(int argc, char **argv)
         return cmd_report(argc - 2, argv + 2);
     if (strcmp(cmd, "validate") == 0)
         return cmd_validate(argc - 2, argv + 2);
-    if (strcmp(cmd, "check") == 0) return fs_cli_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "check") == 0)
+        return fs_cli_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "sweep") == 0)
+        return fs_cli_sweep(argc - 2, argv + 2);
+    if (strcmp(cmd, "merge") == 0)
+        return fs_cli_merge(argc - 2, argv + 2);
+    if (strcmp(cmd, "plan") == 0)
+        return fs_cli_plan(argc - 2, argv + 2);
     fprintf(stderr, "fleetsim: unknown command '%s' (see 'fleetsim --help')\n", cmd);
     return FS_EXIT_USAGE;
 }

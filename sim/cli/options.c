@@ -53,6 +53,10 @@ int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options,
                     a, command);
             return -1;
         }
+        if (out->n_given == FS_CLI_MAX_OCCURRENCES) {
+            fprintf(stderr, "fleetsim %s: too many options (at most %d)\n", command, FS_CLI_MAX_OCCURRENCES);
+            return -1;
+        }
         if (!table[opt].arg) {
             if (inline_value) {
                 fprintf(stderr, "fleetsim %s: option '--%s' takes no value\n", command, table[opt].name);
@@ -68,6 +72,8 @@ int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options,
                     table[opt].name, table[opt].arg);
             return -1;
         }
+        out->given[out->n_given].option = opt;
+        out->given[out->n_given++].value = out->values[opt];
     }
     return 0;
 }

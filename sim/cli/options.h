@@ -21,8 +21,13 @@ typedef struct fs_cli_option {
 
 #define FS_CLI_MAX_POSITIONAL 8
 
+#define FS_CLI_MAX_OCCURRENCES 64
+
 typedef struct fs_cli_parsed {
-    const char *values[32];   /* per option: its value, "" for a flag given, NULL if absent */
+    const char *values[32];   /* per option: its (last) value, "" for a flag given, NULL if absent */
+    /* Every option given, in order, for options that may repeat (--vary). */
+    struct { int option; const char *value; } given[FS_CLI_MAX_OCCURRENCES];
+    int n_given;
     const char *positional[FS_CLI_MAX_POSITIONAL];
     int n_positional;
 } fs_cli_parsed;

@@ -1,0 +1,473 @@
+#include "metrics.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "summary.h"
+
+/* ---- building a run's record ---- */
+
+static int fs__grow(void **p, size_t n, size_t size)
+{
+    /* Records hold tens to a few hundred figures: grow by doubling at powers of two. */
+    if (n & (n - 1))
+        return 0;
+    void *bigger = realloc(*p, (n ? 2 * n : 4) * size);
+    if (!bigger)
+        return ENOMEM;
+    *p = bigger;
+    return 0;
+}
+
+static int fs__add(fs_metrics *m, const char *prefix, const char *name, const char *figure, double v)
+{
+    if (fs__grow((void **)&m->names, m->n_values, sizeof *m->names) ||
+        fs__grow((void **)&m->values, m->n_values, sizeof *m->values))
+        return ENOMEM;
+    size_t len = strlen(prefix) + strlen(name) + strlen(figure) + 3;
+    char *full = malloc(len);
+    if (!full)
+        return ENOMEM;
+    snprintf(full, len, "%s%s%s.%s", prefix, *name ? ":" : "", name, figure);
+    m->names[m->n_values] = full;
+    m->values[m->n_values++] = v;
+    return 0;
+}
+
+static int fs__add_hist(fs_metrics *m, const char *prefix, const char *name, const char *figure,
+                        const fs_hist *h)
+{
+    if (fs__grow((void **)&m->hist_names, m->n_hists, sizeof *m->hist_names) ||
+        fs__grow((void **)&m->hists, m->n_hists, sizeof *m->hists))
+        return ENOMEM;
+    size_t len = strlen(prefix) + strlen(name) + strlen(figure) + 3;
+    char *full = malloc(len);
+    if (!full)
+        return ENOMEM;
+    if (fs_hist_init(&m->hists[m->n_hists]) != 0) {
+        free(full);
+        return ENOMEM;
+    }
+    snprintf(full, len, "%s:%s.%s", prefix, name, figure);
+    m->hist_names[m->n_hists] = full;
+    fs_hist_merge(&m->hists[m->n_hists++], h);
+    return 0;
+}
+
+static const char *const fs__service_figure_names[FS_SFIG_COUNT] = {
+    [FS_SFIG_REQUESTS] = "requests", [FS_SFIG_COMPLETED] = "completed", [FS_SFIG_DROPPED] = "dropped",
+    [FS_SFIG_IN_FLIGHT_START] = "in_flight_start", [FS_SFIG_IN_FLIGHT_END] = "in_flight_end",
+    [FS_SFIG_MEAN_MS] = "mean_ms", [FS_SFIG_P50_MS] = "p50_ms", [FS_SFIG_P95_MS] = "p95_ms",
+    [FS_SFIG_P99_MS] = "p99_ms", [FS_SFIG_P999_MS] = "p999_ms", [FS_SFIG_WAIT_MEAN_MS] = "wait_mean_ms",
+    [FS_SFIG_WAIT_PROBABILITY] = "wait_probability", [FS_SFIG_MEAN_IN_SYSTEM] = "mean_in_system",
+    [FS_SFIG_THROUGHPUT_RPS] = "throughput_rps", [FS_SFIG_SLO_BREACH_WINDOWS] = "slo_breach_windows",
+    [FS_SFIG_SLO_BREACH_WINDOWS_PER_WEEK] = "slo_breach_windows_per_week",
+    [FS_SFIG_QUEUE_GROWTH_PER_H] = "queue_growth_per_h", [FS_SFIG_MEAN_READY_REPLICAS] = "mean_ready_replicas",
+};
+
+static const char *const fs__pool_figure_names[FS_FIG_COUNT] = {
+    [FS_FIG_GPU_H] = "gpu_hours", [FS_FIG_BUSY_H] = "busy_gpu_hours", [FS_FIG_IDLE_H] = "idle_gpu_hours",
+    [FS_FIG_UTIL] = "utilization", [FS_FIG_COST] = "cost_usd", [FS_FIG_ENERGY] = "energy_kwh",
+    [FS_FIG_HEADROOM] = "peak_headroom", [FS_FIG_COST_PER_M] = "cost_per_million",
+    [FS_FIG_SWITCH_H] = "switch_gpu_hours",
+};
+
+static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics *m)
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    const fs_scenario *s = pol->scenario;
+    const fs_rep_result *rep = &pol->reps[k];
+    for (size_t i = 0; i < s->n_services; i++) {
+        const char *name = s->services[i].name;
+        double fig[FS_SFIG_COUNT];
+        fs_results_service_figures(r, policy, k, i, fig);
+        for (size_t f = 0; f < FS_SFIG_COUNT; f++)
+            if (fs__add(m, "service", name, fs__service_figure_names[f], fig[f]))
+                return ENOMEM;
+        const fs_service_rep *sr = &rep->services[i];
+        double max_ms = sr->latency.total ? (double)sr->latency.max_ns * 1e-6 : 0;
+        double arrivals = fig[FS_SFIG_REQUESTS];
+        if (fs__add(m, "service", name, "max_ms", max_ms) ||
+            fs__add(m, "service", name, "drop_rate", arrivals > 0 ? fig[FS_SFIG_DROPPED] / arrivals : 0) ||
+            fs__add_hist(m, "service", name, "latency", &sr->latency))
+            return ENOMEM;
+    }
+    for (size_t p = 0; p <= s->n_pools; p++) {
+        bool fleet = p == s->n_pools;
+        double fig[FS_FIG_COUNT];
+        fs_results_pool_figures(r, policy, k, fleet ? SIZE_MAX : p, fig);
+        for (size_t f = 0; f < FS_FIG_COUNT; f++)
+            if ((fleet || f != FS_FIG_COST_PER_M) &&
+                fs__add(m, fleet ? "fleet" : "pool", fleet ? "" : s->pools[p].name, fs__pool_figure_names[f],
+                        fig[f]))
+                return ENOMEM;
+    }
+    /* Fleet-wide service totals: one constraint for every service at once. */
+    double breaches = 0, dropped = 0;
+    for (size_t i = 0; i < s->n_services; i++) {
+        breaches += (double)rep->services[i].slo_breach_windows;
+        dropped += (double)rep->services[i].dropped;
+    }
+    if (fs__add(m, "fleet", "", "spot_reclaims", (double)rep->spot_reclaims) ||
+        fs__add(m, "fleet", "", "slo_breach_windows", breaches) || fs__add(m, "fleet", "", "dropped", dropped))
+        return ENOMEM;
+    for (size_t t = 0; t < s->n_training; t++) {
+        const char *name = s->training[t].name;
+        const fs_training_rep *tr = &rep->training[t];
+        const fs_hist *w = &tr->wait;
+        if (fs__add(m, "training", name, "submitted", (double)tr->submitted) ||
+            fs__add(m, "training", name, "started", (double)tr->started) ||
+            fs__add(m, "training", name, "completed", (double)tr->completed) ||
+            fs__add(m, "training", name, "preemptions", (double)tr->preemptions) ||
+            fs__add(m, "training", name, "gpu_hours_done", tr->gpu_hours_done) ||
+            fs__add(m, "training", name, "gpu_hours_lost", tr->gpu_hours_lost) ||
+            fs__add(m, "training", name, "waiting_end", (double)tr->waiting_end) ||
+            fs__add(m, "training", name, "queue_mean_s", fs_hist_mean(w) * 1e-9) ||
+            fs__add(m, "training", name, "queue_p50_s", fs_hist_quantile(w, 0.50) * 1e-9) ||
+            fs__add(m, "training", name, "queue_p95_s", fs_hist_quantile(w, 0.95) * 1e-9) ||
+            fs__add(m, "training", name, "queue_max_s", w->total ? (double)w->max_ns * 1e-9 : 0) ||
+            fs__add_hist(m, "training", name, "wait", w))
+            return ENOMEM;
+    }
+    m->events = rep->events;
+    return 0;
+}
+
+int fs_metrics_from_run(const fs_results *r, size_t policy, uint32_t rep, fs_metrics *out, fs_error *err)
+{
+    *out = (fs_metrics){0};
+    if (fs__record(r, policy, rep, out) != 0) {
+        fs_metrics_fini(out);
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory recording a run");
+    }
+    return FS_OK;
+}
+
+int fs_metrics_refused(const char *why, fs_metrics *out, fs_error *err)
+{
+    *out = (fs_metrics){0};
+    out->refused = strdup(why);
+    return out->refused ? FS_OK : fs_error_set(err, FS_ERR_RUNTIME, "out of memory recording a run");
+}
+
+void fs_metrics_fini(fs_metrics *m)
+{
+    for (size_t i = 0; i < m->n_values; i++)
+        free(m->names[i]);
+    for (size_t i = 0; i < m->n_hists; i++) {
+        free(m->hist_names[i]);
+        fs_hist_fini(&m->hists[i]);
+    }
+    free(m->names);
+    free(m->values);
+    free(m->hist_names);
+    free(m->hists);
+    free(m->refused);
+    *m = (fs_metrics){0};
+}
+
+/* ---- JSON form ---- */
+
+static json_t *fs__hist_json(const fs_hist *h)
+{
+    json_t *o = json_object(), *buckets = json_array();
+    if (!o || !buckets)
+        goto fail;
+    for (uint32_t i = h->lo; h->total && i <= h->hi; i++)
+        if (h->counts[i] && json_array_append_new(buckets, json_pack("[I,I]", (json_int_t)i,
+                                                                     (json_int_t)h->counts[i])) != 0)
+            goto fail;
+    /* Counts and extremes are integers; the sum is a double written with 17
+     * significant digits, which reads back to the same double. */
+    if (json_object_set_new(o, "total", json_integer((json_int_t)h->total)) ||
+        json_object_set_new(o, "min_ns", json_integer(h->total ? (json_int_t)h->min_ns : 0)) ||
+        json_object_set_new(o, "max_ns", json_integer((json_int_t)h->max_ns)) ||
+        json_object_set_new(o, "sum_ns", json_real(h->sum_ns)) || json_object_set_new(o, "buckets", buckets))
+        goto fail_o;
+    return o;
+fail:
+    json_decref(buckets);
+fail_o:
+    json_decref(o);
+    return NULL;
+}
+
+json_t *fs_metrics_to_json(const fs_metrics *m)
+{
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    if (m->refused) {
+        if (json_object_set_new(o, "refused", json_string(m->refused)))
+            goto fail;
+        return o;
+    }
+    json_t *values = json_object(), *hists = json_object();
+    if (json_object_set_new(o, "events", json_integer((json_int_t)m->events)) ||
+        json_object_set_new(o, "values", values) || json_object_set_new(o, "histograms", hists))
+        goto fail;
+    for (size_t i = 0; i < m->n_values; i++)
+        if (json_object_set_new(values, m->names[i], json_real(m->values[i])))
+            goto fail;
+    for (size_t i = 0; i < m->n_hists; i++) {
+        json_t *h = fs__hist_json(&m->hists[i]);
+        if (!h || json_object_set_new(hists, m->hist_names[i], h))
+            goto fail;
+    }
+    return o;
+fail:
+    json_decref(o);
+    return NULL;
+}
+
+static int fs__hist_from_json(const json_t *o, fs_hist *h)
+{
+    json_int_t total, min_ns, max_ns;
+    double sum_ns;
+    json_t *buckets;
+    if (json_unpack((json_t *)o, "{s:I,s:I,s:I,s:F,s:o}", "total", &total, "min_ns", &min_ns, "max_ns",
+                    &max_ns, "sum_ns", &sum_ns, "buckets", &buckets) != 0 ||
+        !json_is_array(buckets) || total < 0)
+        return -1;
+    uint64_t counted = 0;
+    size_t k;
+    json_t *b;
+    json_array_foreach(buckets, k, b) {
+        json_int_t i, c;
+        if (json_unpack(b, "[I,I]", &i, &c) != 0 || i < 0 || i >= FS_HIST_BUCKETS || c <= 0)
+            return -1;
+        h->counts[i] += (uint64_t)c;
+        counted += (uint64_t)c;
+        if ((uint32_t)i < h->lo) h->lo = (uint32_t)i;
+        if ((uint32_t)i > h->hi) h->hi = (uint32_t)i;
+    }
+    if (counted != (uint64_t)total)
+        return -1;
+    h->total = (uint64_t)total;
+    if (total) {
+        h->min_ns = (uint64_t)min_ns;
+        h->max_ns = (uint64_t)max_ns;
+    }
+    h->sum_ns = sum_ns;
+    return 0;
+}
+
+int fs_metrics_from_json(const json_t *obj, const char *origin, fs_metrics *out, fs_error *err)
+{
+    *out = (fs_metrics){0};
+    const json_t *refused = json_object_get(obj, "refused");
+    if (json_is_string(refused))
+        return fs_metrics_refused(json_string_value(refused), out, err);
+    const json_t *values = json_object_get(obj, "values"), *hists = json_object_get(obj, "histograms");
+    const json_t *events = json_object_get(obj, "events");
+    if (!json_is_object(values) || !json_is_object(hists) || !json_is_integer(events))
+        return fs_error_set(err, FS_ERR_INPUT, "%s: expected a run record with \"values\", \"histograms\" and \"events\"",
+                            origin);
+    out->events = (uint64_t)json_integer_value(events);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)values, key, v) {
+        if (!json_is_number(v)) {
+            fs_metrics_fini(out);
+            return fs_error_set(err, FS_ERR_INPUT, "%s: values.%s: expected a number", origin, key);
+        }
+        if (fs__grow((void **)&out->names, out->n_values, sizeof *out->names) ||
+            fs__grow((void **)&out->values, out->n_values, sizeof *out->values) ||
+            !(out->names[out->n_values] = strdup(key))) {
+            fs_metrics_fini(out);
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory reading %s", origin);
+        }
+        out->values[out->n_values++] = json_number_value(v);
+    }
+    json_object_foreach((json_t *)hists, key, v) {
+        if (fs__grow((void **)&out->hist_names, out->n_hists, sizeof *out->hist_names) ||
+            fs__grow((void **)&out->hists, out->n_hists, sizeof *out->hists) ||
+            fs_hist_init(&out->hists[out->n_hists]) != 0) {
+            fs_metrics_fini(out);
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory reading %s", origin);
+        }
+        if (!(out->hist_names[out->n_hists] = strdup(key))) {
+            fs_hist_fini(&out->hists[out->n_hists]);
+            fs_metrics_fini(out);
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory reading %s", origin);
+        }
+        out->n_hists++;
+        if (fs__hist_from_json(v, &out->hists[out->n_hists - 1]) != 0) {
+            fs_metrics_fini(out);
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s: histograms.%s: expected {total, min_ns, max_ns, sum_ns, buckets: "
+                                "[[index, count], ...]} with counts adding up to total",
+                                origin, key);
+        }
+    }
+    return FS_OK;
+}
+
+/* ---- summary across replications ---- */
+
+/* Figures whose summary value is read from the merged histogram (exact
+ * whatever the split of replications); their CI still comes from the spread
+ * of the per-replication values. */
+typedef struct fs__merged_figure {
+    const char *suffix;      /* of the value's name */
+    const char *hist_suffix; /* of the histogram's name, same prefix */
+    double quantile;         /* < 0: the mean; > 1: the maximum */
+    double scale;            /* ns to the figure's unit */
+} fs__merged_figure;
+
+static const fs__merged_figure fs__merged[] = {
+    {".p50_ms", ".latency", 0.50, 1e-6},   {".p95_ms", ".latency", 0.95, 1e-6},
+    {".p99_ms", ".latency", 0.99, 1e-6},   {".p999_ms", ".latency", 0.999, 1e-6},
+    {".mean_ms", ".latency", -1, 1e-6},    {".max_ms", ".latency", 2, 1e-6},
+    {".queue_p50_s", ".wait", 0.50, 1e-9}, {".queue_p95_s", ".wait", 0.95, 1e-9},
+    {".queue_mean_s", ".wait", -1, 1e-9},  {".queue_max_s", ".wait", 2, 1e-9},
+};
+
+static size_t fs__find(char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+/* The merged histogram's figure for a value name, if it is one: 1 and *v, or 0. */
+static int fs__merged_value(const fs_metrics *runs, size_t n, const char *name, double *v, int *status)
+{
+    size_t len = strlen(name);
+    for (size_t f = 0; f < sizeof fs__merged / sizeof fs__merged[0]; f++) {
+        size_t sl = strlen(fs__merged[f].suffix);
+        if (len <= sl || strcmp(name + len - sl, fs__merged[f].suffix) != 0)
+            continue;
+        char hist_name[512];
+        snprintf(hist_name, sizeof hist_name, "%.*s%s", (int)(len - sl), name, fs__merged[f].hist_suffix);
+        fs_hist merged;
+        if (fs_hist_init(&merged) != 0) {
+            *status = ENOMEM;
+            return 0;
+        }
+        bool found = false;
+        for (size_t k = 0; k < n; k++) {
+            size_t h = fs__find(runs[k].hist_names, runs[k].n_hists, hist_name);
+            if (h != SIZE_MAX) {
+                fs_hist_merge(&merged, &runs[k].hists[h]);
+                found = true;
+            }
+        }
+        double q = fs__merged[f].quantile;
+        double ns = q < 0 ? fs_hist_mean(&merged)
+                    : q > 1 ? (merged.total ? (double)merged.max_ns : 0)
+                            : fs_hist_quantile(&merged, q);
+        fs_hist_fini(&merged);
+        if (!found)
+            return 0;
+        *v = ns * fs__merged[f].scale;
+        return 1;
+    }
+    return 0;
+}
+
+/* Index of `name` in run m, trying position `hint` first: runs of one
+ * point list their figures in the same order, so the search is rarely needed. */
+static size_t fs__find_hinted(const fs_metrics *m, size_t hint, const char *name)
+{
+    if (m->refused)
+        return SIZE_MAX;
+    if (hint < m->n_values && strcmp(m->names[hint], name) == 0)
+        return hint;
+    return fs__find(m->names, m->n_values, name);
+}
+
+static int fs__row_grow(fs_metric_row *row, size_t *cap)
+{
+    if (row->n < *cap)
+        return 0;
+    *cap = *cap ? 2 * *cap : 64;
+    char **names = realloc(row->names, *cap * sizeof *names);
+    if (names)
+        row->names = names;
+    double *value = realloc(row->value, *cap * sizeof *value);
+    if (value)
+        row->value = value;
+    double *ci = realloc(row->ci95, *cap * sizeof *ci);
+    if (ci)
+        row->ci95 = ci;
+    return names && value && ci ? 0 : ENOMEM;
+}
+
+int fs_metric_row_summarize(const fs_metrics *runs, size_t n, fs_metric_row *out, fs_error *err)
+{
+    *out = (fs_metric_row){.replications = (uint32_t)n};
+    size_t cap = 0;
+    double *x = malloc((n ? n : 1) * sizeof *x);
+    if (!x)
+        goto oom;
+    size_t first = SIZE_MAX;
+    for (size_t k = 0; k < n; k++) {
+        out->events += runs[k].events;
+        if (!runs[k].refused && first == SIZE_MAX)
+            first = k;
+    }
+    /* A row is refused only when no replication ran: a point either places
+     * or not, the same in every replication. */
+    if (first == SIZE_MAX) {
+        free(x);
+        if (n && !(out->refused = strdup(runs[0].refused)))
+            goto oom;
+        return FS_OK;
+    }
+    for (size_t k = first; k < n; k++) {
+        /* Every name of the first run, then any name only a later one has. */
+        for (size_t i = 0; i < runs[k].n_values; i++) {
+            const char *name = runs[k].names[i];
+            if (k > first && fs__find_hinted(&runs[first], i, name) != SIZE_MAX)
+                continue;
+            if (k > first && fs__find(out->names, out->n, name) != SIZE_MAX)
+                continue;
+            if (fs__row_grow(out, &cap) || !(out->names[out->n] = strdup(name)))
+                goto oom;
+            size_t have = 0;
+            for (size_t j = first; j < n; j++) {
+                size_t at = fs__find_hinted(&runs[j], i, name);
+                if (at != SIZE_MAX)
+                    x[have++] = runs[j].values[at];
+            }
+            fs_summary sum = fs_summary_of(x, 1, have);
+            int status = 0;
+            double merged;
+            out->value[out->n] = fs__merged_value(runs, n, name, &merged, &status) ? merged : sum.mean;
+            if (status)
+                goto oom;
+            out->ci95[out->n] = sum.valid ? sum.half_width : NAN;
+            out->n++;
+        }
+    }
+    free(x);
+    return FS_OK;
+oom:
+    free(x);
+    fs_metric_row_fini(out);
+    return fs_error_set(err, FS_ERR_RUNTIME, "out of memory summarizing runs");
+}
+
+void fs_metric_row_fini(fs_metric_row *row)
+{
+    for (size_t i = 0; i < row->n; i++)
+        free(row->names[i]);
+    free(row->names);
+    free(row->value);
+    free(row->ci95);
+    free(row->refused);
+    *row = (fs_metric_row){0};
+}
+
+size_t fs_metric_row_find(const fs_metric_row *row, const char *name)
+{
+    return fs__find(row->names, row->n, name);
+}

@@ -1,0 +1,237 @@
+/*
+ * fleetsim plan: the cheapest fleet that meets every constraint (plan.h
+ * judges and searches; study.h runs and keeps the simulations, so a plan
+ * rerun with the same --out reuses every run it already made).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "options.h"
+#include "output.h"
+#include "plan.h"
+#include "study.h"
+#include "sweep.h"
+#include "sweep_table.h"
+
+enum { FS_EXIT_OK = 0, FS_EXIT_RUNTIME = 1, FS_EXIT_USAGE = 2 };
+#define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+enum { PL_VARY, PL_CONSTRAINT, PL_MINIMIZE, PL_FRONTIER, PL_SET, PL_REPLICATIONS, PL_MAX_REPLICATIONS,
+       PL_SEARCH, PL_SEED, PL_JOBS, PL_OUT, PL_QUIET, PL_HELP };
+static const fs_cli_option plan_options[] = {
+    [PL_VARY] = {"vary", 'v', "PATH=VALUES", "a dimension: FROM..TO[:STEP] (monotone) or a,b,c or a JSON list; repeat"},
+    [PL_CONSTRAINT] = {"constraint", 'c', "EXPR", "e.g. 'service:chat.p99<=250ms', 'fleet.peak_headroom>=0.4'; repeat"},
+    [PL_MINIMIZE] = {"minimize", 0, "FIGURE", "what to minimize (default cost, i.e. fleet.cost_usd)"},
+    [PL_FRONTIER] = {"frontier", 0, "FIGURE", "the frontier's latency axis (default: the first p99 constrained)"},
+    [PL_SET] = {"set", 0, "PATH=VALUE", "fix a scenario value in every point, e.g. horizon=2d; repeat"},
+    [PL_REPLICATIONS] = {"replications", 'r', "R", "replications to judge a point with first (default 3, at least 2)"},
+    [PL_MAX_REPLICATIONS] = {"max-replications", 0, "R", "most replications for a point near a limit (default 12)"},
+    [PL_SEARCH] = {"search", 0, "HOW", "staircase (default: binary search along ranges) or grid (every point)"},
+    [PL_SEED] = {"seed", 's', "N", "base seed (default: the scenario's)"},
+    [PL_JOBS] = {"jobs", 'j', "N", "simulations at once (default: every core it may use)"},
+    [PL_OUT] = {"out", 'o', "DIR", "plan.json, plan.csv, frontier.csv and the runs (default: SCENARIO.plan)"},
+    [PL_QUIET] = {"quiet", 'q', NULL, "no progress lines"},
+    [PL_HELP] = {"help", 'h', NULL, "show this help"},
+};
+
+static void plan_usage(FILE *fp)
+{
+    fputs("usage: fleetsim plan SCENARIO --vary PATH=VALUES ... --constraint EXPR ... [OPTIONS]\n\n"
+          "Finds the cheapest point of the grid that meets every constraint with 95%\n"
+          "confidence, and the frontier of cost against p99.  A point whose interval\n"
+          "straddles a limit gets more replications before it is judged.  Ranges are\n"
+          "taken as monotone (more is more capacity) and binary-searched; lists are\n"
+          "tried in full.  Paths: policies.NAME.pools[0].gpus, services[chat].replicas.max,\n"
+          "or 'policy' to choose among the scenario's policies.\n\n",
+          fp);
+    fs_cli_help(fp, plan_options, FS_COUNT(plan_options));
+}
+
+typedef struct fs__plan_ctx {
+    const fs_sweep *sw;
+    const char *dir;
+    fs_study_options so;
+    bool quiet;
+} fs__plan_ctx;
+
+static int fs__evaluate(void *arg, size_t point, uint32_t reps, fs_metric_row *row, fs_error *err)
+{
+    fs__plan_ctx *ctx = arg;
+    fs_study_unit *units = malloc(reps * sizeof *units);
+    if (!units)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    for (uint32_t k = 0; k < reps; k++)
+        units[k] = (fs_study_unit){.point = point, .replication = k};
+    uint64_t ran;
+    int rc = fs_study_run(ctx->sw, ctx->dir, units, reps, &ctx->so, &ran, err);
+    free(units);
+    const char *dirs[1] = {ctx->dir};
+    if (rc == FS_OK)
+        rc = fs_study_row(ctx->sw, dirs, 1, point, reps, row, err);
+    if (rc == FS_OK && !ctx->quiet) {
+        char label[512];
+        fs_sweep_point_label(ctx->sw, point, label, sizeof label);
+        fprintf(stderr, "plan: point %zu (%s): %u replications%s%s\n", point, label, reps,
+                row->refused ? ", refused: " : "", row->refused ? row->refused : "");
+    }
+    return rc;
+}
+
+/* "PATH=TEXT" split at the first '=' (PATH copied into path). */
+static int fs__split(const char *opt, const char *text, char *path, size_t size, const char **value)
+{
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text || (size_t)(eq - text) >= size || !eq[1]) {
+        fprintf(stderr, "fleetsim plan: --%s: expected PATH=VALUE, got \"%s\"\n", opt, text);
+        return -1;
+    }
+    memcpy(path, text, (size_t)(eq - text));
+    path[eq - text] = '\0';
+    *value = eq + 1;
+    return 0;
+}
+
+static int fs__write(const fs_plan *plan, const char *dir, uint64_t grid_runs, fs_error *err)
+{
+    fs_output out;
+    FILE *json, *csv, *front;
+    int rc = fs_output_begin(&out, dir, err);
+    if (rc != FS_OK)
+        return rc;
+    if ((rc = fs_output_open(&out, "plan.json", &json, err)) != FS_OK ||
+        (rc = fs_output_open(&out, "plan.csv", &csv, err)) != FS_OK ||
+        (rc = fs_output_open(&out, "frontier.csv", &front, err)) != FS_OK ||
+        (rc = fs_plan_write_json(plan, grid_runs, json, err)) != FS_OK ||
+        (rc = fs_plan_write_csv(plan, csv, err)) != FS_OK || (rc = fs_plan_write_frontier(plan, front, err)) != FS_OK) {
+        fs_output_abort(&out);
+        return rc;
+    }
+    return fs_output_commit(&out, err);
+}
+
+static int fs__build(const fs_cli_parsed *opt, fs_sweep *sw, fs_plan *plan, fs_error *err)
+{
+    char path[512];
+    const char *text;
+    int rc = FS_OK;
+    for (int k = 0; k < opt->n_given && rc == FS_OK; k++) {
+        int which = opt->given[k].option;
+        if (which == PL_SET) {
+            if (fs__split("set", opt->given[k].value, path, sizeof path, &text) != 0)
+                return FS_ERR_INPUT;
+            json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
+            if (!v)
+                v = json_string(text);
+            rc = v ? fs_sweep_set(sw, path, v, err) : fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+            json_decref(v);
+        } else if (which == PL_VARY) {
+            if (fs__split("vary", opt->given[k].value, path, sizeof path, &text) != 0)
+                return FS_ERR_INPUT;
+            json_t *values;
+            bool range;
+            fs_error verr = {0};
+            rc = fs_sweep_parse_values(text, &values, &range, &verr);
+            if (rc != FS_OK)
+                rc = fs_error_set(err, rc, "--vary %s: %s", path, verr.msg);
+            else
+                rc = fs_sweep_add_dim(sw, path, values, range, err);
+        } else if (which == PL_CONSTRAINT) {
+            fs_constraint *more = realloc(plan->constraints, (plan->n_constraints + 1) * sizeof *more);
+            if (!more)
+                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+            plan->constraints = more;
+            rc = fs_constraint_parse(opt->given[k].value, &plan->constraints[plan->n_constraints], err);
+            if (rc == FS_OK)
+                plan->n_constraints++;
+        }
+    }
+    return rc;
+}
+
+int fs_cli_plan(int argc, char **argv)
+{
+    fs_cli_parsed opt;
+    if (fs_cli_parse("plan", plan_options, FS_COUNT(plan_options), argc, argv, &opt) != 0)
+        return FS_EXIT_USAGE;
+    if (opt.values[PL_HELP]) {
+        plan_usage(stdout);
+        return FS_EXIT_OK;
+    }
+    if (opt.n_positional != 1) {
+        fprintf(stderr, "fleetsim plan: expected one SCENARIO file, got %d (see 'fleetsim plan --help')\n",
+                opt.n_positional);
+        return FS_EXIT_USAGE;
+    }
+    if (!opt.values[PL_VARY]) {
+        fprintf(stderr, "fleetsim plan: expected at least one --vary PATH=VALUES\n");
+        return FS_EXIT_USAGE;
+    }
+    unsigned jobs;
+    uint64_t reps = 3, max_reps = 12, seed = 0;
+    const char *v;
+    if (fs_cli_jobs("plan", opt.values[PL_JOBS], &jobs) != 0)
+        return FS_EXIT_USAGE;
+    if ((v = opt.values[PL_REPLICATIONS]) && fs_cli_parse_count(v, 2, 10000, &reps) != 0) {
+        fprintf(stderr, "fleetsim plan: --replications: expected an integer from 2 to 10000, got \"%s\"\n", v);
+        return FS_EXIT_USAGE;
+    }
+    if ((v = opt.values[PL_MAX_REPLICATIONS]) && fs_cli_parse_count(v, 2, 10000, &max_reps) != 0) {
+        fprintf(stderr, "fleetsim plan: --max-replications: expected an integer from 2 to 10000, got \"%s\"\n", v);
+        return FS_EXIT_USAGE;
+    }
+    if ((v = opt.values[PL_SEED]) && fs_cli_parse_count(v, 0, INT64_MAX, &seed) != 0) {
+        fprintf(stderr, "fleetsim plan: --seed: expected a non-negative integer, got \"%s\"\n", v);
+        return FS_EXIT_USAGE;
+    }
+    const char *search = opt.values[PL_SEARCH] ? opt.values[PL_SEARCH] : "staircase";
+    if (strcmp(search, "staircase") != 0 && strcmp(search, "grid") != 0) {
+        fprintf(stderr, "fleetsim plan: --search: expected staircase or grid, got \"%s\"\n", search);
+        return FS_EXIT_USAGE;
+    }
+    fs_error err = {0};
+    fs_sweep *sw;
+    int rc = fs_sweep_create(opt.positional[0], &sw, &err);
+    if (rc != FS_OK) {
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    }
+    fs_plan plan = {.sweep = sw, .replications = (uint32_t)reps,
+                    .max_replications = (uint32_t)(max_reps > reps ? max_reps : reps),
+                    .grid = strcmp(search, "grid") == 0};
+    if (opt.values[PL_SEED])
+        sw->seed = seed;
+    rc = fs__build(&opt, sw, &plan, &err);
+    if (rc == FS_OK && plan.n_constraints == 0)
+        rc = fs_error_set(&err, FS_ERR_INPUT, "plan: expected at least one --constraint");
+    if (rc == FS_OK && ((opt.values[PL_MINIMIZE] && !(plan.minimize = strdup(opt.values[PL_MINIMIZE]))) ||
+                        (opt.values[PL_FRONTIER] && !(plan.frontier = strdup(opt.values[PL_FRONTIER])))))
+        rc = fs_error_set(&err, FS_ERR_RUNTIME, "out of memory");
+    if (rc == FS_OK)
+        rc = fs_sweep_finish(sw, &err);
+    sw->replications = plan.replications;
+    char dir[4096];
+    fs_cli_out_dir(opt.values[PL_OUT], opt.positional[0], ".plan", dir, sizeof dir);
+    if (rc == FS_OK)
+        rc = fs_study_open(sw, dir, &err);
+    fs__plan_ctx ctx = {.sw = sw, .dir = dir, .quiet = opt.values[PL_QUIET] != NULL,
+                        .so = {.jobs = jobs, .quiet = true, .label = "plan"}};
+    if (rc == FS_OK)
+        rc = fs_plan_search(&plan, fs__evaluate, &ctx, &err);
+    uint64_t grid_runs = (uint64_t)sw->n_points * plan.replications;
+    if (rc == FS_OK)
+        rc = fs__write(&plan, dir, grid_runs, &err);
+    if (rc == FS_OK)
+        rc = fs_plan_print(&plan, grid_runs, stdout, &err);
+    int status = rc == FS_OK ? FS_EXIT_OK : rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    if (rc != FS_OK)
+        fprintf(stderr, "fleetsim: %s\n", err.msg);
+    else if (!ctx.quiet)
+        fprintf(stderr, "fleetsim plan: %s/plan.json, plan.csv, frontier.csv\n", dir);
+    fs_plan_fini(&plan);
+    fs_sweep_destroy(sw);
+    return status;
+}
