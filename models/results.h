@@ -65,6 +65,11 @@ typedef struct fs_service_rep {
     size_t n_slo_breaches, cap_slo_breaches;
     fs_service_window *windows;
     size_t n_windows;
+    /* A replayed trace, over the whole run from t = 0 (warm-up included):
+     * rows replayed = completed + dropped + in_flight_end (conservation). */
+    bool traced;
+    uint64_t trace_rows, trace_skipped, trace_completed, trace_dropped;
+    double trace_demand_s;    /* sized trace requests: their service demands, summed */
 } fs_service_rep;
 
 typedef struct fs_pool_rep {

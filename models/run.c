@@ -215,7 +215,10 @@ static int fs__run_replication(const fs_results *results, const fs_scenario *s,
         fs_sim_schedule(&run.sim, s->warmup_s + s->window_s, 0, run.kind_window, 0, 0);
 
     if (fs_sim_run(&run.sim, s->horizon_s) != 0) {
-        rc = fs_error_set(err, FS_ERR_RUNTIME, "replication %u: %s", replication, run.sim.failure);
+        /* EILSEQ: a trace row that is bad input (the message names file:line). */
+        rc = run.sim.failed == EILSEQ ? fs_error_set(err, FS_ERR_INPUT, "%s", run.sim.failure)
+                                      : fs_error_set(err, FS_ERR_RUNTIME, "replication %u: %s", replication,
+                                                     run.sim.failure);
         goto out;
     }
     /* A last, shorter window when the horizon is not a whole number of windows. */
@@ -271,6 +274,44 @@ static void fs__compute_loads(fs_policy_result *pol)
     }
 }
 
+/* A replayed trace's rate is known only once it is read: its load comes
+ * from the replications' arrivals (mean over the measured interval, peak
+ * over their busiest window), which replay the same rows. */
+static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
+{
+    const fs_scenario *s = pol->scenario;
+    double measured = fs_results_measured_s(r);
+    for (size_t i = 0; i < s->n_services; i++) {
+        if (!s->services[i].arrivals.trace || pol->n_reps == 0 || measured <= 0)
+            continue;
+        fs_service_load *load = &pol->loads[i];
+        double mean = 0, peak = 0;
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            const fs_service_rep *rep = &pol->reps[k].services[i];
+            mean += (double)rep->requests / measured / pol->n_reps;
+            for (size_t w = 0; w < rep->n_windows; w++) {
+                double len = rep->windows[w].end_s - rep->windows[w].start_s;
+                if (len > 0 && (double)rep->windows[w].arrivals / len > peak)
+                    peak = (double)rep->windows[w].arrivals / len;
+            }
+        }
+        /* Sized requests bring their own demand, not the service_time draw
+         * the capacity was computed with. */
+        double demand = 0, rows = 0;
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            demand += pol->reps[k].services[i].trace_demand_s;
+            rows += (double)pol->reps[k].services[i].trace_rows;
+        }
+        double drawn = fs_dist_mean(&s->services[i].service_time);
+        if (s->services[i].arrivals.trace_sized && rows > 0 && demand > 0 && drawn > 0)
+            load->capacity_rps *= drawn / (demand / rows);
+        load->mean_rps = mean;
+        load->peak_rps = peak;
+        load->offered_load = mean / load->capacity_rps;
+        load->peak_offered_load = peak / load->capacity_rps;
+    }
+}
+
 /* Runs replications first, first + 1, ... of every policy of r into reps[0..n_reps-1]. */
 static int fs__run_into(fs_results *r, uint32_t first, fs_error *err)
 {
@@ -290,6 +331,7 @@ static int fs__run_into(fs_results *r, uint32_t first, fs_error *err)
                 return rc;
             r->events += pol->reps[k].events;
         }
+        fs__trace_loads(r, pol);
     }
     return FS_OK;
 }

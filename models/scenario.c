@@ -287,14 +287,205 @@ static int parse_bursts(fs_jpath *p, const json_t *arrivals, fs_arrivals *a)
     return rc;
 }
 
+/* A file named in the scenario: relative to the scenario file's directory
+ * unless absolute.  NULL when out of memory. */
+static char *relative_path(const char *origin, const char *name)
+{
+    const char *slash = strrchr(origin, '/');
+    size_t dir = name[0] != '/' && slash != NULL ? (size_t)(slash - origin) + 1 : 0;
+    char *path = malloc(dir + strlen(name) + 1);
+    if (path == NULL)
+        return NULL;
+    memcpy(path, origin, dir);
+    memcpy(path + dir, name, strlen(name) + 1);
+    return path;
+}
+
+
+/* A column name read into *out (owned), if the key is there. */
+static int get_column(fs_jpath *p, const json_t *obj, const char *key, char **out)
+{
+    const char *name = NULL;
+    int rc = fs_jpath_get_string(p, obj, key, false, true, &name);
+    if (rc != FS_OK || name == NULL)
+        return rc;
+    free(*out);
+    *out = dup_str(name);
+    return *out ? FS_OK : fs_jpath_oom(p);
+}
+
+/* "trace": {"file", "preset" or "time" (+ "time_format"), "sizes" / for jobs
+ * "gpus", "duration" or "end", "priority", "tenant"; "rate_scale", "shift",
+ * "repeat", "tolerance"}; the cursor is on it. */
+static int parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind kind, fs_trace_spec **out)
+{
+    const char *file = NULL, *preset = NULL, *format = NULL;
+    int rc = fs_jpath_get_string(p, obj, "file", true, true, &file);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, obj, "preset", false, true, &preset);
+    if (rc != FS_OK)
+        return rc;
+    char *path = relative_path(p->origin, file);
+    fs_trace_spec *spec = calloc(1, sizeof *spec);
+    if (!path || !spec) {
+        free(path);
+        free(spec);
+        return fs_jpath_oom(p);
+    }
+    *out = spec;
+    if (preset) {
+        fs_error perr = {0};
+        rc = fs_trace_preset(preset, path, spec, &perr);
+        if (rc != FS_OK) {
+            size_t m = fs_jpath_push_key(p, "preset");
+            rc = fs_jpath_fail(p, "%s", perr.msg);
+            fs_jpath_pop(p, m);
+        }
+    } else {
+        spec->path = path;
+        path = NULL;
+        spec->kind = kind;
+        spec->rate_scale = 1;
+        spec->tolerance_s = 1;
+    }
+    free(path);
+    if (rc == FS_OK && spec->kind != kind) {
+        size_t m = fs_jpath_push_key(p, "preset");
+        rc = fs_jpath_fail(p, "\"%s\" is a %s trace; expected a %s trace here", preset,
+                           spec->kind == FS_TRACE_JOBS ? "job" : "request", kind == FS_TRACE_JOBS ? "job" : "request");
+        fs_jpath_pop(p, m);
+    }
+    if (rc == FS_OK)
+        rc = get_column(p, obj, "time", &spec->time_col);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, obj, "time_format", false, true, &format);
+    if (rc == FS_OK && format) {
+        static const char *const formats[] = {"seconds", "ms", "us", "datetime"};
+        size_t k = 0;
+        while (k < COUNT(formats) && strcmp(formats[k], format) != 0)
+            k++;
+        size_t m = fs_jpath_push_key(p, "time_format");
+        if (k == COUNT(formats))
+            rc = fs_jpath_fail(p, "expected one of \"seconds\", \"ms\", \"us\", \"datetime\", got \"%s\"", format);
+        else
+            spec->time_format = (fs_trace_time_format)k;
+        fs_jpath_pop(p, m);
+    }
+    if (rc == FS_OK && !spec->time_col) {
+        rc = fs_jpath_fail(p, "expected \"preset\" (one of the known formats) or a \"time\" column");
+    }
+    if (kind == FS_TRACE_REQUESTS) {
+        json_t *sizes = NULL;
+        if (rc == FS_OK)
+            rc = fs_jpath_get_array(p, obj, "sizes", false, true, &sizes);
+        if (rc == FS_OK && sizes && json_array_size(sizes) > 2) {
+            size_t m = fs_jpath_push_key(p, "sizes");
+            rc = fs_jpath_fail(p, "expected at most two size columns");
+            fs_jpath_pop(p, m);
+        }
+        for (size_t k = 0; rc == FS_OK && sizes && k < json_array_size(sizes); k++) {
+            size_t m = fs_jpath_push_key(p, "sizes");
+            size_t mi = fs_jpath_push_index(p, k);
+            const char *col = NULL;
+            rc = fs_jpath_string(p, json_array_get(sizes, k), true, &col);
+            if (rc == FS_OK) {
+                free(spec->size_cols[k]);
+                rc = (spec->size_cols[k] = dup_str(col)) ? FS_OK : fs_jpath_oom(p);
+            }
+            fs_jpath_pop(p, mi);
+            fs_jpath_pop(p, m);
+        }
+    } else {
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "gpus", &spec->gpus_col);
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "duration", &spec->duration_col);
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "end", &spec->end_col);
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "priority", &spec->priority_col);
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "tenant", &spec->tenant_col);
+        if (rc == FS_OK && (!spec->gpus_col || (!spec->duration_col && !spec->end_col)))
+            rc = fs_jpath_fail(p, "expected a \"preset\", or \"gpus\" and \"duration\" (or \"end\") columns");
+    }
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "rate_scale", false, FS_JPATH_POSITIVE, &spec->rate_scale);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "shift", false, FS_JPATH_NONNEG, &spec->shift_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "tolerance", false, FS_JPATH_NONNEG, &spec->tolerance_s);
+    json_t *repeat = json_object_get(obj, "repeat");
+    if (rc == FS_OK && repeat) {
+        size_t m = fs_jpath_push_key(p, "repeat");
+        rc = json_is_boolean(repeat) ? FS_OK : fs_jpath_expected(p, repeat, "true or false");
+        spec->repeat = json_is_true(repeat);
+        fs_jpath_pop(p, m);
+    }
+    return rc;
+}
+
+/* The trace's service-time mapping, "service_time": {"base": D, "per_size": [D, D]}. */
+static int parse_trace_service_time(fs_jpath *p, const json_t *obj, fs_arrivals *a)
+{
+    json_t *st = NULL, *per = NULL;
+    int rc = fs_jpath_get_object(p, obj, "service_time", false, &st);
+    if (rc != FS_OK || st == NULL)
+        return rc;
+    size_t m = fs_jpath_push_key(p, "service_time");
+    static const char *const keys[] = {"base", "per_size"};
+    rc = fs_jpath_check_keys(p, st, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, st, "base", false, FS_JPATH_NONNEG, &a->trace_base_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_array(p, st, "per_size", false, true, &per);
+    for (size_t k = 0; rc == FS_OK && per && k < json_array_size(per); k++) {
+        size_t mk = fs_jpath_push_key(p, "per_size");
+        size_t mi = fs_jpath_push_index(p, k);
+        rc = k < 2 && a->trace->size_cols[k] ? fs_jpath_duration(p, json_array_get(per, k), FS_JPATH_NONNEG,
+                                                                  &a->trace_per_size_s[k])
+                                              : fs_jpath_fail(p, "the trace has no size column %zu to scale", k + 1);
+        fs_jpath_pop(p, mi);
+        fs_jpath_pop(p, mk);
+    }
+    a->trace_sized = true;
+    fs_jpath_pop(p, m);
+    return rc;
+}
+
+static int parse_trace_arrivals(fs_jpath *p, const json_t *obj, fs_arrivals *a)
+{
+    static const char *const keys[] = {"file", "preset", "time", "time_format", "sizes", "rate_scale", "shift",
+                                       "repeat", "tolerance", "service_time"};
+    size_t m = fs_jpath_push_key(p, "trace");
+    int rc = json_is_object(obj) ? fs_jpath_check_keys(p, obj, keys, COUNT(keys))
+                                 : fs_jpath_expected(p, obj, "an object naming a CSV trace");
+    if (rc == FS_OK)
+        rc = parse_trace_spec(p, obj, FS_TRACE_REQUESTS, &a->trace);
+    if (rc == FS_OK)
+        rc = parse_trace_service_time(p, obj, a);
+    fs_jpath_pop(p, m);
+    return rc;
+}
+
 static int parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a)
 {
-    static const char *const keys[] = {"poisson_rps", "diurnal", "weekday", "weekend", "bursts"};
+    static const char *const keys[] = {"poisson_rps", "diurnal", "weekday", "weekend", "bursts", "trace"};
     json_t *obj = NULL;
     int rc = fs_jpath_get_object(p, svc, "arrivals", true, &obj);
     if (rc != FS_OK)
         return rc;
     size_t mark = fs_jpath_push_key(p, "arrivals");
+    json_t *trace = json_object_get(obj, "trace");
+    if (trace) {
+        rc = json_object_size(obj) == 1 ? parse_trace_arrivals(p, trace, a)
+                                        : fs_jpath_fail(p, "expected \"trace\" alone: a replayed trace has no "
+                                                           "poisson_rps, profile or bursts of its own");
+        fs_jpath_pop(p, mark);
+        for (int h = 0; h < 24; h++)
+            a->weekday[h] = a->weekend[h] = 1.0;
+        return rc;
+    }
     double diurnal[24], weekday[24], weekend[24];
     bool has_diurnal = false, has_weekday = false, has_weekend = false;
     rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
@@ -1290,13 +1481,28 @@ static int parse_submit_daily(fs_jpath *p, const json_t *submit, fs_training_spe
 
 static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
 {
-    static const char *const keys[] = {"at", "daily_at", "poisson_per_hour"};
+    static const char *const keys[] = {"at", "daily_at", "poisson_per_hour", "trace"};
     json_t *obj = NULL;
     int rc = fs_jpath_get_object(p, job, "submit", true, &obj);
     if (rc != FS_OK)
         return rc;
     size_t mark = fs_jpath_push_key(p, "submit");
     rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    json_t *trace = json_object_get(obj, "trace");
+    if (rc == FS_OK && trace) {
+        static const char *const trace_keys[] = {"file",     "preset", "time",     "time_format", "gpus",  "duration",
+                                                 "end",      "priority", "tenant", "rate_scale",  "shift", "repeat",
+                                                 "tolerance"};
+        size_t m = fs_jpath_push_key(p, "trace");
+        rc = json_object_size(obj) != 1 ? fs_jpath_fail(p, "expected \"trace\" alone in \"submit\"")
+             : json_is_object(trace)    ? fs_jpath_check_keys(p, trace, trace_keys, COUNT(trace_keys))
+                                        : fs_jpath_expected(p, trace, "an object naming a CSV job trace");
+        if (rc == FS_OK)
+            rc = parse_trace_spec(p, trace, FS_TRACE_JOBS, &out->trace);
+        fs_jpath_pop(p, m);
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
     if (rc == FS_OK && json_object_size(obj) == 0) {
         char list[128];
         fs_jpath_list(keys, COUNT(keys), list, sizeof list);
@@ -1383,12 +1589,17 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
         rc = dup_into(p, &out->tenant, tenant != NULL ? tenant : name);
     if (rc == FS_OK)
         rc = parse_submit(p, job, out);
-    uint64_t gang = 0;
+    /* A trace gives each job its own gang and work. */
+    bool traced = out->trace != NULL;
+    if (rc == FS_OK && traced && (json_object_get(job, "gang") || json_object_get(job, "work_gpu_hours")))
+        rc = fs_jpath_fail(p, "a traced stream takes \"gang\" and \"work_gpu_hours\" from its trace's rows");
+    uint64_t gang = 1;
+    out->work_gpu_hours = 1;
     if (rc == FS_OK)
-        rc = fs_jpath_get_uint(p, job, "gang", true, 1, UINT32_MAX, &gang);
+        rc = fs_jpath_get_uint(p, job, "gang", !traced, 1, UINT32_MAX, &gang);
     out->gang = (uint32_t)gang;
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, job, "work_gpu_hours", true, FS_JPATH_POSITIVE,
+        rc = fs_jpath_get_number(p, job, "work_gpu_hours", !traced, FS_JPATH_POSITIVE,
                                  &out->work_gpu_hours);
     out->state_gb_per_gpu = 0;
     if (rc == FS_OK)
@@ -1523,13 +1734,9 @@ static int parse_calibration_profile(fs_jpath *p, const json_t *obj, const char 
  * absolute.  Its errors name it, and positions and paths in it. */
 static int load_calibration(fs_jpath *p, const char *name, fs_switch_costs *sc)
 {
-    const char *slash = strrchr(p->origin, '/');
-    size_t dir = name[0] != '/' && slash != NULL ? (size_t)(slash - p->origin) + 1 : 0;
-    char *path = malloc(dir + strlen(name) + 1);
+    char *path = relative_path(p->origin, name);
     if (path == NULL)
         return fs_jpath_oom(p);
-    memcpy(path, p->origin, dir);
-    memcpy(path + dir, name, strlen(name) + 1);
     char *text = NULL;
     size_t len = 0;
     json_t *doc = NULL;
@@ -2067,6 +2274,10 @@ void fs_scenario_destroy(fs_scenario *s)
         free(svc->name);
         free(svc->tenant);
         free(svc->arrivals.bursts);
+        if (svc->arrivals.trace) {
+            fs_trace_spec_fini(svc->arrivals.trace);
+            free(svc->arrivals.trace);
+        }
         /* Safe on a service whose distribution was never built: its zeroed
          * fs_dist is a deterministic one with no samples. */
         fs_dist_fini(&svc->service_time);
@@ -2076,6 +2287,10 @@ void fs_scenario_destroy(fs_scenario *s)
         free(s->training[i].name);
         free(s->training[i].tenant);
         free(s->training[i].submit_at_s);
+        if (s->training[i].trace) {
+            fs_trace_spec_fini(s->training[i].trace);
+            free(s->training[i].trace);
+        }
     }
     free(s->training);
     free(s->gpu_types);
@@ -2158,4 +2373,18 @@ const fs_switch_costs *fs_scenario_switch_costs(const fs_scenario *s, size_t gpu
     assert(s != NULL && gpu_type < s->n_gpu_types);
     /* NULL in a scenario built by hand rather than parsed: the scenario's own. */
     return s->gpu_switch_costs != NULL ? &s->gpu_switch_costs[gpu_type] : &s->switch_costs;
+}
+
+void fs_scenario_set_lenient(fs_scenario *s)
+{
+    size_t n = s->policies ? s->n_policies : 1;
+    for (size_t v = 0; v < n; v++) {
+        fs_scenario *variant = s->policies ? s->policies[v] : s;
+        for (size_t i = 0; i < variant->n_services; i++)
+            if (variant->services[i].arrivals.trace)
+                variant->services[i].arrivals.trace->lenient = true;
+        for (size_t i = 0; i < variant->n_training; i++)
+            if (variant->training[i].trace)
+                variant->training[i].trace->lenient = true;
+    }
 }

@@ -27,6 +27,7 @@
 #include "error.h"
 #include "gpu.h"
 #include "mig.h"
+#include "trace.h"
 
 #define FS_SCENARIO_SCHEMA "fleetsim/1"
 #define FS_QUEUE_UNLIMITED UINT64_MAX
@@ -44,6 +45,14 @@ typedef struct fs_arrivals {
     double weekend[24];   /* hourly multipliers on Saturday, Sunday */
     fs_burst *bursts;     /* sorted by at_s */
     size_t n_bursts;
+    /* "trace": arrivals replayed from a CSV file instead (base_rps, profiles
+     * and bursts unused).  A trace request's service time is
+     * trace_base_s + sum of trace_per_size_s[i] x size i when "service_time"
+     * is given in the trace, else drawn from the service's service_time. */
+    fs_trace_spec *trace;
+    bool trace_sized;
+    double trace_base_s;
+    double trace_per_size_s[2];
 } fs_arrivals;
 
 typedef struct fs_slo_target {
@@ -153,6 +162,9 @@ typedef struct fs_training_spec {
     double daily_at_s[24];    /* "submit": {"daily_at": ["02:00", ...]}: seconds after midnight */
     size_t n_daily;
     double poisson_per_hour;  /* "submit": {"poisson_per_hour": x}; 0 = none */
+    fs_trace_spec *trace;     /* "submit": {"trace": {...}}: one job per row, its gang the
+                               * row's GPUs and its work GPUs x duration (gang and
+                               * work_gpu_hours are then not given) */
     uint32_t gang;            /* units per job, >= 1 */
     double work_gpu_hours;    /* > 0 */
     double state_gb_per_gpu;  /* weights + optimizer state per unit; must fit the unit */
@@ -237,6 +249,10 @@ struct json_t;
 int fs_scenario_parse_json(const struct json_t *doc, const char *origin, fs_scenario **out, fs_error *err);
 
 void fs_scenario_destroy(fs_scenario *s);
+
+/* Skip bad trace rows instead of failing (--lenient), in every trace of the
+ * root and its policies. */
+void fs_scenario_set_lenient(fs_scenario *s);
 
 /* The switch costs of GPU type gpu_type (an index into s->gpu_types, which
  * must be in range): its own calibration profile, else the scenario's.  The

@@ -94,30 +94,50 @@ static inline void fs__release(fs_service *svc, uint32_t r, double now)
 
 /* ---- waiting room -------------------------------------------------------- */
 
-static int fs__ring_push(fs_service *svc, double arrival)
+/* A ring of cap doubles grown to 2 x cap, unwrapped so that the oldest
+ * entry (at head) lands at index 0.  NULL when out of memory. */
+static double *fs__ring_unwrap(const double *ring, uint64_t cap, uint64_t head)
+{
+    double *grown = malloc(2 * cap * sizeof *grown);
+    if (grown) {
+        uint64_t first = cap - head;
+        memcpy(grown, ring + head, first * sizeof *grown);
+        memcpy(grown + first, ring, head * sizeof *grown);
+    }
+    return grown;
+}
+
+static int fs__ring_push(fs_service *svc, double arrival, double demand)
 {
     if (svc->waiting > svc->ring_mask) {
         uint64_t cap = svc->ring_mask + 1;
-        double *grown = malloc(2 * cap * sizeof *grown);
-        if (!grown)
+        double *grown = fs__ring_unwrap(svc->ring, cap, svc->head);
+        double *grown_demand = svc->ring_demand ? fs__ring_unwrap(svc->ring_demand, cap, svc->head) : NULL;
+        if (!grown || (svc->ring_demand && !grown_demand)) {
+            free(grown);
+            free(grown_demand);
             return ENOMEM;
-        /* Unwrap into the new buffer so the oldest request is at index 0. */
-        uint64_t first = cap - svc->head;
-        memcpy(grown, svc->ring + svc->head, first * sizeof *grown);
-        memcpy(grown + first, svc->ring, svc->head * sizeof *grown);
+        }
         free(svc->ring);
+        free(svc->ring_demand);
         svc->ring = grown;
+        svc->ring_demand = grown_demand;
         svc->head = 0;
         svc->ring_mask = 2 * cap - 1;
     }
-    svc->ring[(svc->head + svc->waiting) & svc->ring_mask] = arrival;
+    uint64_t at = (svc->head + svc->waiting) & svc->ring_mask;
+    svc->ring[at] = arrival;
+    if (svc->ring_demand)
+        svc->ring_demand[at] = demand;
     svc->waiting++;
     return 0;
 }
 
-static inline double fs__ring_pop(fs_service *svc)
+/* The oldest waiting request's arrival; its demand (-1: draw one) in *demand. */
+static inline double fs__ring_pop(fs_service *svc, double *demand)
 {
     double arrival = svc->ring[svc->head];
+    *demand = svc->ring_demand ? svc->ring_demand[svc->head] : -1;
     svc->head = (svc->head + 1) & svc->ring_mask;
     svc->waiting--;
     return arrival;
@@ -125,13 +145,16 @@ static inline double fs__ring_pop(fs_service *svc)
 
 /* ---- events ---------------------------------------------------------------- */
 
-static inline void fs__start(fs_service *svc, double now, double arrival, uint32_t replica)
+/* demand: the request's service time on a reference GPU (a sized trace
+ * request), or < 0 to draw it from the service's distribution. */
+static inline void fs__start(fs_service *svc, double now, double arrival, double demand, uint32_t replica)
 {
     fs_service_rep *rep = svc->rep;
     double wait = now - arrival;
     rep->started++;
     rep->wait_sum_s += wait;
-    double service = fs_dist_sample(&svc->spec->service_time, svc->service_rng) * svc->scale[replica];
+    double service = (demand >= 0 ? demand : fs_dist_sample(&svc->spec->service_time, svc->service_rng)) *
+                     svc->scale[replica];
     if (svc->time_sliced)
         service *= fs_pool_contention(svc->pool, svc->unit[replica]);
     fs_sim_schedule(svc->sim, now + service, FS__PRIORITY_REQUEST, svc->kind_departure, replica,
@@ -145,19 +168,46 @@ static inline void fs__count_slo_miss_all(fs_service *svc)
         svc->slo_bad[j]++;
 }
 
+/* The next arrival after now: the next row of a replayed trace (a bad row
+ * stops the run as bad input), else the next point of the Poisson process. */
+static void fs__schedule_arrival(fs_service *svc, double now)
+{
+    double next;
+    if (svc->trace) {
+        fs_error err = {0};
+        int got = fs_trace_next(svc->trace, &svc->next_row, &err);
+        if (got < 0) {
+            fs_sim_fail(svc->sim, err.code == FS_ERR_INPUT ? EILSEQ : ENOMEM, "%s", err.msg);
+            return;
+        }
+        next = got ? svc->next_row.t : INFINITY;
+    } else {
+        next = fs_nhpp_next(&svc->arrivals, now, svc->horizon, svc->arrival_rng);
+    }
+    if (next <= svc->horizon)
+        fs_sim_schedule(svc->sim, next, FS__PRIORITY_REQUEST, svc->kind_arrival, 0, 0);
+}
+
 static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
 {
     (void)ev;
     fs_service *svc = ctx;
     fs_service_rep *rep = svc->rep;
     double now = sim->now;
+    const fs_arrivals *a = &svc->spec->arrivals;
+    double demand = a->trace_sized ? a->trace_base_s + a->trace_per_size_s[0] * svc->next_row.size[0] +
+                                         a->trace_per_size_s[1] * svc->next_row.size[1]
+                                   : -1;
     rep->requests++;
     svc->w_arrivals++;
+    svc->all_arrivals++;
+    if (demand >= 0)
+        rep->trace_demand_s += demand;
     if (svc->free_slots) {
         uint32_t r = fs__pick_replica(svc);
         fs__occupy(svc, r, now);
         fs_level_add(&svc->in_system, now, +1);
-        fs__start(svc, now, now, r);
+        fs__start(svc, now, now, demand, r);
     } else if (svc->waiting < svc->spec->queue_limit) {
         if (svc->waiting >= FS_SERVICE_MAX_WAITING) {
             fs_sim_fail(sim, ENOSPC,
@@ -166,7 +216,7 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
                         svc->spec->name, (unsigned long long)FS_SERVICE_MAX_WAITING, now);
             return;
         }
-        if (fs__ring_push(svc, now) != 0) {
+        if (fs__ring_push(svc, now, demand) != 0) {
             fs_sim_fail(sim, ENOMEM, "service \"%s\": out of memory for %llu waiting requests",
                         svc->spec->name, (unsigned long long)svc->waiting + 1);
             return;
@@ -177,11 +227,10 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
     } else {
         rep->dropped++;
         svc->w_dropped++;
+        svc->all_dropped++;
         fs__count_slo_miss_all(svc); /* a dropped request never meets a latency target */
     }
-    double next = fs_nhpp_next(&svc->arrivals, now, svc->horizon, svc->arrival_rng);
-    if (next <= svc->horizon)
-        fs_sim_schedule(sim, next, FS__PRIORITY_REQUEST, svc->kind_arrival, 0, 0);
+    fs__schedule_arrival(svc, now);
 }
 
 static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
@@ -194,6 +243,7 @@ static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
     fs_hist_record(&svc->window_latency, ns);
     rep->completed++;
     svc->w_completed++;
+    svc->all_completed++;
     fs_level_add(&svc->in_system, now, -1);
     size_t n_targets = svc->spec->slo.n_targets;
     if (n_targets) {
@@ -207,7 +257,8 @@ static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
         /* The freed slot goes straight to the oldest waiting request: the
          * replica's load is unchanged. */
         rep->waited++;
-        fs__start(svc, now, fs__ring_pop(svc), ev->arg);
+        double demand, arrival = fs__ring_pop(svc, &demand);
+        fs__start(svc, now, arrival, demand, ev->arg);
     } else {
         fs__release(svc, ev->arg, now);
     }
@@ -237,7 +288,8 @@ void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double n
     while (svc->waiting && svc->load[r] < svc->concurrency) {
         fs__occupy(svc, r, now);
         svc->rep->waited++;
-        fs__start(svc, now, fs__ring_pop(svc), r);
+        double demand, arrival = fs__ring_pop(svc, &demand);
+        fs__start(svc, now, arrival, demand, r);
     }
 }
 
@@ -457,11 +509,23 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->profile = (fs_arrival_profile){.spec = &spec->arrivals, .start_weekday = s->start_weekday};
     fs_nhpp_init(&svc->arrivals, fs_arrivals_rate, &svc->profile);
     fs_level_init(&svc->in_system, 0, 0);
-    double first = fs_nhpp_next(&svc->arrivals, 0, svc->horizon, svc->arrival_rng);
-    if (first <= svc->horizon)
-        fs_sim_schedule(sim, first, FS__PRIORITY_REQUEST, svc->kind_arrival, 0, 0);
-    if (sim->failed)
-        goto nomem;
+    if (spec->arrivals.trace) {
+        int rc = fs_trace_open(spec->arrivals.trace, &svc->trace, err);
+        if (rc != FS_OK) {
+            fs_service_fini(svc);
+            return rc;
+        }
+        if (spec->arrivals.trace_sized && !(svc->ring_demand = malloc((svc->ring_mask + 1) * sizeof *svc->ring_demand)))
+            goto nomem;
+    }
+    fs__schedule_arrival(svc, 0);
+    if (sim->failed) {
+        int bad_input = sim->failed == EILSEQ;
+        char why[sizeof sim->failure];
+        memcpy(why, sim->failure, sizeof why);
+        fs_service_fini(svc);
+        return fs_error_set(err, bad_input ? FS_ERR_INPUT : FS_ERR_RUNTIME, "%s", why);
+    }
     return FS_OK;
 nomem:
     fs_service_fini(svc);
@@ -482,6 +546,8 @@ void fs_service_fini(fs_service *svc)
     if (svc->scale_latency.counts)
         fs_hist_fini(&svc->scale_latency);
     free(svc->ring);
+    free(svc->ring_demand);
+    fs_trace_close(svc->trace);
     if (svc->window_latency.counts)
         fs_hist_fini(&svc->window_latency);
     *svc = (fs_service){0};
@@ -549,6 +615,13 @@ void fs_service_finish(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
     rep->in_flight_end = svc->waiting + svc->in_service;
+    if (svc->trace) {
+        rep->traced = true;
+        rep->trace_rows = svc->all_arrivals;
+        rep->trace_skipped = fs_trace_skipped(svc->trace);
+        rep->trace_completed = svc->all_completed;
+        rep->trace_dropped = svc->all_dropped;
+    }
     rep->mean_ready_replicas = fs_level_mean(&svc->ready_level, now);
     rep->mean_in_system = fs_level_mean(&svc->in_system, now);
     /* Growth of the queue, requests per hour: the least-squares slope of the

@@ -49,6 +49,7 @@
 #include "pool.h"
 #include "results.h"
 #include "scenario.h"
+#include "trace.h"
 #include "sim.h"
 
 /* Most requests a service may hold waiting before the run is stopped as
@@ -89,7 +90,14 @@ typedef struct fs_service {
     double *scale;            /* per replica: service-time multiplier from its unit's SMs */
     bool time_sliced;         /* ask the pool for contention at each start */
 
-    /* Waiting requests: arrival times in a power-of-two ring buffer. */
+    /* Replayed arrivals (arrivals.trace): the reader, the row whose arrival
+     * is scheduled, and since t = 0 every request's fate (conservation). */
+    fs_trace *trace;
+    fs_trace_row next_row;
+    uint64_t all_arrivals, all_completed, all_dropped;
+    /* Waiting requests: arrival times in a power-of-two ring buffer, and for
+     * sized trace requests their service demand (seconds) beside them. */
+    double *ring_demand;
     double *ring;
     uint64_t ring_mask, head, waiting;
 

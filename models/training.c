@@ -31,10 +31,26 @@ static double fs__next_daily(const fs_training_spec *spec, double after, size_t 
     return best;
 }
 
+/* Reads the stream's next trace row and schedules its submission (data 3),
+ * if it falls within the horizon.  A bad row stops the run as bad input. */
+static void fs__schedule_traced(fs_training *t, uint32_t stream)
+{
+    fs_error err = {0};
+    int got = fs_trace_next(t->traces[stream], &t->next_row[stream], &err);
+    if (got < 0)
+        fs_sim_fail(t->sim, err.code == FS_ERR_INPUT ? EILSEQ : ENOMEM, "%s", err.msg);
+    else if (got > 0 && t->next_row[stream].t <= t->scenario->horizon_s)
+        fs_sim_schedule(t->sim, t->next_row[stream].t, 1, t->kind_submit, stream, 3);
+}
+
 static void fs__schedule_submissions(fs_training *t, uint32_t stream, double after, bool first)
 {
     const fs_training_spec *spec = &t->scenario->training[stream];
     double horizon = t->scenario->horizon_s;
+    if (spec->trace) {
+        fs__schedule_traced(t, stream);
+        return;
+    }
     if (spec->n_daily) {
         size_t which = 0;
         double at = fs__next_daily(spec, first ? after - 1e-9 : after, &which);
@@ -61,7 +77,7 @@ static int fs__ask(fs_training *t, uint32_t id)
     /* A job evicted with "save" resumes from host memory at H2D bandwidth;
      * otherwise its state (or last checkpoint) comes from storage. */
     fs_request r = {
-        .kind = FS_HOLDER_TRAINING, .owner = id, .units = spec->gang,
+        .kind = FS_HOLDER_TRAINING, .owner = id, .units = job->gang,
         .memory_gb = spec->state_gb_per_gpu,
         .warmup = job->state_on_host ? FS_WARMUP_STATE_HOST : FS_WARMUP_STATE_STORAGE,
         .pool = SIZE_MAX, .lane = spec->lane, .preemptible = spec->preemptible, .first_slot = 0,
@@ -86,8 +102,14 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
         if (at <= t->scenario->horizon_s)
             fs_sim_schedule(sim, at, 1, t->kind_submit, stream, 1);
     }
+    uint32_t gang = spec->gang;
+    double compute_s = spec->work_gpu_hours * 3600.0 / spec->gang;
+    if (ev->data == 3) { /* a trace row: its own gang and run time */
+        gang = t->next_row[stream].gpus;
+        compute_s = t->next_row[stream].duration_s;
+    }
     fs_job *jobs = fs_grow(t->jobs, &t->cap_jobs, t->n_jobs + 1, sizeof *jobs, 16);
-    size_t *pool = malloc(spec->gang * sizeof *pool), *unit = malloc(spec->gang * sizeof *unit);
+    size_t *pool = malloc(gang * sizeof *pool), *unit = malloc(gang * sizeof *unit);
     if (!jobs || !pool || !unit) {
         if (jobs)
             t->jobs = jobs;
@@ -98,13 +120,14 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
     }
     t->jobs = jobs;
     uint32_t id = (uint32_t)t->n_jobs++;
-    t->jobs[id] = (fs_job){.stream = stream, .submitted = sim->now,
-                           .remaining_s = spec->work_gpu_hours * 3600.0 / spec->gang,
+    t->jobs[id] = (fs_job){.stream = stream, .gang = gang, .submitted = sim->now, .remaining_s = compute_s,
                            .pool = pool, .unit = unit};
     if (t->measuring)
         t->reps[stream].submitted++;
     if (fs__ask(t, id) != 0)
         fs_sim_fail(sim, ENOMEM, "training \"%s\": out of memory queueing a job", spec->name);
+    if (ev->data == 3)
+        fs__schedule_traced(t, stream);
 }
 
 /* Starts the next compute segment: up to the next checkpoint, or the end. */
@@ -121,7 +144,7 @@ static void fs__run_segment(fs_training *t, uint32_t id, double now)
 
 static void fs__gang_busy(fs_training *t, fs_job *job, double now, int delta)
 {
-    uint32_t gang = t->scenario->training[job->stream].gang;
+    uint32_t gang = job->gang;
     for (uint32_t m = 0; m < gang; m++)
         fs_pool_unit_busy(&t->pools[job->pool[m]], now, job->unit[m], delta);
 }
@@ -143,7 +166,7 @@ static void fs__on_step(fs_sim *sim, const fs_event *ev, void *ctx)
     const fs_training_spec *spec = &t->scenario->training[job->stream];
     fs_training_rep *rep = &t->reps[job->stream];
     double now = sim->now;
-    double gpu_h = job->segment_s * spec->gang / 3600.0;
+    double gpu_h = job->segment_s * job->gang / 3600.0;
     if (job->state == FS_JOB_CHECKPOINTING) {
         /* The checkpoint is written: the segment's work is safe. */
         job->remaining_s -= job->segment_s;
@@ -178,8 +201,7 @@ void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size
     job->state = FS_JOB_WARMING;
     job->pool[member] = pool;
     job->unit[member] = unit;
-    const fs_training_spec *spec = &t->scenario->training[job->stream];
-    if (++job->ready < spec->gang)
+    if (++job->ready < job->gang)
         return;
     if (!job->started_once) {
         job->started_once = true;
@@ -217,13 +239,13 @@ void fs_training_member_evicted(fs_training *t, uint32_t id, double now)
             job->remaining_s -= progress_s;
             job->state_on_host = true;
             if (t->measuring)
-                rep->gpu_hours_done += progress_s * spec->gang / 3600.0;
+                rep->gpu_hours_done += progress_s * job->gang / 3600.0;
         } else {
             /* Everything since the last completed checkpoint is lost; a
              * checkpoint being written is not complete. */
             job->state_on_host = false;
             if (t->measuring)
-                rep->gpu_hours_lost += progress_s * spec->gang / 3600.0;
+                rep->gpu_hours_lost += progress_s * job->gang / 3600.0;
         }
         if (t->measuring)
             rep->preemptions++;
@@ -245,10 +267,19 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
     if (s->n_training == 0)
         return FS_OK;
     t->rngs = calloc(s->n_training, sizeof *t->rngs);
+    t->traces = calloc(s->n_training, sizeof *t->traces);
+    t->next_row = calloc(s->n_training, sizeof *t->next_row);
     int64_t k_sub = fs_sim_register(sim, fs__on_submit, t);
     int64_t k_step = fs_sim_register(sim, fs__on_step, t);
-    if (!t->rngs || k_sub < 0 || k_step < 0)
+    if (!t->rngs || !t->traces || !t->next_row || k_sub < 0 || k_step < 0)
         goto nomem;
+    for (size_t i = 0; i < s->n_training; i++) {
+        int rc = s->training[i].trace ? fs_trace_open(s->training[i].trace, &t->traces[i], err) : FS_OK;
+        if (rc != FS_OK) {
+            fs_training_fini(t);
+            return rc;
+        }
+    }
     t->kind_submit = (uint32_t)k_sub;
     t->kind_step = (uint32_t)k_step;
     for (size_t i = 0; i < s->n_training; i++) {
@@ -269,7 +300,11 @@ void fs_training_fini(fs_training *t)
 {
     for (size_t i = 0; t->rngs && i < t->scenario->n_training; i++)
         fs_rng_destroy(t->rngs[i]);
+    for (size_t i = 0; t->traces && i < t->scenario->n_training; i++)
+        fs_trace_close(t->traces[i]);
     free(t->rngs);
+    free(t->traces);
+    free(t->next_row);
     for (size_t j = 0; j < t->n_jobs; j++) {
         free(t->jobs[j].pool);
         free(t->jobs[j].unit);

@@ -26,12 +26,14 @@
 #include "fleet.h"
 #include "results.h"
 #include "scenario.h"
+#include "trace.h"
 #include "sim.h"
 
 typedef enum fs_job_state { FS_JOB_QUEUED, FS_JOB_WARMING, FS_JOB_RUNNING, FS_JOB_CHECKPOINTING, FS_JOB_DONE } fs_job_state;
 
 typedef struct fs_job {
     uint32_t stream;
+    uint32_t gang;           /* the stream's, or the trace row's GPUs */
     fs_job_state state;
     double submitted;
     bool started_once;
@@ -51,6 +53,8 @@ typedef struct fs_training {
     fs_pool *pools;
     fs_training_rep *reps;   /* per stream, owned by the result */
     gsl_rng **rngs;          /* per stream: "training/<name>" (Poisson submissions) */
+    fs_trace **traces;       /* per stream: its job trace's reader, NULL if none */
+    fs_trace_row *next_row;  /* per traced stream: the row whose submission is scheduled */
     fs_job *jobs;
     size_t n_jobs, cap_jobs;
     uint32_t kind_submit, kind_step;

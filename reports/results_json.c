@@ -86,6 +86,17 @@ static json_t *fs__service_rep_json(const fs_service_rep *rep, double measured_s
     fs__set(o, "slo_breach_windows", rep->slo_breach_windows);
     fs__set(o, "mean_in_system", rep->mean_in_system);
     fs__set(o, "peak_queue", (double)rep->peak_queue);
+    if (rep->traced) {
+        /* The whole replay from t = 0, warm-up included: every row replayed
+         * is completed, dropped or still in flight at the horizon. */
+        json_t *replay = json_object();
+        fs__set(replay, "rows", (double)rep->trace_rows);
+        fs__set(replay, "completed", (double)rep->trace_completed);
+        fs__set(replay, "dropped", (double)rep->trace_dropped);
+        fs__set(replay, "in_flight_end", (double)rep->in_flight_end);
+        fs__set(replay, "skipped_bad_rows", (double)rep->trace_skipped);
+        json_object_set_new(o, "replay", replay);
+    }
     return o;
 }
 

@@ -1681,7 +1681,7 @@ static void test_training(void **state)
 
     expect_error(TRAINING(JOB(", 'submit': {}")),
                  "scen.json: training[0].submit: expected at least one way to submit jobs "
-                 "(\"at\", \"daily_at\", \"poisson_per_hour\"), got none");
+                 "(\"at\", \"daily_at\", \"poisson_per_hour\", \"trace\"), got none");
     expect_error(TRAINING(JOB("")), "training[0]: missing required key \"submit\"");
     expect_error(TRAINING(JOB(", 'submit': {'poisson_per_hour': 1}, 'priority': 'experimnt'")),
                  "scen.json: training[0].priority: expected a training priority (\"production\", "

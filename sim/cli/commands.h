@@ -24,6 +24,11 @@ int fs_cli_merge(int argc, char **argv);
  * cheapest point that meets every constraint.  See cmd_plan.c. */
 int fs_cli_plan(int argc, char **argv);
 
+/* fleetsim fit-traffic TRACE.csv [--preset NAME | --time COL | --rate COL
+ * --window-start COL] ...: a service's arrivals fitted to a trace.  See
+ * cmd_fit.c. */
+int fs_cli_fit_traffic(int argc, char **argv);
+
 /* Shared by the commands above: a whole number in [min, max] with nothing
  * after it (0 or -1), and --jobs (default: every core; -1 after a message). */
 #include <stdint.h>

@@ -33,14 +33,15 @@ enum { FS_EXIT_OK = 0, FS_EXIT_RUNTIME = 1, FS_EXIT_USAGE = 2 };
 /* run and compare share their first options (same indices); compare adds
  * --policies. */
 enum { RUN_SEED, RUN_REPLICATIONS, RUN_HORIZON, RUN_OUT, RUN_FORMAT, RUN_NO_TIMING, RUN_HELP, RUN_REPORT,
-       RUN_POLICIES };
+       RUN_LENIENT, RUN_POLICIES };
 #define FS_RUN_OPTIONS                                                                                          \
     [RUN_SEED] = {"seed", 's', "N", "base seed (overrides the scenario's \"seed\")"},                            \
     [RUN_REPLICATIONS] = {"replications", 'r', "R", "independent replications (overrides \"replications\")"},   \
     [RUN_HORIZON] = {"horizon", 0, "D", "simulated time, e.g. 7d or 90m (overrides \"horizon\")"},              \
     [RUN_NO_TIMING] = {"no-timing", 0, NULL, "leave wall-clock figures out of the JSON (byte-identical reruns)"}, \
     [RUN_HELP] = {"help", 'h', NULL, "show this help"},                                                        \
-    [RUN_REPORT] = {"report", 0, "DIR", "also write the HTML/Markdown report with charts to DIR"}
+    [RUN_REPORT] = {"report", 0, "DIR", "also write the HTML/Markdown report with charts to DIR"},              \
+    [RUN_LENIENT] = {"lenient", 0, NULL, "skip bad trace rows (counted in the results) instead of failing"}
 
 static const fs_cli_option compare_options[] = {
     FS_RUN_OPTIONS,
@@ -81,6 +82,7 @@ static void usage(FILE *fp)
           "  sweep SWEEP.json    run every point of a sweep on all cores (or one shard)\n"
           "  merge DIR...        combine sweep shards into one result\n"
           "  plan SCENARIO       find the cheapest fleet that meets every constraint\n"
+          "  fit-traffic TRACE   fit a service's arrivals (rate, hourly profile, bursts) to a trace\n"
           "\n"
           "  -h, --help          show this help ('fleetsim COMMAND --help' for a command)\n"
           "      --version       print the version\n"
@@ -254,6 +256,8 @@ static int prepare(const char *cmd, const fs_cli_option *table, int n_options, v
     if (status != FS_EXIT_OK)
         return status;
     fs_error err = {0};
+    if (opt->values[RUN_LENIENT])
+        fs_scenario_set_lenient(job->s);
     if (fs_scenario_override(job->s, seed, replications, horizon, &err) != FS_OK) {
         fprintf(stderr, "fleetsim: %s\n", err.msg);
         fs_scenario_destroy(job->s);
@@ -491,6 +495,8 @@ int main(int argc, char **argv)
         return fs_cli_merge(argc - 2, argv + 2);
     if (strcmp(cmd, "plan") == 0)
         return fs_cli_plan(argc - 2, argv + 2);
+    if (strcmp(cmd, "fit-traffic") == 0)
+        return fs_cli_fit_traffic(argc - 2, argv + 2);
     fprintf(stderr, "fleetsim: unknown command '%s' (see 'fleetsim --help')\n", cmd);
     return FS_EXIT_USAGE;
 }

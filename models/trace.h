@@ -1,0 +1,117 @@
+/*
+ * trace — CSV traces of inference requests and training jobs, read as a
+ * stream.
+ *
+ * A trace is a CSV file with a header row.  A request trace has a time
+ * column and optionally two size columns (prompt and generated tokens, or
+ * any sizes the scenario maps to service time); a job trace has a submit
+ * time, a GPU count, a duration (or an end time), and optionally a priority
+ * and a tenant.  Columns are named by a spec, or by a preset for each format
+ * in ../shared/data (fs_trace_preset_names).  Files are parsed with libcsv in
+ * fixed-size chunks and handed out one row at a time, so memory does not
+ * depend on the trace's length: ten million rows cost what ten do.
+ *
+ * Times: the first row's time becomes 0; then the rate scale divides every
+ * time (2 replays the trace at twice its rate; 1/24 stretches an hour over a
+ * day) and the shift is added.  With `repeat`, the trace starts over after
+ * its last row, one mean inter-arrival gap later, for as long as it is read.
+ * Time columns are seconds, milliseconds, microseconds or datetimes
+ * ("2023-11-16 18:17:03.9799600", "2023-11-16T18:17:03Z"; UTC).
+ *
+ * Bad rows (a time that does not parse, a negative or non-numeric size or
+ * GPU count or duration, a row with too few fields, time going backwards by
+ * more than the tolerance) are errors naming file:line and what was wrong;
+ * with `lenient` they are skipped and counted.  A row earlier than the one
+ * before it by no more than the tolerance is replayed at the earlier row's
+ * time (traces logged by several hosts are slightly out of order).
+ *
+ * Ownership: fs_trace_spec owns its strings (fs_trace_spec_fini); the reader
+ * copies what it needs from the spec and owns its file and parser
+ * (fs_trace_close).  Row strings (tenant) live until the next call.
+ */
+#ifndef FS_TRACE_H
+#define FS_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+typedef enum fs_trace_kind { FS_TRACE_REQUESTS, FS_TRACE_JOBS } fs_trace_kind;
+
+typedef enum fs_trace_time_format {
+    FS_TRACE_TIME_SECONDS,   /* a number of seconds */
+    FS_TRACE_TIME_MS,        /* a number of milliseconds */
+    FS_TRACE_TIME_US,        /* a number of microseconds */
+    FS_TRACE_TIME_DATETIME   /* YYYY-MM-DD[ T]HH:MM:SS[.fraction][Z], UTC */
+} fs_trace_time_format;
+
+typedef struct fs_trace_spec {
+    char *path;              /* the CSV file */
+    fs_trace_kind kind;
+    /* Column names (header text); NULL when the trace lacks the column. */
+    char *time_col;          /* requests: arrival; jobs: submission.  Required. */
+    fs_trace_time_format time_format;
+    char *size_cols[2];      /* requests: e.g. prompt and generated tokens */
+    char *gpus_col;          /* jobs: GPUs of the gang (fractions round up). Required for jobs. */
+    char *duration_col;      /* jobs: run time in seconds ... */
+    char *end_col;           /* ... or an end time in the time column's format (duration = end - start) */
+    char *priority_col;      /* jobs: a number or a string (see fs_trace_row.priority) */
+    char *tenant_col;        /* jobs */
+    double rate_scale;       /* > 0, default 1 */
+    double shift_s;          /* added after scaling, default 0 */
+    bool repeat;             /* start over after the last row */
+    double tolerance_s;      /* backwards slack, default 1 s */
+    bool lenient;            /* skip bad rows instead of failing */
+} fs_trace_spec;
+
+/* The spec of a named preset, for path: "azure-llm" (Azure LLM inference
+ * 2023: TIMESTAMP datetime, ContextTokens, GeneratedTokens), "philly-jobs"
+ * (the Philly-derived job list: submit_time s, num_gpu, duration s, user as
+ * tenant), "alibaba-pods" (Alibaba GPU cluster pods: creation_time s,
+ * num_gpu, deletion_time as end, qos as priority).  FS_OK, FS_ERR_INPUT for
+ * an unknown name (listing the known ones), FS_ERR_RUNTIME. */
+int fs_trace_preset(const char *name, const char *path, fs_trace_spec *out, fs_error *err);
+
+/* NULL-terminated list of preset names. */
+extern const char *const fs_trace_preset_names[];
+
+void fs_trace_spec_fini(fs_trace_spec *spec);
+
+typedef struct fs_trace_row {
+    double t;                /* seconds from the start of the replay */
+    double size[2];          /* requests: the size columns (0 when absent) */
+    uint32_t gpus;           /* jobs: >= 1 */
+    double duration_s;       /* jobs: >= 0 */
+    double priority;         /* jobs: the number, or for text the rank of its
+                              * first appearance (0, 1, ...); 0 when absent */
+    const char *tenant;      /* jobs: NULL when absent */
+    uint64_t line;           /* in the file (1 = the header) */
+} fs_trace_row;
+
+typedef struct fs_trace fs_trace;
+
+/* Opens the file and reads its header; every named column must be there.
+ * FS_OK, FS_ERR_INPUT (cannot read, no such column: "file: no column
+ * \"X\" (columns: a, b, c)"), FS_ERR_RUNTIME. */
+int fs_trace_open(const fs_trace_spec *spec, fs_trace **out, fs_error *err);
+
+/* The next row: 1 and *row, 0 at the end (never with repeat, unless the
+ * trace has no valid row at all), or -1 with err filled (FS_ERR_INPUT,
+ * "file:LINE: what was wrong", or FS_ERR_RUNTIME). */
+int fs_trace_next(fs_trace *t, fs_trace_row *row, fs_error *err);
+
+/* The first valid row's time as written, in seconds (datetimes: seconds
+ * since 1970-01-01 UTC), before rebasing, scaling and shifting: what
+ * fit-traffic needs to place rows on the clock and calendar.  0 before the
+ * first row is read. */
+double fs_trace_origin(const fs_trace *t);
+
+/* Rows handed out, and rows skipped as bad (lenient), so far. */
+uint64_t fs_trace_rows(const fs_trace *t);
+uint64_t fs_trace_skipped(const fs_trace *t);
+
+void fs_trace_close(fs_trace *t);
+
+#endif

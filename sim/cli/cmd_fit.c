@@ -1,0 +1,557 @@
+/*
+ * fleetsim fit-traffic — a scenario's "arrivals" fitted to a trace.
+ *
+ *   fleetsim fit-traffic TRACE.csv [--preset NAME | --time COL [--time-format F]
+ *                        | --rate COL --window-start COL] [--start-weekday 0-6]
+ *                        [--window D] [--format json|text]
+ *
+ * Reads a request trace (models/trace.h: a preset or a --time column) or a
+ * rate series (models/fit.h: preset servegen-rate, or --rate and
+ * --window-start columns), fits the hourly profile (models/fit.h states the
+ * definitions) and prints:
+ *   - default: the fragment {"arrivals": {...}} on stdout, to paste into a
+ *     scenario's service, and the goodness-of-fit report on stderr;
+ *   - --format json: one document, {"arrivals": ..., "fit": {statistics}};
+ *   - --format text: the report, then the fragment, on stdout.
+ * Exit status: 0 fitted, 1 runtime failure, 2 usage or input error (the
+ * message names the file, and the line for a bad row).
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "duration.h"
+#include "fit.h"
+#include "options.h"
+#include "trace.h"
+
+enum { FIT_EXIT_OK = 0, FIT_EXIT_RUNTIME = 1, FIT_EXIT_USAGE = 2 };
+
+enum { FIT_PRESET, FIT_TIME, FIT_TIME_FORMAT, FIT_RATE, FIT_WINDOW_START, FIT_START_WEEKDAY, FIT_WINDOW, FIT_FORMAT,
+       FIT_HELP };
+static const fs_cli_option fit_options[] = {
+    [FIT_PRESET] = {"preset", 'p', "NAME", "a known format: azure-llm (requests), servegen-rate (rate series)"},
+    [FIT_TIME] = {"time", 't', "COL", "request trace: the arrival-time column"},
+    [FIT_TIME_FORMAT] = {"time-format", 0, "F", "seconds (default), ms, us or datetime (UTC)"},
+    [FIT_RATE] = {"rate", 0, "COL", "rate series: the requests-per-second column"},
+    [FIT_WINDOW_START] = {"window-start", 0, "COL", "rate series: the window-start column (seconds)"},
+    [FIT_START_WEEKDAY] = {"start-weekday", 0, "N", "weekday of raw time 0, 0 = Monday .. 6 = Sunday (default 0)"},
+    [FIT_WINDOW] = {"window", 'w', "D", "requests: the burst window (default 1m); rates: a row's window"},
+    [FIT_FORMAT] = {"format", 'f', "FMT", "json (fragment and statistics) or text (report) on stdout"},
+    [FIT_HELP] = {"help", 'h', NULL, "show this help"},
+};
+#define FIT_N_OPTIONS ((int)(sizeof fit_options / sizeof fit_options[0]))
+
+static const char *const fit_day_names[] = {"monday", "tuesday", "wednesday", "thursday",
+                                            "friday", "saturday", "sunday"};
+
+static void fit_usage(FILE *fp)
+{
+    fputs("usage: fleetsim fit-traffic TRACE.csv [--preset NAME | --time COL [--time-format F]\n"
+          "                            | --rate COL --window-start COL] [--start-weekday 0-6]\n"
+          "                            [--window D] [--format json|text]\n\n"
+          "Fits a service's \"arrivals\" (poisson_rps, hourly multipliers, bursts) to a\n"
+          "request trace (one row per request) or a rate series (one row per window).\n"
+          "stdout gets {\"arrivals\": {...}} to paste into a scenario; stderr the fit.\n\n",
+          fp);
+    fs_cli_help(fp, fit_options, FIT_N_OPTIONS);
+    fputs("\nthe fit:\n"
+          "  rate of an hour of the day = its arrivals / its observed seconds (the\n"
+          "  first and last hours count the seconds the input covers), for weekdays\n"
+          "  and weekends apart when the input covers both; poisson_rps = the mean\n"
+          "  rate, multiplier = hourly rate / poisson_rps; hours observed under 60 s\n"
+          "  keep multiplier 1 and are listed as not covered.\n"
+          "calendar: datetimes are UTC and carry their weekday; a numeric time 0 is\n"
+          "  00:00 of --start-weekday.  Bursts' \"at\" counts from the first row's\n"
+          "  midnight: replay them with the scenario's start_weekday set as reported.\n"
+          "bursts (request traces): runs of windows with count > expected +\n"
+          "  4 sqrt(expected); at most 20 listed, the largest first.\n"
+          "rate series: a window of rate 0 is a gap (an outage), not idle time.\n"
+          "memory: 2 doubles per hour and per window of the span, whatever the rows.\n\n"
+          "exit status: 0 fitted, 1 runtime failure, 2 usage or input error\n",
+          fp);
+}
+
+/* x to `digits` significant digits: what the fragment prints. */
+static double fit_sig(double x, int digits)
+{
+    if (!isfinite(x) || x == 0)
+        return x;
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.*g", digits, x);
+    return strtod(buf, NULL);
+}
+
+/* A number for JSON: rounded, and null when not finite (JSON has no NaN). */
+static json_t *fit_num(double x, int digits)
+{
+    return isfinite(x) ? json_real(fit_sig(x, digits)) : json_null();
+}
+
+/* An offset from day 0's midnight as the scenario reads a duration: "2d
+ * 09:30", "09:30:15". */
+static void fit_clock(double s, char *buf, size_t size)
+{
+    long long whole = (long long)floor(s + 0.5);
+    long long d = whole / 86400, h = whole / 3600 % 24, m = whole / 60 % 60, sec = whole % 60;
+    int n = d ? snprintf(buf, size, "%lldd ", d) : 0;
+    if (sec)
+        snprintf(buf + n, size - (size_t)n, "%02lld:%02lld:%02lld", h, m, sec);
+    else
+        snprintf(buf + n, size - (size_t)n, "%02lld:%02lld", h, m);
+}
+
+/* The date of an epoch day (Howard Hinnant's civil_from_days). */
+static void fit_date(double epoch_s, char *buf, size_t size)
+{
+    int64_t z = (int64_t)floor(epoch_s / 86400) + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+    /* Months and days are small; the casts tell the compiler so. */
+    snprintf(buf, size, "%04lld-%02d-%02d", (long long)(yoe + era * 400 + (m <= 2)), (int)(m % 100), (int)(d % 100));
+}
+
+/* ---- the fragment -------------------------------------------------------- */
+
+static json_t *fit_profile_json(const fs_fit_cell cells[24])
+{
+    json_t *a = json_array();
+    for (int h = 0; h < 24; h++)
+        json_array_append_new(a, fit_num(cells[h].multiplier, 4));
+    return a;
+}
+
+static json_t *fit_bursts_json(const fs_fit *f)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; k < f->n_listed; k++) {
+        char at[48], dur[48];
+        fit_clock(f->bursts[k].at_s, at, sizeof at);
+        fs_duration_format(f->bursts[k].duration_s, dur, sizeof dur);
+        json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "at", at, "duration", dur, "multiplier",
+                                           fit_num(f->bursts[k].multiplier, 4)));
+    }
+    return a;
+}
+
+/* {"poisson_rps", "diurnal" or "weekday" + "weekend", "bursts" when any}. */
+static json_t *fit_arrivals_json(const fs_fit *f)
+{
+    json_t *a = json_object();
+    json_object_set_new(a, "poisson_rps", fit_num(f->base_rps, 4));
+    if (f->split) {
+        json_object_set_new(a, "weekday", fit_profile_json(f->cell[FS_FIT_WEEKDAY]));
+        json_object_set_new(a, "weekend", fit_profile_json(f->cell[FS_FIT_WEEKEND]));
+    } else {
+        json_object_set_new(a, "diurnal", fit_profile_json(f->cell[FS_FIT_WEEKDAY]));
+    }
+    if (f->n_listed)
+        json_object_set_new(a, "bursts", fit_bursts_json(f));
+    return a;
+}
+
+/* The fragment one member a line (jansson's indent would give each of the
+ * 24 multipliers its own line). */
+static int fit_print_fragment(FILE *fp, const json_t *arrivals)
+{
+    const char *key;
+    json_t *v;
+    size_t n = json_object_size(arrivals), i = 0;
+    fputs("{\"arrivals\": {\n", fp);
+    json_object_foreach((json_t *)arrivals, key, v) {
+        char *text = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_ENCODE_ANY);
+        if (!text)
+            return -1;
+        fprintf(fp, "  \"%s\": %s%s\n", key, text, ++i < n ? "," : "");
+        free(text);
+    }
+    fputs("}}\n", fp);
+    return 0;
+}
+
+/* ---- the statistics ------------------------------------------------------ */
+
+static const char *const fit_notes[] = {
+    "rate of a cell (hour of the day, day type) = its arrivals / its observed seconds; poisson_rps = all "
+    "arrivals / all observed seconds; multiplier = rate / poisson_rps, as models/arrivals.c multiplies them",
+    "chi-square: each clock hour's count O against E = its cell's rate x its observed seconds, sum (O-E)^2/E "
+    "over hours with E >= 5; dof = those hours - the cells fitted; a small p_value says counts vary from day to "
+    "day more than a Poisson process with this profile allows",
+    "r2: 1 - sum (O-E)^2 / sum (O - mean O)^2 over fully observed clock hours: the share of the hour-to-hour "
+    "variation the profile explains",
+    "dispersion index: mean of (O-E)^2/E over counting windows, 1 for a Poisson process with the fitted profile",
+    "bursts: maximal runs of windows with O > E + 4 sqrt(E); multiplier = sum O / sum E, relative to the profile "
+    "(which includes their arrivals); at counts from the first row's midnight: for replaying the trace's own "
+    "period with the scenario's start_weekday set to day0.weekday",
+};
+
+/* Per hour of a profile: its rates, its covered seconds, or the hours not covered. */
+typedef enum { FIT_RATES, FIT_COVERED, FIT_UNCOVERED } fit_column;
+
+static json_t *fit_cells_json(const fs_fit_cell cells[24], fit_column what)
+{
+    json_t *a = json_array();
+    for (int h = 0; h < 24; h++) {
+        if (what == FIT_UNCOVERED) {
+            if (!cells[h].covered)
+                json_array_append_new(a, json_integer(h));
+        } else {
+            json_array_append_new(a, fit_num(what == FIT_RATES ? cells[h].rate_rps : cells[h].covered_s, 6));
+        }
+    }
+    return a;
+}
+
+/* {"weekday": ..., "weekend": ...} or {"diurnal": ...}, as in the fragment. */
+static json_t *fit_by_day_type(const fs_fit *f, fit_column what)
+{
+    if (!f->split)
+        return json_pack("{s:o}", "diurnal", fit_cells_json(f->cell[FS_FIT_WEEKDAY], what));
+    return json_pack("{s:o, s:o}", "weekday", fit_cells_json(f->cell[FS_FIT_WEEKDAY], what), "weekend",
+                     fit_cells_json(f->cell[FS_FIT_WEEKEND], what));
+}
+
+static json_t *fit_input_json(const char *path, const fs_fit_acc *acc)
+{
+    char date[32] = "";
+    json_t *day0 = json_pack("{s:s, s:s}", "weekday", fit_day_names[acc->weekday0], "from",
+                             acc->calendar ? "the dates (UTC)" : "--start-weekday");
+    if (acc->calendar) {
+        fit_date(acc->day0_raw_s, date, sizeof date);
+        json_object_set_new(day0, "date", json_string(date));
+    }
+    json_t *in = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "file", path, "kind",
+                           acc->rates ? "rate series" : "requests", "rows", (json_int_t)acc->rows, "day0", day0,
+                           "first_s", fit_num(acc->first_s, 10), "last_s", fit_num(acc->last_s, 10));
+    if (acc->rates) {
+        json_object_set_new(in, "row_window_s", fit_num(acc->row_window_s, 10));
+        json_object_set_new(in, "gap_windows", json_integer((json_int_t)acc->gap_windows));
+    }
+    return in;
+}
+
+static json_t *fit_goodness_json(const fs_fit *f)
+{
+    json_t *per = json_array();
+    for (int h = 0; h < 24; h++) {
+        const fs_fit_hour_gof *g = &f->hour[h];
+        json_array_append_new(per, json_pack("{s:i, s:o, s:i, s:o, s:o}", "hour", h, "chi2", fit_num(g->chi2, 6),
+                                             "dof", g->dof, "p_value", fit_num(g->p_value, 4), "max_rel_err",
+                                             fit_num(g->max_rel_err, 4)));
+    }
+    return json_pack("{s:o, s:i, s:o, s:I, s:o, s:I, s:o}", "chi2", fit_num(f->chi2, 6), "dof", f->dof,
+                     "p_value", fit_num(f->p_value, 4), "hours", (json_int_t)f->gof_hours, "r2",
+                     fit_num(f->r2, 6), "r2_hours", (json_int_t)f->r2_hours, "per_hour", per);
+}
+
+static json_t *fit_windows_json(const fs_fit *f, json_t **bursts)
+{
+    json_t *listed = json_array();
+    for (size_t k = 0; k < f->n_listed; k++) {
+        const fs_fit_burst *b = &f->bursts[k];
+        char at[48];
+        fit_clock(b->at_s, at, sizeof at);
+        json_array_append_new(listed, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o}", "at_s", fit_num(b->at_s, 10),
+                                                "at", at, "duration_s", fit_num(b->duration_s, 10), "observed",
+                                                fit_num(b->observed, 10), "expected", fit_num(b->expected, 6),
+                                                "multiplier", fit_num(b->multiplier, 4)));
+    }
+    *bursts = json_pack("{s:s, s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "rule",
+                        "maximal runs of windows with count > expected + 4 sqrt(expected)", "hot_windows",
+                        (json_int_t)f->hot_windows, "hot_by_chance", fit_num(f->hot_by_chance, 4), "count",
+                        (json_int_t)f->n_bursts, "total_s", fit_num(f->burst_s, 10), "minutes",
+                        fit_num(f->burst_s / 60, 6), "mean_multiplier", fit_num(f->burst_multiplier, 4),
+                        "longest_s", fit_num(f->longest_s, 10), "listed", listed);
+    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o}", "window_s", fit_num(f->window_s, 10), "windows",
+                     (json_int_t)f->windows, "mean_expected", fit_num(f->mean_expected, 4), "index",
+                     fit_num(f->dispersion, 4), "peak_ratio", fit_num(f->peak_ratio, 4), "peak_at_s",
+                     fit_num(f->peak_at_s, 10));
+}
+
+static json_t *fit_document(const char *path, const fs_fit_acc *acc, const fs_fit *f)
+{
+    json_t *notes = json_array();
+    for (size_t k = 0; k < sizeof fit_notes / sizeof fit_notes[0]; k++)
+        json_array_append_new(notes, json_string(fit_notes[k]));
+    json_t *all = json_pack("{s:o, s:o, s:o, s:o}", "rates_rps", fit_cells_json(f->all_days, FIT_RATES), "peak_hour",
+                            f->peak_hour >= 0 ? json_integer(f->peak_hour) : json_null(), "trough_hour",
+                            f->trough_hour >= 0 ? json_integer(f->trough_hour) : json_null(), "peak_trough",
+                            fit_num(f->peak_trough, 4));
+    json_t *fit = json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "input", fit_input_json(path, acc),
+                            "base_rps", fit_num(f->base_rps, 6), "arrivals", fit_num(f->arrivals, 12), "covered_s",
+                            fit_num(f->covered_s, 10), "profile", f->split ? "weekday and weekend" : "diurnal",
+                            "rates_rps", fit_by_day_type(f, FIT_RATES), "covered_s_per_hour",
+                            fit_by_day_type(f, FIT_COVERED), "not_covered", fit_by_day_type(f, FIT_UNCOVERED),
+                            "all_days", all, "goodness",
+                            fit_goodness_json(f));
+    if (f->has_windows) {
+        json_t *bursts;
+        json_object_set_new(fit, "dispersion", fit_windows_json(f, &bursts));
+        json_object_set_new(fit, "bursts", bursts);
+    }
+    json_object_set_new(fit, "definitions", notes);
+    return json_pack("{s:o, s:o}", "arrivals", fit_arrivals_json(f), "fit", fit);
+}
+
+/* ---- the report ---------------------------------------------------------- */
+
+/* "00:00-05:00, 22:00" for the hours not covered, or "none". */
+static void fit_hour_list(const fs_fit_cell cells[24], char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int h = 0; h < 24; h++) {
+        if (cells[h].covered || (h > 0 && !cells[h - 1].covered))
+            continue;
+        int end = h;
+        while (end + 1 < 24 && !cells[end + 1].covered)
+            end++;
+        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, end > h ? "%s%02d:00-%02d:00" : "%s%02d:00",
+                              n ? ", " : "", h, end);
+    }
+    if (n == 0)
+        snprintf(buf, size, "none");
+}
+
+static void fit_cell_text(FILE *fp, const fs_fit_cell *c)
+{
+    if (c->covered)
+        fprintf(fp, "  %10.4g %7.4g", c->rate_rps, fit_sig(c->multiplier, 4));
+    else
+        fprintf(fp, "  %10s %7s", "-", "1");
+}
+
+static void fit_report(FILE *fp, const char *path, const fs_fit_acc *acc, const fs_fit *f)
+{
+    char date[32] = "", buf[256];
+    if (acc->calendar)
+        fit_date(acc->day0_raw_s, date, sizeof date);
+    char first[48], last[48];
+    fit_clock(acc->first_s, first, sizeof first);
+    fit_clock(acc->last_s, last, sizeof last);
+    fprintf(fp, "fit-traffic: %s: %s, %llu rows, observed from %s to %s (from day 0's midnight)\n", path,
+            acc->rates ? "rate series" : "request trace", (unsigned long long)acc->rows, first, last);
+    fprintf(fp, "day 0 is a %s%s%s (%s)\n", fit_day_names[acc->weekday0], date[0] ? ", " : "", date,
+            acc->calendar ? "from the dates, UTC" : "raw time 0 is 00:00 of --start-weekday");
+    if (acc->rates)
+        fprintf(fp, "rows are %g s windows; %llu of rate 0 counted as gaps\n", acc->row_window_s,
+                (unsigned long long)acc->gap_windows);
+    fprintf(fp, "poisson_rps %.4g req/s: the mean over %.1f observed hours (%.0f arrivals)\n", f->base_rps,
+            f->covered_s / 3600, f->arrivals);
+    fprintf(fp, "profile: %s\n\n", f->split ? "weekday and weekend (the input covers both)"
+                                            : "diurnal (one day type observed: the same every day)");
+    fprintf(fp, "hour %s", f->split ? "   wkday r/s    mult   wkend r/s    mult" : "  rate r/s    mult");
+    fprintf(fp, "      chi2   dof  p-value  max err\n");
+    for (int h = 0; h < 24; h++) {
+        const fs_fit_hour_gof *g = &f->hour[h];
+        fprintf(fp, "%02d:00", h);
+        fit_cell_text(fp, &f->cell[FS_FIT_WEEKDAY][h]);
+        if (f->split)
+            fit_cell_text(fp, &f->cell[FS_FIT_WEEKEND][h]);
+        if (g->dof > 0)
+            fprintf(fp, "  %8.4g %5d  %7.3g  %6.1f%%\n", g->chi2, g->dof, g->p_value, 100 * g->max_rel_err);
+        else
+            fprintf(fp, "  %8s %5s  %7s  %7s\n", "-", "-", "-", "-");
+    }
+    fit_hour_list(f->cell[FS_FIT_WEEKDAY], buf, sizeof buf);
+    fprintf(fp, "\nnot covered (multiplier 1): %s%s", f->split ? "weekday " : "", buf);
+    if (f->split) {
+        fit_hour_list(f->cell[FS_FIT_WEEKEND], buf, sizeof buf);
+        fprintf(fp, "; weekend %s", buf);
+    }
+    fprintf(fp, "\n\ngoodness of fit, clock hour by clock hour against the profile:\n");
+    if (f->dof > 0)
+        fprintf(fp, "  chi-square %.5g on %d degrees of freedom (%zu hours with >= 5 expected), p = %.3g:\n"
+                    "    a small p means the counts vary from day to day more than Poisson noise%s\n",
+                f->chi2, f->dof, f->gof_hours, f->p_value,
+                acc->rates ? " (a rate series'\n    counts are estimates, not Poisson counts: expect a small p)" : "");
+    else
+        fprintf(fp, "  chi-square: no test (each cell is observed in one clock hour at most)\n");
+    if (isfinite(f->r2))
+        fprintf(fp, "  R^2 %.4f over %zu full hours: the share of the hour-to-hour variation the profile explains\n",
+                f->r2, f->r2_hours);
+    else
+        fprintf(fp, "  R^2: none (fewer than two fully observed hours)\n");
+    if (!f->has_windows)
+        return;
+    char w[32], at[48];
+    fs_duration_format(f->window_s, w, sizeof w);
+    fit_clock(f->peak_at_s, at, sizeof at);
+    fprintf(fp, "\ndispersion over %zu windows of %s (%.4g expected each on average):\n"
+                "  index %.4g (mean (O-E)^2/E; 1 = Poisson with this profile); peak window %.4gx expected at %s\n",
+            f->windows, w, f->mean_expected, f->dispersion, f->peak_ratio, at);
+    if (f->mean_expected < 10)
+        fprintf(fp, "  (under ~10 expected a window, the burst rule flags Poisson noise too: try a longer --window)\n");
+    fs_duration_format(f->longest_s, buf, sizeof buf);
+    fprintf(fp, "bursts (runs of %s windows with count > expected + 4 sqrt(expected)): %zu", w, f->n_bursts);
+    if (f->n_bursts)
+        fprintf(fp, ", %.4g minutes in all, %.4gx expected on average, the longest %s", f->burst_s / 60,
+                f->burst_multiplier, buf);
+    fprintf(fp, "\n  %zu hot windows; Poisson noise alone would give about %.2g\n", f->hot_windows,
+            f->hot_by_chance);
+    for (size_t k = 0; k < f->n_listed; k++) {
+        const fs_fit_burst *b = &f->bursts[k];
+        char day[16];
+        snprintf(day, sizeof day, "(%s)", fit_day_names[(acc->weekday0 + (int)floor(b->at_s / 86400)) % 7]);
+        fit_clock(b->at_s, at, sizeof at);
+        fs_duration_format(b->duration_s, buf, sizeof buf);
+        fprintf(fp, "  at %-12s %-11s %6s  %7.4gx  (%.0f arrivals, %.4g expected)\n", at, day, buf,
+                fit_sig(b->multiplier, 4), b->observed, b->expected);
+    }
+    if (f->n_listed)
+        fprintf(fp, "note: these %s the trace's own bursts, for replaying the period it covers: \"at\" counts from\n"
+                    "  day 0's midnight, so give the scenario \"start_weekday\": \"%s\"; the profile's hours\n"
+                    "  already include their arrivals%s\n",
+                f->n_listed == 1 ? "is" : "are", fit_day_names[acc->weekday0],
+                f->n_listed < f->n_bursts ? " (only the 20 largest are listed)" : "");
+}
+
+/* ---- the command --------------------------------------------------------- */
+
+static int fit_fail(int rc, const fs_error *err)
+{
+    fprintf(stderr, "fleetsim: %s\n", err->msg);
+    return rc == FS_ERR_INPUT ? FIT_EXIT_USAGE : FIT_EXIT_RUNTIME;
+}
+
+static int fit_usage_error(const char *what)
+{
+    fprintf(stderr, "fleetsim fit-traffic: %s (see 'fleetsim fit-traffic --help')\n", what);
+    return FIT_EXIT_USAGE;
+}
+
+/* Reads the input the options describe into acc. */
+static int fit_read(const fs_cli_parsed *opt, const char *path, int weekday, double window_s, fs_fit_acc *acc,
+                    fs_error *err)
+{
+    static const char *const formats[] = {"seconds", "ms", "us", "datetime"};
+    const char *preset = opt->values[FIT_PRESET], *fmt = opt->values[FIT_TIME_FORMAT];
+    fs_trace_time_format format = FS_TRACE_TIME_SECONDS;
+    for (int k = 0; fmt && k < 4; k++)
+        if (strcmp(fmt, formats[k]) == 0)
+            format = (fs_trace_time_format)k, fmt = NULL;
+    if (fmt)
+        return fs_error_set(err, FS_ERR_INPUT, "--time-format: expected seconds, ms, us or datetime, got \"%s\"", fmt);
+    if (opt->values[FIT_RATE] || (preset && strcmp(preset, "servegen-rate") == 0)) {
+        fs_fit_rate_spec rs = {.path = path, .start_col = opt->values[FIT_WINDOW_START],
+                               .start_format = format, .rate_col = opt->values[FIT_RATE]};
+        int rc = preset ? fs_fit_rate_preset(preset, path, &rs, err) : FS_OK;
+        if (rc == FS_OK && format == FS_TRACE_TIME_DATETIME)
+            rc = fs_error_set(err, FS_ERR_INPUT, "%s: a rate series' window starts are numbers (seconds, ms or us)",
+                              path);
+        if (rc != FS_OK)
+            return rc;
+        if (window_s > 0)
+            rs.window_s = window_s;
+        return fs_fit_read_rates(&rs, weekday, acc, err);
+    }
+    fs_trace_spec spec = {0};
+    int rc = FS_OK;
+    if (preset) {
+        rc = fs_trace_preset(preset, path, &spec, err);
+        if (rc == FS_ERR_INPUT) {
+            char known[256] = "";
+            for (size_t k = 0; fs_trace_preset_names[k]; k++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s, ", fs_trace_preset_names[k]);
+            rc = fs_error_set(err, FS_ERR_INPUT, "%s: unknown preset \"%s\" (known: %s%s)", path, preset, known,
+                              fs_fit_rate_preset_names[0]);
+        }
+    } else {
+        spec = (fs_trace_spec){.path = strdup(path), .kind = FS_TRACE_REQUESTS,
+                               .time_col = strdup(opt->values[FIT_TIME]), .time_format = format, .rate_scale = 1,
+                               .tolerance_s = 1};
+        if (!spec.path || !spec.time_col)
+            rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    }
+    if (rc == FS_OK)
+        rc = fs_fit_read_requests(&spec, weekday, window_s > 0 ? window_s : 60, acc, err);
+    fs_trace_spec_fini(&spec);
+    return rc;
+}
+
+int fs_cli_fit_traffic(int argc, char **argv)
+{
+    fs_cli_parsed opt;
+    if (fs_cli_parse("fit-traffic", fit_options, FIT_N_OPTIONS, argc, argv, &opt) != 0)
+        return FIT_EXIT_USAGE;
+    if (opt.values[FIT_HELP]) {
+        fit_usage(stdout);
+        return FIT_EXIT_OK;
+    }
+    if (opt.n_positional != 1)
+        return fit_usage_error("expected one TRACE.csv");
+    const char *path = opt.positional[0], *format = opt.values[FIT_FORMAT];
+    int sources = !!opt.values[FIT_PRESET] + !!opt.values[FIT_TIME] + !!opt.values[FIT_RATE];
+    if (sources != 1)
+        return fit_usage_error("give one of --preset, --time COL (a request trace) or --rate COL (a rate series)");
+    if (!opt.values[FIT_RATE] != !opt.values[FIT_WINDOW_START])
+        return fit_usage_error("--rate and --window-start go together");
+    if (opt.values[FIT_TIME_FORMAT] && !opt.values[FIT_TIME] && !opt.values[FIT_RATE])
+        return fit_usage_error("--time-format goes with --time (or --window-start); a preset knows its format");
+    if (format && strcmp(format, "json") != 0 && strcmp(format, "text") != 0)
+        return fit_usage_error("--format: expected json or text");
+    uint64_t weekday = 0;
+    if (opt.values[FIT_START_WEEKDAY] && fs_cli_parse_count(opt.values[FIT_START_WEEKDAY], 0, 6, &weekday) != 0)
+        return fit_usage_error("--start-weekday: expected 0 (Monday) to 6 (Sunday)");
+    double window_s = 0;
+    char why[128];
+    if (opt.values[FIT_WINDOW] && (fs_duration_parse(opt.values[FIT_WINDOW], &window_s, why, sizeof why) != 0 ||
+                                   !(window_s > 0))) {
+        fprintf(stderr, "fleetsim fit-traffic: --window: %s, got \"%s\"\n",
+                window_s > 0 ? why : "expected a duration above 0 such as 1m", opt.values[FIT_WINDOW]);
+        return FIT_EXIT_USAGE;
+    }
+
+    fs_error err = {0};
+    fs_fit_acc acc = {0}; /* fini-able whether or not a reader got to initialise it */
+    int rc = fit_read(&opt, path, (int)weekday, window_s, &acc, &err);
+    static fs_fit fit; /* 2 KiB of cells and bursts: off the stack */
+    if (rc == FS_OK)
+        rc = fs_fit_compute(&acc, &fit, &err);
+    if (rc != FS_OK) {
+        fs_fit_acc_fini(&acc);
+        /* The fit's own messages do not know the file. */
+        if (strncmp(err.msg, path, strlen(path)) != 0) {
+            fs_error named = err;
+            snprintf(named.msg, sizeof named.msg, "%.200s: %.800s", path, err.msg);
+            err = named;
+        }
+        return fit_fail(rc, &err);
+    }
+    if (acc.calendar && opt.values[FIT_START_WEEKDAY])
+        fprintf(stderr, "fleetsim: fit-traffic: --start-weekday ignored: the dates give the weekday\n");
+
+    int status = FIT_EXIT_OK;
+    if (format && strcmp(format, "json") == 0) {
+        json_t *doc = fit_document(path, &acc, &fit);
+        if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
+            fputc('\n', stdout) == EOF)
+            status = FIT_EXIT_RUNTIME;
+        json_decref(doc);
+    } else {
+        FILE *report = format ? stdout : stderr;
+        fit_report(report, path, &acc, &fit);
+        if (format)
+            fputs("\nscenario fragment (paste into a service):\n", stdout);
+        json_t *arrivals = fit_arrivals_json(&fit);
+        if (!arrivals || fit_print_fragment(stdout, arrivals) != 0)
+            status = FIT_EXIT_RUNTIME;
+        json_decref(arrivals);
+    }
+    if (fflush(stdout) != 0)
+        status = FIT_EXIT_RUNTIME;
+    if (status != FIT_EXIT_OK)
+        fprintf(stderr, "fleetsim: fit-traffic: cannot write the output (out of memory or a write error)\n");
+    fs_fit_acc_fini(&acc);
+    return status;
+}
