@@ -2,14 +2,13 @@
  * fit — arrival profiles fitted to traces and rate series (see fit.h).
  *
  * Three parts: the accumulator (hour and window arrays that grow with the
- * input's span), the two readers that fill it (request traces through
- * trace.h; rate series through libcsv directly, since trace.h hands out one
- * row per request and a rate series is one row per window), and the fit,
- * which only reads the accumulator.
+ * input's span), the two readers that fill it (both through trace.h: a
+ * request trace row by row, a rate series with its window start as the time
+ * and its rate as the first size), and the fit, which only reads the
+ * accumulator.
  */
 #include "fit.h"
 
-#include <csv.h>
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
@@ -241,86 +240,33 @@ int fs_fit_rate_preset(const char *name, const char *path, fs_fit_rate_spec *out
     return FS_OK;
 }
 
-enum { FS__FIELD = 64, FS__ECHO = 80 };
-
+/* The series as it is read: the window length (given, or the spacing of
+ * the first two rows, so the first row waits for the second) and the last
+ * window's start, to refuse overlaps.  The rows come from the trace reader
+ * (trace.h): the start column is its time and the rate its first size, so
+ * the CSV handling, bad-row messages and streaming are the reader's. */
 typedef struct fs__rates {
-    const fs_fit_rate_spec *spec;
+    const char *path;
     fs_fit_acc *acc;
     int start_weekday;
     int failed;
     fs_error err;
-
-    /* The parser's position. */
-    uint64_t line, row_line;
-    bool after_cr;
-    size_t field;
-    bool header_done;
-    int col_start, col_rate;
-    char columns[512];                 /* the header, for "no column" messages */
-    char start_text[FS__FIELD + 1], rate_text[FS__FIELD + 1];
-    bool have_start, have_rate;
-
-    /* The series. */
     double window_s;
-    bool pending;                      /* a first row held until the spacing is known */
+    bool pending;
     double pending_start, pending_rate;
     uint64_t pending_line;
     bool have_prev;
     double prev_start;
 } fs__rates;
 
-/* Records a failure inside a parser callback; the first one wins (later ones
- * are its consequences), and the reader reports it once parsing stops. */
+/* Records the first failure; later ones are its consequences. */
 #define fs__rates_fail(r, code, ...) \
     ((void)((r)->failed || ((r)->failed = fs_error_set(&(r)->err, (code), __VA_ARGS__))))
-
-/* A field's text, trimmed, into buf (cut at FS__FIELD bytes: longer is no number anyway). */
-static void fs__field_text(const char *s, size_t len, char *buf)
-{
-    while (len > 0 && (*s == ' ' || *s == '\t'))
-        s++, len--;
-    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
-        len--;
-    if (len > FS__FIELD)
-        len = FS__FIELD;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-}
-
-static void fs__rates_on_field(void *data, size_t len, void *arg)
-{
-    fs__rates *r = arg;
-    const char *s = data;
-    r->after_cr = false;
-    if (r->field == 0)
-        r->row_line = r->line;
-    for (size_t i = 0; i < len; i++) /* a quoted field may span lines */
-        r->line += s[i] == '\n';
-    size_t index = r->field++;
-    if (r->failed)
-        return;
-    char text[FS__FIELD + 1];
-    fs__field_text(s, len, text);
-    if (!r->header_done) {
-        size_t used = strlen(r->columns);
-        snprintf(r->columns + used, sizeof r->columns - used, "%s%s", index ? ", " : "", text);
-        if (r->col_start < 0 && strcmp(text, r->spec->start_col) == 0)
-            r->col_start = (int)index;
-        if (r->col_rate < 0 && strcmp(text, r->spec->rate_col) == 0)
-            r->col_rate = (int)index;
-    } else if ((int)index == r->col_start) {
-        memcpy(r->start_text, text, sizeof text);
-        r->have_start = true;
-    } else if ((int)index == r->col_rate) {
-        memcpy(r->rate_text, text, sizeof text);
-        r->have_rate = true;
-    }
-}
 
 /* One window of the series into the accumulator. */
 static void fs__rates_window(fs__rates *r, double start, double rate, uint64_t line)
 {
-    const char *path = r->spec->path;
+    const char *path = r->path;
     double w = r->window_s;
     if (r->have_prev && start < r->prev_start + w * (1 - 1e-9)) {
         fs__rates_fail(r, FS_ERR_INPUT,
@@ -343,78 +289,27 @@ static void fs__rates_window(fs__rates *r, double start, double rate, uint64_t l
         fs__rates_fail(r, inner.code, "%s:%llu: %s", path, (unsigned long long)line, inner.msg);
 }
 
-static bool fs__number(const char *s, double *out)
+/* One row: windowed at once, or, while the window is unknown, held until
+ * the second row gives the spacing. */
+static void fs__rates_row(fs__rates *r, double start, double rate, uint64_t line)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
-
-static void fs__rates_row(fs__rates *r)
-{
-    const fs_fit_rate_spec *spec = r->spec;
-    unsigned long long line = (unsigned long long)r->row_line;
-    double start, rate;
-    if (!r->have_start || !r->have_rate) {
-        fs__rates_fail(r, FS_ERR_INPUT, "%s:%llu: %zu field(s), too few for columns \"%s\" and \"%s\"",
-                       spec->path, line, r->field, spec->start_col, spec->rate_col);
-        return;
-    }
-    if (!fs__number(r->start_text, &start)) {
-        fs__rates_fail(r, FS_ERR_INPUT, "%s:%llu: %s is not a number, got \"%s\"", spec->path, line,
-                       spec->start_col, r->start_text);
-        return;
-    }
-    if (!fs__number(r->rate_text, &rate) || rate < 0) {
-        fs__rates_fail(r, FS_ERR_INPUT, "%s:%llu: %s is not a rate >= 0, got \"%s\"", spec->path, line,
-                       spec->rate_col, r->rate_text);
-        return;
-    }
-    start *= spec->start_format == FS_TRACE_TIME_MS ? 1e-3 : spec->start_format == FS_TRACE_TIME_US ? 1e-6 : 1;
     if (r->window_s > 0) {
-        fs__rates_window(r, start, rate, r->row_line);
+        fs__rates_window(r, start, rate, line);
     } else if (!r->pending) {
         r->pending = true;
         r->pending_start = start;
         r->pending_rate = rate;
-        r->pending_line = r->row_line;
+        r->pending_line = line;
     } else if (!(start > r->pending_start)) {
-        fs__rates_fail(r, FS_ERR_INPUT, "%s:%llu: %s %.10g is not after the first row's %.10g", spec->path,
-                       line, spec->start_col, start, r->pending_start);
+        fs__rates_fail(r, FS_ERR_INPUT, "%s:%llu: %.10g is not after the first row's %.10g", r->path,
+                       (unsigned long long)line, start, r->pending_start);
     } else {
-        /* The first two rows' spacing is the window. */
         r->window_s = start - r->pending_start;
         r->pending = false;
         fs__rates_window(r, r->pending_start, r->pending_rate, r->pending_line);
         if (!r->failed)
-            fs__rates_window(r, start, rate, r->row_line);
+            fs__rates_window(r, start, rate, line);
     }
-}
-
-static void fs__rates_on_row(int c, void *arg)
-{
-    fs__rates *r = arg;
-    if (r->field > 0 && !r->failed) {
-        if (r->header_done) {
-            fs__rates_row(r);
-        } else {
-            r->header_done = true;
-            const char *missing = r->col_start < 0 ? r->spec->start_col : r->col_rate < 0 ? r->spec->rate_col : NULL;
-            if (missing)
-                fs__rates_fail(r, FS_ERR_INPUT, "%s: no column \"%s\" (columns: %s)", r->spec->path, missing,
-                               r->columns);
-        }
-    }
-    r->field = 0;
-    r->have_start = r->have_rate = false;
-    /* CSV_REPALL_NL reports CR and LF apart: CR LF ends one line. */
-    if (c == CSV_CR || (c == CSV_LF && !r->after_cr))
-        r->line++;
-    r->after_cr = c == CSV_CR;
 }
 
 int fs_fit_read_rates(const fs_fit_rate_spec *spec, int start_weekday, fs_fit_acc *acc, fs_error *err)
@@ -425,40 +320,23 @@ int fs_fit_read_rates(const fs_fit_rate_spec *spec, int start_weekday, fs_fit_ac
     acc->rates = true;
     if (!(spec->window_s >= 0) || !isfinite(spec->window_s))
         return fs_error_set(err, FS_ERR_INPUT, "%s: the window must be a length >= 0 s", spec->path);
-    FILE *fp = fopen(spec->path, "rb");
-    if (!fp)
-        return fs_error_set(err, FS_ERR_INPUT, "%s: cannot open: %s", spec->path, strerror(errno));
-    struct csv_parser parser;
-    if (csv_init(&parser, CSV_REPALL_NL) != 0) {
-        fclose(fp);
-        return fs_error_set(err, FS_ERR_RUNTIME, "%s: out of memory", spec->path);
+    /* Tolerance 0: a window earlier than the one before is a bad row. */
+    fs_trace_spec ts = {.path = (char *)spec->path, .kind = FS_TRACE_REQUESTS, .time_col = (char *)spec->start_col,
+                        .time_format = spec->start_format, .size_cols = {(char *)spec->rate_col},
+                        .rate_scale = 1, .tolerance_s = 0};
+    fs_trace *trace;
+    if ((rc = fs_trace_open(&ts, &trace, err)) != FS_OK)
+        return rc;
+    fs__rates r = {.path = spec->path, .acc = acc, .start_weekday = start_weekday, .window_s = spec->window_s};
+    fs_trace_row row;
+    int got;
+    while (!r.failed && (got = fs_trace_next(trace, &row, &r.err)) != 0) {
+        if (got < 0)
+            r.failed = r.err.code;
+        else
+            fs__rates_row(&r, fs_trace_origin(trace) + row.t, row.size[0], row.line);
     }
-    fs__rates r = {.spec = spec, .acc = acc, .start_weekday = start_weekday, .line = 1,
-                   .col_start = -1, .col_rate = -1, .window_s = spec->window_s};
-    /* Fixed-size chunks: memory does not grow with the file. */
-    enum { CHUNK = 64 * 1024 };
-    unsigned char *chunk = malloc(CHUNK);
-    if (!chunk)
-        fs__rates_fail(&r, FS_ERR_RUNTIME, "%s: out of memory", spec->path);
-    size_t n;
-    bool first = true;
-    while (!r.failed && (n = fread(chunk, 1, CHUNK, fp)) > 0) {
-        size_t skip = first && n >= 3 && memcmp(chunk, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* a BOM */
-        first = false;
-        if (csv_parse(&parser, chunk + skip, n - skip, fs__rates_on_field, fs__rates_on_row, &r) != n - skip)
-            fs__rates_fail(&r, FS_ERR_INPUT, "%s:%llu: %s", spec->path, (unsigned long long)r.line,
-                           csv_strerror(csv_error(&parser)));
-    }
-    if (!r.failed && ferror(fp))
-        fs__rates_fail(&r, FS_ERR_RUNTIME, "%s: read error: %s", spec->path, strerror(errno));
-    if (!r.failed)
-        csv_fini(&parser, fs__rates_on_field, fs__rates_on_row, &r); /* a last row without a newline */
-    csv_free(&parser);
-    free(chunk);
-    fclose(fp);
-    if (!r.failed && !r.header_done)
-        fs__rates_fail(&r, FS_ERR_INPUT, "%s: empty file: expected a header with \"%s\" and \"%s\"", spec->path,
-                       spec->start_col, spec->rate_col);
+    fs_trace_close(trace);
     if (!r.failed && r.pending)
         fs__rates_fail(&r, FS_ERR_INPUT, "%s: one window only: give its length (--window)", spec->path);
     if (!r.failed && acc->rows == 0)

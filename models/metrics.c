@@ -337,8 +337,9 @@ static size_t fs__find(char *const *names, size_t n, const char *name)
     return SIZE_MAX;
 }
 
-/* The merged histogram's figure for a value name, if it is one: 1 and *v, or 0. */
-static int fs__merged_value(const fs_metrics *runs, size_t n, const char *name, double *v, int *status)
+/* The merged histogram's figure for a value name, if it is one: 1 and *v,
+ * or 0.  merged[h] is the merge of every run's histogram named names[h]. */
+static int fs__merged_value(char *const *names, const fs_hist *merged, size_t n_hists, const char *name, double *v)
 {
     size_t len = strlen(name);
     for (size_t f = 0; f < sizeof fs__merged / sizeof fs__merged[0]; f++) {
@@ -347,41 +348,26 @@ static int fs__merged_value(const fs_metrics *runs, size_t n, const char *name, 
             continue;
         char hist_name[512];
         snprintf(hist_name, sizeof hist_name, "%.*s%s", (int)(len - sl), name, fs__merged[f].hist_suffix);
-        fs_hist merged;
-        if (fs_hist_init(&merged) != 0) {
-            *status = ENOMEM;
+        size_t h = fs__find(names, n_hists, hist_name);
+        if (h == SIZE_MAX)
             return 0;
-        }
-        bool found = false;
-        for (size_t k = 0; k < n; k++) {
-            size_t h = fs__find(runs[k].hist_names, runs[k].n_hists, hist_name);
-            if (h != SIZE_MAX) {
-                fs_hist_merge(&merged, &runs[k].hists[h]);
-                found = true;
-            }
-        }
+        const fs_hist *m = &merged[h];
         double q = fs__merged[f].quantile;
-        double ns = q < 0 ? fs_hist_mean(&merged)
-                    : q > 1 ? (merged.total ? (double)merged.max_ns : 0)
-                            : fs_hist_quantile(&merged, q);
-        fs_hist_fini(&merged);
-        if (!found)
-            return 0;
+        double ns = q < 0 ? fs_hist_mean(m) : q > 1 ? (m->total ? (double)m->max_ns : 0) : fs_hist_quantile(m, q);
         *v = ns * fs__merged[f].scale;
         return 1;
     }
     return 0;
 }
 
-/* Index of `name` in run m, trying position `hint` first: runs of one
- * point list their figures in the same order, so the search is rarely needed. */
-static size_t fs__find_hinted(const fs_metrics *m, size_t hint, const char *name)
+/* Index of `name` in names[0..n-1], trying position `hint` first: runs of
+ * one point list their figures in the same order, so the search is rarely
+ * needed. */
+static size_t fs__find_hinted(char *const *names, size_t n, size_t hint, const char *name)
 {
-    if (m->refused)
-        return SIZE_MAX;
-    if (hint < m->n_values && strcmp(m->names[hint], name) == 0)
+    if (hint < n && strcmp(names[hint], name) == 0)
         return hint;
-    return fs__find(m->names, m->n_values, name);
+    return fs__find(names, n, name);
 }
 
 static int fs__row_grow(fs_metric_row *row, size_t *cap)
@@ -401,10 +387,18 @@ static int fs__row_grow(fs_metric_row *row, size_t *cap)
     return names && value && ci ? 0 : ENOMEM;
 }
 
+static void fs__free_merged(fs_hist *merged, size_t n)
+{
+    for (size_t h = 0; h < n; h++)
+        fs_hist_fini(&merged[h]);
+    free(merged);
+}
+
 int fs_metric_row_summarize(const fs_metrics *runs, size_t n, fs_metric_row *out, fs_error *err)
 {
     *out = (fs_metric_row){.replications = (uint32_t)n};
-    size_t cap = 0;
+    size_t cap = 0, n_merged = 0;
+    fs_hist *merged = NULL;
     double *x = malloc((n ? n : 1) * sizeof *x);
     if (!x)
         goto oom;
@@ -422,11 +416,29 @@ int fs_metric_row_summarize(const fs_metrics *runs, size_t n, fs_metric_row *out
             goto oom;
         return FS_OK;
     }
+    /* Each histogram merged once, in run order (the first run's names: the
+     * runs of one point record the same histograms). */
+    size_t n_hists = runs[first].n_hists;
+    merged = calloc(n_hists ? n_hists : 1, sizeof *merged);
+    if (!merged)
+        goto oom;
+    for (size_t h = 0; h < n_hists; h++) {
+        if (fs_hist_init(&merged[h]) != 0)
+            goto oom;
+        n_merged++;
+        for (size_t j = first; j < n; j++) {
+            size_t at = runs[j].refused ? SIZE_MAX
+                                        : fs__find_hinted(runs[j].hist_names, runs[j].n_hists, h,
+                                                          runs[first].hist_names[h]);
+            if (at != SIZE_MAX)
+                fs_hist_merge(&merged[h], &runs[j].hists[at]);
+        }
+    }
     for (size_t k = first; k < n; k++) {
         /* Every name of the first run, then any name only a later one has. */
         for (size_t i = 0; i < runs[k].n_values; i++) {
             const char *name = runs[k].names[i];
-            if (k > first && fs__find_hinted(&runs[first], i, name) != SIZE_MAX)
+            if (k > first && fs__find_hinted(runs[first].names, runs[first].n_values, i, name) != SIZE_MAX)
                 continue;
             if (k > first && fs__find(out->names, out->n, name) != SIZE_MAX)
                 continue;
@@ -434,23 +446,23 @@ int fs_metric_row_summarize(const fs_metrics *runs, size_t n, fs_metric_row *out
                 goto oom;
             size_t have = 0;
             for (size_t j = first; j < n; j++) {
-                size_t at = fs__find_hinted(&runs[j], i, name);
+                size_t at = runs[j].refused ? SIZE_MAX : fs__find_hinted(runs[j].names, runs[j].n_values, i, name);
                 if (at != SIZE_MAX)
                     x[have++] = runs[j].values[at];
             }
             fs_summary sum = fs_summary_of(x, 1, have);
-            int status = 0;
-            double merged;
-            out->value[out->n] = fs__merged_value(runs, n, name, &merged, &status) ? merged : sum.mean;
-            if (status)
-                goto oom;
+            double from_hist;
+            out->value[out->n] =
+                fs__merged_value(runs[first].hist_names, merged, n_hists, name, &from_hist) ? from_hist : sum.mean;
             out->ci95[out->n] = sum.valid ? sum.half_width : NAN;
             out->n++;
         }
     }
+    fs__free_merged(merged, n_merged);
     free(x);
     return FS_OK;
 oom:
+    fs__free_merged(merged, n_merged);
     free(x);
     fs_metric_row_fini(out);
     return fs_error_set(err, FS_ERR_RUNTIME, "out of memory summarizing runs");

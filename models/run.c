@@ -251,26 +251,36 @@ static double fs__peak_rss_mb(void)
  * second, and an autoscaled service may grow to max_replicas (replicas beyond
  * the starting ones counted at the starting ones' mean speed).  Time-slicing
  * contention is left out: it depends on what the other tenants do, which only
- * the run shows. */
+ * the run shows.  This sets service i's load from its arrival rates and
+ * mean service time. */
+static void fs__set_load(fs_policy_result *pol, size_t i, double mean_rps, double peak_rps, double mean_service)
+{
+    const fs_service_spec *spec = &pol->scenario->services[i];
+    fs_service_load *load = &pol->loads[i];
+    load->mean_rps = mean_rps;
+    load->peak_rps = peak_rps;
+    load->capacity_rps = 0;
+    for (uint32_t k = 0; k < spec->replicas; k++)
+        load->capacity_rps += mean_service > 0
+                                  ? spec->concurrency / (mean_service * fs_placement_scale(pol->placement, i, k))
+                                  : INFINITY;
+    if (spec->max_replicas > spec->replicas)
+        load->capacity_rps *= (double)spec->max_replicas / spec->replicas;
+    load->offered_load = load->mean_rps / load->capacity_rps;
+    load->peak_offered_load = load->peak_rps / load->capacity_rps;
+}
+
+/* Loads known before the run: every service but replayed ones (fs__trace_loads). */
 static void fs__compute_loads(fs_policy_result *pol)
 {
     const fs_scenario *s = pol->scenario;
     for (size_t i = 0; i < s->n_services; i++) {
         const fs_service_spec *spec = &s->services[i];
+        if (spec->arrivals.trace)
+            continue;
         fs_arrival_profile profile = {.spec = &spec->arrivals, .start_weekday = s->start_weekday};
-        fs_service_load *load = &pol->loads[i];
-        load->mean_rps = fs_arrivals_mean_rate(&profile, s->warmup_s, s->horizon_s);
-        load->peak_rps = fs_arrivals_peak_rate(&profile, s->warmup_s, s->horizon_s);
-        double mean_service = fs_dist_mean(&spec->service_time);
-        load->capacity_rps = 0;
-        for (uint32_t k = 0; k < spec->replicas; k++)
-            load->capacity_rps += mean_service > 0
-                                      ? spec->concurrency / (mean_service * fs_placement_scale(pol->placement, i, k))
-                                      : INFINITY;
-        if (spec->max_replicas > spec->replicas)
-            load->capacity_rps *= (double)spec->max_replicas / spec->replicas;
-        load->offered_load = load->mean_rps / load->capacity_rps;
-        load->peak_offered_load = load->peak_rps / load->capacity_rps;
+        fs__set_load(pol, i, fs_arrivals_mean_rate(&profile, s->warmup_s, s->horizon_s),
+                     fs_arrivals_peak_rate(&profile, s->warmup_s, s->horizon_s), fs_dist_mean(&spec->service_time));
     }
 }
 
@@ -284,31 +294,21 @@ static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
     for (size_t i = 0; i < s->n_services; i++) {
         if (!s->services[i].arrivals.trace || pol->n_reps == 0 || measured <= 0)
             continue;
-        fs_service_load *load = &pol->loads[i];
-        double mean = 0, peak = 0;
+        double mean = 0, peak = 0, demand = 0, rows = 0;
         for (uint32_t k = 0; k < pol->n_reps; k++) {
             const fs_service_rep *rep = &pol->reps[k].services[i];
             mean += (double)rep->requests / measured / pol->n_reps;
+            demand += rep->trace_demand_s;
+            rows += (double)rep->trace_rows;
             for (size_t w = 0; w < rep->n_windows; w++) {
                 double len = rep->windows[w].end_s - rep->windows[w].start_s;
                 if (len > 0 && (double)rep->windows[w].arrivals / len > peak)
                     peak = (double)rep->windows[w].arrivals / len;
             }
         }
-        /* Sized requests bring their own demand, not the service_time draw
-         * the capacity was computed with. */
-        double demand = 0, rows = 0;
-        for (uint32_t k = 0; k < pol->n_reps; k++) {
-            demand += pol->reps[k].services[i].trace_demand_s;
-            rows += (double)pol->reps[k].services[i].trace_rows;
-        }
-        double drawn = fs_dist_mean(&s->services[i].service_time);
-        if (s->services[i].arrivals.trace_sized && rows > 0 && demand > 0 && drawn > 0)
-            load->capacity_rps *= drawn / (demand / rows);
-        load->mean_rps = mean;
-        load->peak_rps = peak;
-        load->offered_load = mean / load->capacity_rps;
-        load->peak_offered_load = peak / load->capacity_rps;
+        /* Sized requests bring their own demand; others draw service_time. */
+        bool sized = s->services[i].arrivals.trace_sized && rows > 0;
+        fs__set_load(pol, i, mean, peak, sized ? demand / rows : fs_dist_mean(&s->services[i].service_time));
     }
 }
 

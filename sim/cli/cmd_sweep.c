@@ -30,17 +30,6 @@ static int fs__fail(int rc, const fs_error *err)
     return fs__status(rc);
 }
 
-int fs_cli_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || end == text || *end || text[0] == '-' || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* --jobs N, default every core this process may use. */
 int fs_cli_jobs(const char *cmd, const char *text, unsigned *jobs)
 {

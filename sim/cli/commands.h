@@ -29,10 +29,8 @@ int fs_cli_plan(int argc, char **argv);
  * cmd_fit.c. */
 int fs_cli_fit_traffic(int argc, char **argv);
 
-/* Shared by the commands above: a whole number in [min, max] with nothing
- * after it (0 or -1), and --jobs (default: every core; -1 after a message). */
-#include <stdint.h>
-int fs_cli_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+/* Shared by the commands above: --jobs (default: every core; -1 after a
+ * message). */
 int fs_cli_jobs(const char *cmd, const char *text, unsigned *jobs);
 
 /* --out as given, else the input file's name without .json plus suffix

@@ -132,18 +132,6 @@ static void validate_usage(FILE *fp)
     fs_cli_help(fp, validate_options, FS_COUNT(validate_options));
 }
 
-/* A whole non-negative integer with no trailing junk. */
-static int parse_count(const char *text, int64_t max, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end || v < 0 || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int load_scenario(const char *path, fs_scenario **s)
 {
     fs_error err = {0};
@@ -222,18 +210,22 @@ static int prepare(const char *cmd, const fs_cli_option *table, int n_options, v
                 opt->n_positional, cmd);
         return FS_EXIT_USAGE;
     }
+    uint64_t given;
     int64_t seed = -1, replications = -1;
     double horizon = -1;
     const char *v;
-    if ((v = opt->values[RUN_SEED]) && parse_count(v, INT64_MAX, &seed) != 0) {
+    if ((v = opt->values[RUN_SEED]) && fs_cli_parse_count(v, 0, INT64_MAX, &given) != 0) {
         fprintf(stderr, "fleetsim %s: --seed: expected a non-negative integer, got \"%s\"\n", cmd, v);
         return FS_EXIT_USAGE;
     }
-    if ((v = opt->values[RUN_REPLICATIONS]) &&
-        (parse_count(v, 10000, &replications) != 0 || replications < 1)) {
+    if (v)
+        seed = (int64_t)given;
+    if ((v = opt->values[RUN_REPLICATIONS]) && fs_cli_parse_count(v, 1, 10000, &given) != 0) {
         fprintf(stderr, "fleetsim %s: --replications: expected an integer from 1 to 10000, got \"%s\"\n", cmd, v);
         return FS_EXIT_USAGE;
     }
+    if (v)
+        replications = (int64_t)given;
     char why[128];
     if ((v = opt->values[RUN_HORIZON]) &&
         (fs_duration_parse(v, &horizon, why, sizeof why) != 0 || horizon <= 0)) {

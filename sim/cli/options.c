@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int fs__find_long(const fs_cli_option *t, int n, const char *name, size_t len)
@@ -96,4 +98,15 @@ void fs_cli_help(FILE *fp, const fs_cli_option *table, int n_options)
         else
             fprintf(fp, "      %-*s  %s\n", width, left, table[i].help);
     }
+}
+
+int fs_cli_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text || *end || text[0] == '-' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
 }

@@ -10,6 +10,7 @@
 #ifndef FS_CLI_OPTIONS_H
 #define FS_CLI_OPTIONS_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct fs_cli_option {
@@ -37,5 +38,9 @@ int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options,
                  char **argv, fs_cli_parsed *out);
 
 void fs_cli_help(FILE *fp, const fs_cli_option *table, int n_options);
+
+/* A whole number in [min, max] with nothing before or after it: 0 and *out,
+ * or -1 (the caller says what was expected). */
+int fs_cli_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
 #endif
