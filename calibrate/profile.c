@@ -2,7 +2,7 @@
  * profile — fitting calibration samples and writing the profile JSON; see
  * profile.h.
  *
- * Which measurement becomes which simulator figure (models/scenario.h,
+ * Which measurement becomes which simulator figure (models/scenario/scenario.h,
  * fs_switch_costs):
  *   context_s          median of "context_create"
  *   framework_s        not measured: "first_kernel" (module load and first

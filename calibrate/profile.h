@@ -7,7 +7,7 @@
  * "fleetsim-calibration/1") holds the device (name, memory, driver and CUDA
  * versions, date), the fitted parameters the simulator uses (context_s,
  * framework_s, storage_gbps, h2d_gbps, d2h_gbps, inference_warmup_s, as in
- * models/scenario.h's fs_switch_costs), every fit ("fits": {series: {fixed_s,
+ * models/scenario/scenario.h's fs_switch_costs), every fit ("fits": {series: {fixed_s,
  * bandwidth_gbps, r_squared, residuals_s: [...]}}), the scalar statistics,
  * and every raw sample ("samples": {...}).
  *

@@ -1,5 +1,5 @@
 /*
- * The charts of a results directory (reports/charts.c): the expected charts
+ * The charts of a results directory (reports/charts/charts.c): the expected charts
  * and their data on the morning tail; hostile names that stay data in every
  * script gnuplot runs; a missing gnuplot; malformed input.  Results come from
  * running the built binary (FS_BINARY) into a temporary directory.

@@ -4,7 +4,7 @@
  * cost, energy and chargeback, policies on common random numbers, and the
  * shipped fragmentation scenario.
  *
- * Every expected figure is worked out by hand from the catalog (models/gpu.c,
+ * Every expected figure is worked out by hand from the catalog (models/hardware/gpu.c,
  * typed in here rather than read back, so a wrong catalog entry fails):
  *   H100-SXM-80GB: 80 GB, 132 SMs, $6.88 on-demand, $2.46 spot, 70 W / 700 W
  *   L4-24GB:       24 GB,  58 SMs, $0.74 on-demand, $0.30 spot, 16 W / 72 W

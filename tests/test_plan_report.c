@@ -1,5 +1,5 @@
 /*
- * The report of a plan directory (reports/plan_report.c), written by the
+ * The report of a plan directory (reports/review/plan_report.c), written by the
  * binary (`fleetsim report DIR`) from plan.json files made here by hand, so
  * no simulation runs: the answer, the counts, the frontier and refused
  * points on both pages; a hostile label escaped in HTML and Markdown and

@@ -292,7 +292,7 @@ static void test_defaults(void **state)
     const fs_pool_spec *pool = &s->pools[0];
     assert_int_equal(pool->partitioning, FS_PARTITION_WHOLE);
     assert_int_equal(pool->price, FS_PRICE_ON_DEMAND);
-    assert_int_equal(pool->placement, fs_placement_policy_find("best_fit"));
+    assert_int_equal(pool->placement, fs_scenario_placement_find("best_fit"));
     assert_true(pool->placement >= 0);
     assert_int_equal(pool->gpu_type, 0);
     assert_int_equal(s->n_gpu_types, 1);
@@ -1069,12 +1069,12 @@ static void test_pool_price_and_placement(void **state)
     (void)state;
     fs_scenario *s = parse_ok(POOL_WITH(", 'price': 'spot', 'placement': 'first_fit'"));
     assert_int_equal(s->pools[0].price, FS_PRICE_SPOT);
-    assert_int_equal(s->pools[0].placement, fs_placement_policy_find("first_fit"));
-    assert_true(s->pools[0].placement != fs_placement_policy_find("best_fit"));
+    assert_int_equal(s->pools[0].placement, fs_scenario_placement_find("first_fit"));
+    assert_true(s->pools[0].placement != fs_scenario_placement_find("best_fit"));
     fs_scenario_destroy(s);
     s = parse_ok(POOL_WITH(", 'price': 'on_demand', 'placement': 'best_fit'"));
     assert_int_equal(s->pools[0].price, FS_PRICE_ON_DEMAND);
-    assert_int_equal(s->pools[0].placement, fs_placement_policy_find("best_fit"));
+    assert_int_equal(s->pools[0].placement, fs_scenario_placement_find("best_fit"));
     fs_scenario_destroy(s);
 
     expect_error(POOL_WITH(", 'price': 'spto'"),
@@ -1088,7 +1088,7 @@ static void test_pool_price_and_placement(void **state)
 
     /* the list comes from placement.c, whatever it holds */
     size_t n;
-    const char *const *names = fs_placement_policy_names(&n);
+    const char *const *names = fs_scenario_placement_names(&n);
     char list[256] = "", want[512];
     for (size_t i = 0; i < n; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", i ? ", " : "",

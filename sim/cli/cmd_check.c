@@ -7,12 +7,12 @@
  * replications, a warm-up: fs_scenario_apply_ci), runs every policy, and
  * compares the results document (fs_results_json, without wall-clock
  * figures) with FILE, a results document written earlier by --update.  The
- * comparison and its Markdown table are reports/check.h; this file is the
+ * comparison and its Markdown table are reports/tables/check.h; this file is the
  * command around it: options, files, exit statuses.
  *
  * The baseline is read, parsed and validated before the run, so a missing
  * or malformed baseline fails in a moment rather than after the simulation.
- * --update writes FILE through reports/output.h (a temporary file in FILE's
+ * --update writes FILE through reports/output/output.h (a temporary file in FILE's
  * directory, renamed into place), so an interrupted update never leaves half
  * a baseline.
  *
@@ -133,7 +133,7 @@ static void warn_settings(const char *path, const json_t *baseline, const json_t
     }
 }
 
-/* Writes the results document to path atomically: reports/output.h works
+/* Writes the results document to path atomically: reports/output/output.h works
  * on a directory, so it gets path's directory and base name. */
 static int write_baseline(const fs_results *r, const char *path)
 {

@@ -5,9 +5,9 @@
  *                        | --rate COL --window-start COL] [--start-weekday 0-6]
  *                        [--window D] [--format json|text]
  *
- * Reads a request trace (models/trace.h: a preset or a --time column) or a
- * rate series (models/fit.h: preset servegen-rate, or --rate and
- * --window-start columns), fits the hourly profile (models/fit.h states the
+ * Reads a request trace (models/traces/trace.h: a preset or a --time column) or a
+ * rate series (models/traces/fit.h: preset servegen-rate, or --rate and
+ * --window-start columns), fits the hourly profile (models/traces/fit.h states the
  * definitions) and prints:
  *   - default: the fragment {"arrivals": {...}} on stdout, to paste into a
  *     scenario's service, and the goodness-of-fit report on stderr;
@@ -183,7 +183,7 @@ static int fit_print_fragment(FILE *fp, const json_t *arrivals)
 
 static const char *const fit_notes[] = {
     "rate of a cell (hour of the day, day type) = its arrivals / its observed seconds; poisson_rps = all "
-    "arrivals / all observed seconds; multiplier = rate / poisson_rps, as models/arrivals.c multiplies them",
+    "arrivals / all observed seconds; multiplier = rate / poisson_rps, as models/workload/arrivals.c multiplies them",
     "chi-square: each clock hour's count O against E = its cell's rate x its observed seconds, sum (O-E)^2/E "
     "over hours with E >= 5; dof = those hours - the cells fitted; a small p_value says counts vary from day to "
     "day more than a Poisson process with this profile allows",

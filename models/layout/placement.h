@@ -77,8 +77,4 @@ const fs_unit *fs_placement_unit(const fs_placement *p, size_t service, uint32_t
  * (reference SMs / unit SMs)^sm_exponent. */
 double fs_placement_scale(const fs_placement *p, size_t service, uint32_t replica);
 
-/* Placement policies by name ("best_fit", "first_fit"): index or -1. */
-int fs_placement_policy_find(const char *name);
-const char *const *fs_placement_policy_names(size_t *count);
-
 #endif

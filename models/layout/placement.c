@@ -33,22 +33,12 @@ static size_t fs__first_fit(const fs_unit *units, const double *room, size_t n, 
     return FS_UNPLACED;
 }
 
-static const char *const policy_names[] = {"best_fit", "first_fit"};
-static const fs_placement_policy policies[] = {fs__best_fit, fs__first_fit};
-
-int fs_placement_policy_find(const char *name)
-{
-    for (size_t i = 0; i < sizeof policy_names / sizeof *policy_names; i++)
-        if (strcmp(policy_names[i], name) == 0)
-            return (int)i;
-    return -1;
-}
-
-const char *const *fs_placement_policy_names(size_t *count)
-{
-    *count = sizeof policy_names / sizeof *policy_names;
-    return policy_names;
-}
+/* Indexed by the scenario's fs_placement_kind: the scenario names the choices, this module
+ * implements them. */
+static const fs_placement_policy policies[FS_PLACEMENT_KINDS] = {
+    [FS_PLACEMENT_BEST_FIT] = fs__best_fit,
+    [FS_PLACEMENT_FIRST_FIT] = fs__first_fit,
+};
 
 /* ---- units ---------------------------------------------------------------- */
 

@@ -38,7 +38,6 @@
 #include "gpu.h"
 #include "jsonpath.h"
 #include "mig.h"
-#include "placement.h"
 
 #define MAX_REPLICATIONS 10000
 #define DEFAULT_WINDOW_S 300.0
@@ -1276,20 +1275,37 @@ static int parse_price(fs_jpath *p, const json_t *pool, fs_price_class *out)
     return rc;
 }
 
+static const char *const placement_names[FS_PLACEMENT_KINDS] = {
+    [FS_PLACEMENT_BEST_FIT] = "best_fit", [FS_PLACEMENT_FIRST_FIT] = "first_fit"};
+
+int fs_scenario_placement_find(const char *name)
+{
+    for (size_t i = 0; i < FS_PLACEMENT_KINDS; i++)
+        if (strcmp(placement_names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *const *fs_scenario_placement_names(size_t *count)
+{
+    *count = FS_PLACEMENT_KINDS;
+    return placement_names;
+}
+
 static int parse_placement(fs_jpath *p, const json_t *pool, int *out)
 {
-    *out = fs_placement_policy_find(DEFAULT_PLACEMENT);
-    assert(*out >= 0); /* placement.c must provide the documented default */
+    *out = fs_scenario_placement_find(DEFAULT_PLACEMENT);
+    assert(*out >= 0); /* the documented default is one of placement_names */
     json_t *v = json_object_get(pool, "placement");
     if (v == NULL)
         return FS_OK;
-    int k = json_is_string(v) ? fs_placement_policy_find(json_string_value(v)) : -1;
+    int k = json_is_string(v) ? fs_scenario_placement_find(json_string_value(v)) : -1;
     if (k >= 0) {
         *out = k;
         return FS_OK;
     }
     size_t n;
-    const char *const *names = fs_placement_policy_names(&n);
+    const char *const *names = fs_scenario_placement_names(&n);
     size_t mark = fs_jpath_push_key(p, "placement");
     int rc = choice_error(p, v, "a placement policy", names, n);
     fs_jpath_pop(p, mark);

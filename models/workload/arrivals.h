@@ -4,7 +4,7 @@
  * The rate at time t is base_rps x the hourly multiplier of t's hour (weekday
  * or weekend profile, by t's day of week) x every burst active at t.  It is
  * piecewise constant: pieces end at hour boundaries and burst edges, which is
- * what the engine's Poisson process (sim/nhpp.h) consumes.
+ * what the engine's Poisson process (sim/engine/nhpp.h) consumes.
  *
  * Ownership: fs_arrival_profile borrows the spec; it must outlive the profile.
  */

@@ -22,7 +22,7 @@
  *     multiplier is 1.
  *   - base_rps is the mean rate over all covered time (arrivals / covered
  *     seconds), and a cell's multiplier is its rate / base_rps.  That is
- *     what models/arrivals.c needs: its rate(t) is base x the multiplier of
+ *     what models/workload/arrivals.c needs: its rate(t) is base x the multiplier of
  *     t's hour and day type, with no normalisation, so base x multiplier
  *     gives back each fitted hourly rate.
  *   - Goodness of fit, hour by hour over the whole input: each covered

@@ -88,6 +88,13 @@ typedef enum fs_pool_class { FS_CLASS_SERVING, FS_CLASS_BATCH, FS_CLASS_SPOT } f
  * order; the others ignore lanes). */
 typedef enum fs_lane { FS_LANE_INFERENCE, FS_LANE_TRAINING, FS_LANE_EXPERIMENT } fs_lane;
 
+/* How a pool's replicas are laid onto its units (layout/placement.c implements each). */
+typedef enum fs_placement_kind {
+    FS_PLACEMENT_BEST_FIT,  /* "best_fit": the unit with the least memory that fits, then fewest SMs */
+    FS_PLACEMENT_FIRST_FIT, /* "first_fit": the first unit that fits */
+    FS_PLACEMENT_KINDS
+} fs_placement_kind;
+
 typedef struct fs_pool_spec {
     char *name;
     char *gpu;            /* the GPU type's name */
@@ -97,7 +104,7 @@ typedef struct fs_pool_spec {
     fs_mig_layout mig;    /* FS_PARTITION_MIG: the layout placed on every GPU */
     fs_time_slicing time_slicing; /* FS_PARTITION_TIME_SLICED */
     fs_price_class price; /* default on-demand */
-    int placement;        /* placement policy index (placement.h), default best fit */
+    int placement;        /* an fs_placement_kind, default best fit */
     fs_pool_class class;  /* "class": "serving" (default), "batch" or "spot" */
     /* Elastic pools ("autoscale": {"min", "max", "provision", "idle"}): `gpus`
      * is the starting size; GPUs are added while demand waits, each usable
@@ -249,6 +256,11 @@ struct json_t;
 int fs_scenario_parse_json(const struct json_t *doc, const char *origin, fs_scenario **out, fs_error *err);
 
 void fs_scenario_destroy(fs_scenario *s);
+
+/* Placement policies by name ("best_fit", "first_fit"): the fs_placement_kind, or -1. */
+int fs_scenario_placement_find(const char *name);
+/* Their names, indexed by fs_placement_kind (*count of them). */
+const char *const *fs_scenario_placement_names(size_t *count);
 
 /* Skip bad trace rows instead of failing (--lenient), in every trace of the
  * root and its policies. */
