@@ -25,19 +25,19 @@
  *
  * Exit status: 0 profile written, 1 runtime failure (a CUDA call, a child, a
  * write; the failing call is named), 2 usage, 3 no CUDA device.
+ *
+ * This file holds what needs CUDA: the kernels, the nine measurements, the
+ * hidden modes and main.  The plain C around them is in its own modules:
+ * cal_options (the command line and exit statuses), cal_child (starting,
+ * reading and reaping the children), cal_output (the profile file and the
+ * summary), cal_say (progress lines and errors on stderr) and cal_clock.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,54 +46,25 @@
 #include <cuda_runtime.h>
 
 /* The calibrate headers are C without extern "C" guards; their own includes
- * (stddef.h, stdio.h) are already in above, so only declarations land here. */
+ * (stdarg.h, stdbool.h, stddef.h, stdio.h, sys/types.h, time.h) are already
+ * in above, so only declarations land here. */
 extern "C" {
+#include "cal_child.h"
+#include "cal_clock.h"
+#include "cal_options.h"
+#include "cal_output.h"
+#include "cal_say.h"
 #include "profile.h"
 #include "samples.h"
 }
-
-#ifndef FLEETSIM_VERSION
-#define FLEETSIM_VERSION "unknown"
-#endif
-
-static const char *const cal_prog = "fleetsim-calibrate";
-
-enum cal_exit {
-    CAL_EXIT_OK = 0,
-    CAL_EXIT_FAILURE = 1,  /* a CUDA call, a child process, a write */
-    CAL_EXIT_USAGE = 2,
-    CAL_EXIT_NO_DEVICE = 3 /* cudaGetDeviceCount failed or found none, or --device out of range */
-};
 
 #define CAL_KIB ((size_t)1 << 10)
 #define CAL_MIB ((size_t)1 << 20)
 #define CAL_GIB ((size_t)1 << 30)
 
-/* ------------------------------------------------------------------------
- * Diagnostics.  A progress line is left open ("... ") while its step runs;
- * an error in the middle of it starts on a fresh line.
- */
-
-static bool cal_line_open = false;
-
-static void cal__errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void cal__errorf(const char *fmt, ...)
-{
-    va_list ap;
-    if (cal_line_open) {
-        fputs("failed\n", stderr);
-        cal_line_open = false;
-    }
-    fprintf(stderr, "%s: ", cal_prog);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
 static void cal__cuda_error(const char *call, cudaError_t err)
 {
-    cal__errorf("%s failed: %s (%s)", call, cudaGetErrorString(err), cudaGetErrorName(err));
+    cal_say_error("%s failed: %s (%s)", call, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
 /* Every CUDA call goes through this: on failure it names the call and jumps
@@ -118,13 +89,6 @@ static void cal__cuda_error(const char *call, cudaError_t err)
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)
-
-static double cal__now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ------------------------------------------------------------------------
  * Kernels.
@@ -158,336 +122,22 @@ __global__ void cal_touch_kernel(const uint4 *p, size_t n, unsigned *sink)
 }
 
 /* ------------------------------------------------------------------------
- * Options: one table for parsing and --help; hidden modes have no help.
+ * The hidden modes: what a child process runs (started through cal_child).
  */
-
-typedef struct cal_option {
-    const char *name; /* long name without "--" */
-    char letter;      /* short letter or 0 */
-    const char *arg;  /* argument name, NULL for a flag */
-    const char *help; /* NULL: hidden */
-} cal_option;
-
-enum { OPT_DEVICE, OPT_OUT, OPT_QUICK, OPT_MAX_GB, OPT_HELP, OPT_CHILD_CONTEXT, OPT_CHILD_HOG, OPT_COUNT };
-
-static const cal_option cal_options[OPT_COUNT] = {
-    {"device", 'd', "N", "GPU to measure, as CUDA numbers them (default 0)"},
-    {"out", 'o', "FILE", "profile to write (default calibrate-profile.json)"},
-    {"quick", 'q', NULL, "fewer sizes and repetitions, for a smoke run"},
-    {"max-gb", 0, "G", "largest eviction / warm-up size in GiB (default 8)"},
-    {"help", 'h', NULL, "print this help and exit"},
-    {"child-context", 0, NULL, NULL},
-    {"child-hog", 0, "SECONDS", NULL},
-};
-
-static void cal__help(FILE *fp)
-{
-    fprintf(fp,
-            "Usage: %s [--device N] [--out FILE] [--quick] [--max-gb G]\n"
-            "\n"
-            "Measures context creation, cudaMalloc/cudaFree, host<->device and device copies\n"
-            "(pinned and pageable), eviction to host memory and warm-up back, and kernel\n"
-            "latency under time-slicing on one GPU, and writes a fleetsim calibration\n"
-            "profile (fitted costs and every raw sample) as JSON.  Progress goes to stderr,\n"
-            "a summary of the fits to stdout.\n"
-            "\n"
-            "Options:\n",
-            cal_prog);
-    for (int i = 0; i < OPT_COUNT; i++) {
-        const cal_option *o = &cal_options[i];
-        char left[64];
-        if (!o->help)
-            continue;
-        snprintf(left, sizeof left, "%c%c%s--%s%s%s", o->letter ? '-' : ' ', o->letter ? o->letter : ' ',
-                 o->letter ? ", " : "  ", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(fp, "  %-22s %s\n", left, o->help);
-    }
-    fprintf(fp,
-            "\n"
-            "Exit status: 0 profile written, 1 runtime failure, 2 usage, 3 no CUDA device.\n"
-            "fleetsim %s\n",
-            FLEETSIM_VERSION);
-}
-
-typedef struct cal_config {
-    int device;
-    const char *out;
-    bool quick;
-    double max_gib;
-    bool help;
-    bool child_context;
-    double child_hog_s; /* > 0: hog mode */
-} cal_config;
-
-static int cal__usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int cal__usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: ", cal_prog);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry '%s --help'.\n", cal_prog);
-    return -1;
-}
-
-/* Fills *cfg from argv; 0, or -1 after a message on stderr. */
-static int cal__parse(int argc, char **argv, cal_config *cfg)
-{
-    const char *values[OPT_COUNT] = {NULL};
-    char *end;
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *inline_value = NULL;
-        int found = -1;
-        size_t len;
-        if (a[0] == '-' && a[1] == '-' && a[2] != '\0') {
-            const char *eq = strchr(a + 2, '=');
-            len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
-            for (int k = 0; k < OPT_COUNT; k++)
-                if (strlen(cal_options[k].name) == len && strncmp(cal_options[k].name, a + 2, len) == 0)
-                    found = k;
-            if (eq)
-                inline_value = eq + 1;
-        } else if (a[0] == '-' && a[1] != '\0' && a[1] != '-' && a[2] == '\0') {
-            for (int k = 0; k < OPT_COUNT; k++)
-                if (cal_options[k].letter == a[1])
-                    found = k;
-        } else {
-            return cal__usage_error("unexpected argument '%s'", a);
-        }
-        if (found < 0)
-            return cal__usage_error("unknown option '%s'", a);
-        if (cal_options[found].arg) {
-            if (!inline_value) {
-                if (i + 1 >= argc)
-                    return cal__usage_error("--%s needs a value (%s)", cal_options[found].name,
-                                            cal_options[found].arg);
-                inline_value = argv[++i];
-            }
-            values[found] = inline_value;
-        } else {
-            if (inline_value)
-                return cal__usage_error("--%s takes no value", cal_options[found].name);
-            values[found] = "";
-        }
-    }
-
-    cfg->device = 0;
-    cfg->out = "calibrate-profile.json";
-    cfg->quick = values[OPT_QUICK] != NULL;
-    cfg->max_gib = 8.0;
-    cfg->help = values[OPT_HELP] != NULL;
-    cfg->child_context = values[OPT_CHILD_CONTEXT] != NULL;
-    cfg->child_hog_s = 0.0;
-    if (values[OPT_DEVICE]) {
-        errno = 0;
-        long d = strtol(values[OPT_DEVICE], &end, 10);
-        if (errno || end == values[OPT_DEVICE] || *end || d < 0 || d > 1024)
-            return cal__usage_error("--device: '%s' is not a device number", values[OPT_DEVICE]);
-        cfg->device = (int)d;
-    }
-    if (values[OPT_OUT]) {
-        if (values[OPT_OUT][0] == '\0')
-            return cal__usage_error("--out: empty file name");
-        cfg->out = values[OPT_OUT];
-    }
-    if (values[OPT_MAX_GB]) {
-        errno = 0;
-        double g = strtod(values[OPT_MAX_GB], &end);
-        if (errno || end == values[OPT_MAX_GB] || *end || !(g >= 0.01 && g <= 4096.0))
-            return cal__usage_error("--max-gb: '%s' is not a size in GiB between 0.01 and 4096",
-                                    values[OPT_MAX_GB]);
-        cfg->max_gib = g;
-    }
-    if (values[OPT_CHILD_HOG]) {
-        errno = 0;
-        double s = strtod(values[OPT_CHILD_HOG], &end);
-        if (errno || end == values[OPT_CHILD_HOG] || *end || !(s > 0.0 && s <= 86400.0))
-            return cal__usage_error("--child-hog: '%s' is not a number of seconds", values[OPT_CHILD_HOG]);
-        cfg->child_hog_s = s;
-    }
-    return 0;
-}
-
-/* ------------------------------------------------------------------------
- * Child processes: the same binary, re-executed in a hidden mode, its stdout
- * on a pipe.
- */
-
-typedef struct cal_child {
-    pid_t pid; /* 0: none */
-    int fd;    /* read end of its stdout, -1: closed */
-    FILE *err; /* its stderr, relayed when it fails; NULL: it shares ours */
-} cal_child;
-
-/* Starts /proc/self/exe with argv; 0, or -1 after a message. */
-static int cal__child_start(cal_child *c, char *const argv[])
-{
-    int fds[2];
-    pid_t parent = getpid();
-
-    c->pid = 0;
-    c->fd = -1;
-    /* The child's stderr goes to a temporary file, so its messages do not
-     * break into our progress line; cal__child_relay prints them. */
-    c->err = tmpfile();
-    if (pipe(fds) != 0) {
-        cal__errorf("pipe: %s", strerror(errno));
-        if (c->err)
-            fclose(c->err);
-        c->err = NULL;
-        return -1;
-    }
-    /* Close-on-exec, so a later child does not inherit an earlier's pipe
-     * (which would hold its EOF back); dup2 clears it on the child's stdout. */
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        cal__errorf("fork: %s", strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
-        if (c->err)
-            fclose(c->err);
-        c->err = NULL;
-        return -1;
-    }
-    if (pid == 0) {
-        /* Only async-signal-safe calls between fork and exec: the parent may
-         * already run CUDA runtime threads. */
-        static const char msg[] = "fleetsim-calibrate: cannot re-execute /proc/self/exe\n";
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127);
-        if (dup2(fds[1], STDOUT_FILENO) < 0)
-            _exit(127);
-        if (c->err && dup2(fileno(c->err), STDERR_FILENO) < 0)
-            _exit(127);
-        execv("/proc/self/exe", argv);
-        if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
-            _exit(127);
-        _exit(127);
-    }
-    close(fds[1]);
-    c->pid = pid;
-    c->fd = fds[0];
-    return 0;
-}
-
-/* Reads the child's stdout into buf (NUL-terminated) until EOF, or until the
- * first newline when `line` is set, waiting at most timeout_s in all.
- * Returns the length, or -1 on timeout or a read error (after a message). */
-static long cal__child_read(cal_child *c, char *buf, size_t cap, bool line, double timeout_s, const char *what)
-{
-    size_t len = 0;
-    double deadline = cal__now() + timeout_s;
-
-    buf[0] = '\0';
-    for (;;) {
-        struct pollfd pfd;
-        double left = deadline - cal__now();
-        if (left <= 0) {
-            cal__errorf("%s: no answer within %.0f s", what, timeout_s);
-            return -1;
-        }
-        pfd.fd = c->fd;
-        pfd.events = POLLIN;
-        pfd.revents = 0;
-        int ready = poll(&pfd, 1, (int)(left * 1000.0) + 1);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready < 0) {
-            cal__errorf("%s: poll: %s", what, strerror(errno));
-            return -1;
-        }
-        if (ready == 0)
-            continue; /* the deadline check above ends it */
-        ssize_t got = read(c->fd, buf + len, cap - 1 - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            cal__errorf("%s: read: %s", what, strerror(errno));
-            return -1;
-        }
-        if (got == 0)
-            return (long)len; /* EOF */
-        len += (size_t)got;
-        buf[len] = '\0';
-        if ((line && strchr(buf, '\n')) || len + 1 >= cap)
-            return (long)len;
-    }
-}
-
-/* Copies what the child wrote to its stderr to ours, each line indented. */
-static void cal__child_relay(cal_child *c)
-{
-    char line[512];
-    if (!c->err || fseek(c->err, 0, SEEK_SET) != 0)
-        return;
-    while (fgets(line, sizeof line, c->err))
-        fprintf(stderr, "  | %s%s", line, strchr(line, '\n') ? "" : "\n");
-}
-
-/* Waits for the child to exit, killing it first when `kill_it`; returns its
- * wait status, or -1.  Safe on a child never started.  Never leaves a zombie.
- * The child's stderr is kept until cal__child_fini. */
-static int cal__child_reap(cal_child *c, bool kill_it)
-{
-    int status = -1;
-    if (c->fd >= 0) {
-        close(c->fd);
-        c->fd = -1;
-    }
-    if (c->pid <= 0)
-        return -1;
-    if (kill_it)
-        kill(c->pid, SIGKILL);
-    while (waitpid(c->pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            status = -1;
-            break;
-        }
-    }
-    c->pid = 0;
-    return status;
-}
-
-/* Reaps (killing) if still running and drops the saved stderr. */
-static void cal__child_fini(cal_child *c)
-{
-    cal__child_reap(c, true);
-    if (c->err)
-        fclose(c->err);
-    c->err = NULL;
-}
-
-static void cal__describe_status(int status, char *buf, size_t cap)
-{
-    if (status < 0)
-        snprintf(buf, cap, "was lost");
-    else if (WIFEXITED(status))
-        snprintf(buf, cap, "exited with status %d", WEXITSTATUS(status));
-    else if (WIFSIGNALED(status))
-        snprintf(buf, cap, "was killed by signal %d", WTERMSIG(status));
-    else
-        snprintf(buf, cap, "stopped (status 0x%x)", (unsigned)status);
-}
 
 /* --child-context: one fresh process's context creation and first kernel. */
 static int cal__child_context_main(int device)
 {
     double t0, t1, t2;
 
-    t0 = cal__now();
+    t0 = cal_clock_now();
     CAL_CUDA(cudaSetDevice(device));
     CAL_CUDA(cudaFree(0));
-    t1 = cal__now();
+    t1 = cal_clock_now();
     cal_noop_kernel<<<1, 1>>>();
     CAL_LAUNCHED("cal_noop_kernel");
     CAL_CUDA(cudaDeviceSynchronize());
-    t2 = cal__now();
+    t2 = cal_clock_now();
     printf("%.9f %.9f\n", t1 - t0, t2 - t1);
     return fflush(stdout) == 0 ? CAL_EXIT_OK : CAL_EXIT_FAILURE;
 fail:
@@ -505,12 +155,12 @@ static double cal__spin_rate(float *sink, int blocks, int threads)
         for (int k = 0; k < 2; k++) {
             double t0;
             CAL_CUDA(cudaDeviceSynchronize());
-            t0 = cal__now();
+            t0 = cal_clock_now();
             cal_spin_kernel<<<blocks, threads>>>(sink, iters[k]);
             CAL_LAUNCHED("cal_spin_kernel");
             CAL_CUDA(cudaDeviceSynchronize());
-            if (rep > 0 && cal__now() - t0 < best[k])
-                best[k] = cal__now() - t0;
+            if (rep > 0 && cal_clock_now() - t0 < best[k])
+                best[k] = cal_clock_now() - t0;
         }
     }
     if (best[1] > best[0])
@@ -549,8 +199,8 @@ static int cal__child_hog_main(int device, double seconds)
     printf("ready\n");
     if (fflush(stdout) != 0)
         goto fail;
-    end = cal__now() + seconds;
-    while (cal__now() < end) {
+    end = cal_clock_now() + seconds;
+    while (cal_clock_now() < end) {
         cal_spin_kernel<<<sms * 8, 256>>>(sink, iters);
         CAL_LAUNCHED("cal_spin_kernel");
         CAL_CUDA(cudaDeviceSynchronize());
@@ -564,7 +214,7 @@ fail:
 }
 
 /* ------------------------------------------------------------------------
- * The run: settings, samples, progress.
+ * The run: settings and samples.
  */
 
 typedef struct cal_run {
@@ -572,38 +222,16 @@ typedef struct cal_run {
     int sms;
     int compute_mode;
     fs_calib_samples samples;
-    int step, n_steps;
-    double step_t0;
     /* repetitions (each plus one discarded warm-up) and counts */
     int ctx_runs, malloc_reps, copy_reps, evict_reps, slice_kernels;
     size_t size_step_malloc, size_step_copy; /* size factor between points */
 } cal_run;
 
-static void cal__step_begin(cal_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cal__step_begin(cal_run *r, const char *fmt, ...)
-{
-    va_list ap;
-    r->step++;
-    fprintf(stderr, "[%d/%d] ", r->step, r->n_steps);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" ... ", stderr);
-    cal_line_open = true;
-    r->step_t0 = cal__now();
-}
-
-static void cal__step_end(cal_run *r)
-{
-    fprintf(stderr, "done in %.1f s\n", cal__now() - r->step_t0);
-    cal_line_open = false;
-}
-
 static int cal__add(cal_run *r, const char *series, double bytes, double seconds)
 {
     fs_calib_series *s = fs_calib_series_get(&r->samples, series);
     if (!s || fs_calib_series_add(s, bytes, seconds) != 0) {
-        cal__errorf("out of memory recording series %s", series);
+        cal_say_error("out of memory recording series %s", series);
         return -1;
     }
     return 0;
@@ -613,7 +241,7 @@ static int cal__add_scalar(cal_run *r, const char *scalar, double seconds)
 {
     fs_calib_scalar *s = fs_calib_scalar_get(&r->samples, scalar);
     if (!s || fs_calib_scalar_add(s, seconds) != 0) {
-        cal__errorf("out of memory recording %s", scalar);
+        cal_say_error("out of memory recording %s", scalar);
         return -1;
     }
     return 0;
@@ -662,41 +290,41 @@ static void cal__fmt_bytes(size_t b, char *buf, size_t cap)
 static int cal__measure_contexts(cal_run *r)
 {
     char dev[16], out[256], how[64];
-    char *argv[] = {(char *)cal_prog, (char *)"--child-context", (char *)"--device", dev, NULL};
-    cal_child child = {0, -1, NULL};
+    char *argv[] = {(char *)CAL_PROG, (char *)"--child-context", (char *)"--device", dev, NULL};
+    cal_child child = CAL_CHILD_NONE;
 
     snprintf(dev, sizeof dev, "%d", r->cfg.device);
-    cal__step_begin(r, "context creation, fresh processes: %d runs + 1 warm-up", r->ctx_runs);
+    cal_say_step("context creation, fresh processes: %d runs + 1 warm-up", r->ctx_runs);
     for (int i = 0; i <= r->ctx_runs; i++) {
         double ctx, first;
         int status;
-        if (cal__child_start(&child, argv) != 0)
+        if (cal_child_start(&child, argv) != 0)
             return -1;
         /* Without persistence mode a cold cuInit can take seconds (costs.md). */
-        if (cal__child_read(&child, out, sizeof out, false, 120.0, "context child") < 0)
+        if (cal_child_read(&child, out, sizeof out, false, 120.0, "context child") < 0)
             goto fail;
-        status = cal__child_reap(&child, false);
+        status = cal_child_reap(&child, false);
         if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            cal__describe_status(status, how, sizeof how);
-            cal__errorf("context child %s", how);
+            cal_child_describe(status, how, sizeof how);
+            cal_say_error("context child %s", how);
             goto fail;
         }
         if (sscanf(out, "%lf %lf", &ctx, &first) != 2) {
-            cal__errorf("context child printed '%.60s', not two times", out);
+            cal_say_error("context child printed '%.60s', not two times", out);
             goto fail;
         }
-        cal__child_fini(&child);
+        cal_child_fini(&child);
         if (i == 0)
             continue; /* warm-up: page cache, driver state */
         if (cal__add_scalar(r, "context_create", ctx) != 0 || cal__add_scalar(r, "first_kernel", first) != 0)
             return -1;
     }
-    cal__step_end(r);
+    cal_say_done();
     return 0;
 fail:
-    cal__child_reap(&child, true);
-    cal__child_relay(&child);
-    cal__child_fini(&child);
+    cal_child_reap(&child, true);
+    cal_child_relay(&child);
+    cal_child_fini(&child);
     return -1;
 }
 
@@ -712,20 +340,20 @@ static int cal__measure_malloc(cal_run *r)
     max = cal__min(4 * CAL_GIB, (size_t)(r->cfg.max_gib * (double)CAL_GIB));
     max = cal__min(max, free_b / 10 * 8);
     n = cal__sizes(CAL_MIB, r->size_step_malloc, max, sizes, 32);
-    cal__step_begin(r, "cudaMalloc / cudaFree: %d size%s x %d repetition%s", n, cal__s(n), r->malloc_reps,
+    cal_say_step("cudaMalloc / cudaFree: %d size%s x %d repetition%s", n, cal__s(n), r->malloc_reps,
                     cal__s(r->malloc_reps));
     for (int i = 0; i < n; i++) {
         for (int rep = 0; rep <= r->malloc_reps; rep++) {
             double t0, t1, t2;
             CAL_CUDA(cudaDeviceSynchronize());
-            t0 = cal__now();
+            t0 = cal_clock_now();
             CAL_CUDA(cudaMalloc(&p, sizes[i]));
             CAL_CUDA(cudaDeviceSynchronize());
-            t1 = cal__now();
+            t1 = cal_clock_now();
             CAL_CUDA(cudaFree(p));
             p = NULL;
             CAL_CUDA(cudaDeviceSynchronize());
-            t2 = cal__now();
+            t2 = cal_clock_now();
             if (rep == 0)
                 continue;
             if (cal__add(r, "malloc", (double)sizes[i], t1 - t0) != 0 ||
@@ -733,7 +361,7 @@ static int cal__measure_malloc(cal_run *r)
                 return -1;
         }
     }
-    cal__step_end(r);
+    cal_say_done();
     return 0;
 fail:
     if (p)
@@ -749,20 +377,20 @@ static int cal__copy_series(cal_run *r, const char *series, const char *title, v
     size_t sizes[32];
     int n = cal__sizes(4 * CAL_KIB, r->size_step_copy, max, sizes, 32);
 
-    cal__step_begin(r, "%s: %d size%s x %d repetition%s", title, n, cal__s(n), r->copy_reps, cal__s(r->copy_reps));
+    cal_say_step("%s: %d size%s x %d repetition%s", title, n, cal__s(n), r->copy_reps, cal__s(r->copy_reps));
     for (int i = 0; i < n; i++) {
         for (int rep = 0; rep <= r->copy_reps; rep++) {
             double t0, t1;
             CAL_CUDA(cudaDeviceSynchronize());
-            t0 = cal__now();
+            t0 = cal_clock_now();
             CAL_CUDA(cudaMemcpy(dst, src, sizes[i], kind));
             CAL_CUDA(cudaDeviceSynchronize());
-            t1 = cal__now();
+            t1 = cal_clock_now();
             if (rep > 0 && cal__add(r, series, (double)sizes[i], t1 - t0) != 0)
                 return -1;
         }
     }
-    cal__step_end(r);
+    cal_say_done();
     return 0;
 fail:
     return -1;
@@ -781,7 +409,7 @@ static int cal__measure_copies(cal_run *r)
     if (host)
         max = cal__min(max, host / 4); /* a pinned and a pageable buffer */
     if (max < 4 * CAL_KIB) {
-        cal__errorf("copies: only %zu bytes of device or host memory to spare", max);
+        cal_say_error("copies: only %zu bytes of device or host memory to spare", max);
         return -1;
     }
     CAL_CUDA(cudaMallocHost(&pinned, max));
@@ -792,7 +420,7 @@ static int cal__measure_copies(cal_run *r)
     memset(pinned, 0x3c, max);
     pageable = (char *)malloc(max);
     if (!pageable) {
-        cal__errorf("copies: out of host memory (%zu bytes pageable)", max);
+        cal_say_error("copies: out of host memory (%zu bytes pageable)", max);
         goto fail;
     }
     memset(pageable, 0xc3, max); /* touch: the pages exist before the copies */
@@ -846,12 +474,12 @@ static int cal__measure_eviction(cal_run *r)
             sizes[n++] = cap / grain * grain;
     }
     if (n == 0) {
-        cal__errorf("eviction: only %zu bytes of device or host memory to spare", cap);
+        cal_say_error("eviction: only %zu bytes of device or host memory to spare", cap);
         return -1;
     }
     cal__fmt_bytes(sizes[0], lo, sizeof lo);
     cal__fmt_bytes(sizes[n - 1], hi, sizeof hi);
-    cal__step_begin(r, "eviction and warm-up: %d size%s (%s .. %s) x %d repetition%s", n, cal__s(n), lo, hi,
+    cal_say_step("eviction and warm-up: %d size%s (%s .. %s) x %d repetition%s", n, cal__s(n), lo, hi,
                     r->evict_reps, cal__s(r->evict_reps));
     CAL_CUDA(cudaMallocHost(&pinned, sizes[n - 1]));
     CAL_CUDA(cudaMalloc((void **)&sink, sizeof *sink));
@@ -863,20 +491,20 @@ static int cal__measure_eviction(cal_run *r)
             CAL_CUDA(cudaMemset(dev, 0x5a + rep, sizes[i]));
             CAL_CUDA(cudaDeviceSynchronize());
             /* Eviction: state to host, memory back to the pool. */
-            t0 = cal__now();
+            t0 = cal_clock_now();
             CAL_CUDA(cudaMemcpy(pinned, dev, sizes[i], cudaMemcpyDeviceToHost));
             CAL_CUDA(cudaFree(dev));
             dev = NULL;
             CAL_CUDA(cudaDeviceSynchronize());
-            t1 = cal__now();
+            t1 = cal_clock_now();
             /* Warm-up of the next tenant: memory, state back, first kernel over it. */
-            t2 = cal__now();
+            t2 = cal_clock_now();
             CAL_CUDA(cudaMalloc(&dev, sizes[i]));
             CAL_CUDA(cudaMemcpy(dev, pinned, sizes[i], cudaMemcpyHostToDevice));
             cal_touch_kernel<<<r->sms * 4, 256>>>((const uint4 *)dev, sizes[i] / sizeof(uint4), sink);
             CAL_LAUNCHED("cal_touch_kernel");
             CAL_CUDA(cudaDeviceSynchronize());
-            t3 = cal__now();
+            t3 = cal_clock_now();
             CAL_CUDA(cudaFree(dev));
             dev = NULL;
             if (rep == 0)
@@ -886,7 +514,7 @@ static int cal__measure_eviction(cal_run *r)
                 goto fail;
         }
     }
-    cal__step_end(r);
+    cal_say_done();
     rc = 0;
 fail:
     if (dev)
@@ -905,15 +533,15 @@ fail:
  * Returns the number recorded, or -1. */
 static long cal__slice_series(cal_run *r, const char *scalar, float *sink, int iters, int count, double budget_s)
 {
-    double start = cal__now();
+    double start = cal_clock_now();
     long recorded = 0;
     for (int k = 0; k < count + 10; k++) {
         double t0, t1;
-        t0 = cal__now();
+        t0 = cal_clock_now();
         cal_spin_kernel<<<r->sms, 128>>>(sink, iters);
         CAL_LAUNCHED("cal_spin_kernel");
         CAL_CUDA(cudaDeviceSynchronize());
-        t1 = cal__now();
+        t1 = cal_clock_now();
         if (k < 10)
             continue;
         if (cal__add_scalar(r, scalar, t1 - t0) != 0)
@@ -930,8 +558,8 @@ fail:
 static int cal__measure_slicing(cal_run *r)
 {
     char dev[16], line[128], how[64];
-    char *argv[] = {(char *)cal_prog, (char *)"--child-hog", (char *)"600", (char *)"--device", dev, NULL};
-    cal_child hog = {0, -1, NULL};
+    char *argv[] = {(char *)CAL_PROG, (char *)"--child-hog", (char *)"600", (char *)"--device", dev, NULL};
+    cal_child hog = CAL_CHILD_NONE;
     float *sink = NULL;
     double per_iter;
     int iters, status = 0, rc = -1;
@@ -940,7 +568,7 @@ static int cal__measure_slicing(cal_run *r)
     const double budget_s = r->cfg.quick ? 15.0 : 60.0;
 
     snprintf(dev, sizeof dev, "%d", r->cfg.device);
-    cal__step_begin(r, "time-slicing: %d kernels of %.0f us, alone and beside a second process",
+    cal_say_step("time-slicing: %d kernels of %.0f us, alone and beside a second process",
                     r->slice_kernels, kernel_s * 1e6);
     CAL_CUDA(cudaMalloc((void **)&sink, (size_t)r->sms * sizeof(float)));
     per_iter = cal__spin_rate(sink, r->sms, 128);
@@ -955,18 +583,18 @@ static int cal__measure_slicing(cal_run *r)
         /* Exclusive or prohibited: a second process cannot have a context. */
         fprintf(stderr, "(compute mode %d admits no second process: slice_shared not measured) ",
                 r->compute_mode);
-        cal__step_end(r);
+        cal_say_done();
         rc = 0;
         goto fail;
     }
-    if (cal__child_start(&hog, argv) != 0)
+    if (cal_child_start(&hog, argv) != 0)
         goto fail;
-    if (cal__child_read(&hog, line, sizeof line, true, 120.0, "time-slicing hog") < 0)
+    if (cal_child_read(&hog, line, sizeof line, true, 120.0, "time-slicing hog") < 0)
         goto fail;
     if (strncmp(line, "ready", 5) != 0) {
-        status = cal__child_reap(&hog, true);
-        cal__describe_status(status, how, sizeof how);
-        cal__errorf("time-slicing hog %s before its context was up", how);
+        status = cal_child_reap(&hog, true);
+        cal_child_describe(status, how, sizeof how);
+        cal_say_error("time-slicing hog %s before its context was up", how);
         goto fail;
     }
     close(hog.fd); /* it writes nothing more */
@@ -977,138 +605,23 @@ static int cal__measure_slicing(cal_run *r)
     /* Still running?  If it died during the measurement, the samples were not shared. */
     if (waitpid(hog.pid, &status, WNOHANG) == hog.pid) {
         hog.pid = 0;
-        cal__describe_status(status, how, sizeof how);
-        cal__errorf("time-slicing hog %s during the measurement", how);
+        cal_child_describe(status, how, sizeof how);
+        cal_say_error("time-slicing hog %s during the measurement", how);
         goto fail;
     }
-    cal__child_reap(&hog, true);
+    cal_child_reap(&hog, true);
     if (shared < r->slice_kernels)
         fprintf(stderr, "(shared: %ld kernels within %.0f s) ", shared, budget_s);
-    cal__step_end(r);
+    cal_say_done();
     rc = 0;
 fail:
-    cal__child_reap(&hog, true); /* no-op when already reaped */
+    cal_child_reap(&hog, true); /* no-op when already reaped */
     if (rc != 0)
-        cal__child_relay(&hog);
-    cal__child_fini(&hog);
+        cal_child_relay(&hog);
+    cal_child_fini(&hog);
     if (sink)
         cudaFree(sink);
     return rc;
-}
-
-/* ------------------------------------------------------------------------
- * Profile and summary.
- */
-
-/* Writes the profile to path via path.tmp and rename; 0 or -1 after a message. */
-/* "PATH.tmp", malloc'd; NULL after a message when out of memory. */
-static char *cal__tmp_path(const char *path)
-{
-    size_t len = strlen(path) + 5;
-    char *tmp = (char *)malloc(len);
-    if (!tmp)
-        cal__errorf("out of memory");
-    else
-        snprintf(tmp, len, "%s.tmp", path);
-    return tmp;
-}
-
-static int cal__write_profile(const fs_calib_samples *s, const char *path)
-{
-    char *tmp = cal__tmp_path(path);
-    FILE *fp = NULL;
-    int rc = -1;
-
-    if (!tmp)
-        return -1;
-    fp = fopen(tmp, "w");
-    if (!fp) {
-        cal__errorf("%s: %s", tmp, strerror(errno));
-        goto out;
-    }
-    errno = 0;
-    if (fs_calib_profile_write(s, fp) != 0 || fflush(fp) != 0 || ferror(fp) || fsync(fileno(fp)) != 0) {
-        cal__errorf("%s: write failed: %s", tmp, errno ? strerror(errno) : "error");
-        fclose(fp);
-        remove(tmp);
-        goto out;
-    }
-    if (fclose(fp) != 0) {
-        cal__errorf("%s: %s", tmp, strerror(errno));
-        remove(tmp);
-        goto out;
-    }
-    if (rename(tmp, path) != 0) {
-        cal__errorf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        remove(tmp);
-        goto out;
-    }
-    rc = 0;
-out:
-    free(tmp);
-    return rc;
-}
-
-static void cal__fmt_seconds(double s, char *buf, size_t cap)
-{
-    if (!isfinite(s))
-        snprintf(buf, cap, "-");
-    else if (fabs(s) < 1e-3)
-        snprintf(buf, cap, "%.1f us", s * 1e6);
-    else if (fabs(s) < 1.0)
-        snprintf(buf, cap, "%.2f ms", s * 1e3);
-    else
-        snprintf(buf, cap, "%.3f s", s);
-}
-
-static void cal__summary(const cal_run *r, const char *path)
-{
-    const fs_calib_samples *s = &r->samples;
-    char fixed[32], median[32], bw[32];
-
-    printf("%s: %s (%.1f GiB), driver %d, runtime %d, %s\n", cal_prog, s->device, s->memory_gb,
-           s->driver_version, s->runtime_version, s->date);
-    printf("profile written to %s\n\n", path);
-    printf("%-14s %12s %14s %9s %6s\n", "series", "fixed", "bandwidth", "R^2", "n");
-    for (size_t i = 0; i < s->n_series; i++) {
-        fs_calib_fit fit;
-        if (fs_calib_fit_series(&s->series[i], &fit) != 0) {
-            printf("%-14s %12s %14s %9s %6zu\n", s->series[i].name, "-", "-", "-", s->series[i].n);
-            continue;
-        }
-        cal__fmt_seconds(fit.fixed_s, fixed, sizeof fixed);
-        if (isfinite(fit.bandwidth_gbps))
-            snprintf(bw, sizeof bw, "%.2f GB/s", fit.bandwidth_gbps);
-        else
-            snprintf(bw, sizeof bw, "unbounded");
-        printf("%-14s %12s %14s %9.4f %6zu\n", s->series[i].name, fixed, bw, fit.r_squared, fit.n);
-    }
-    printf("\n%-14s %12s %6s\n", "fixed cost", "median", "n");
-    for (size_t i = 0; i < s->n_scalars; i++) {
-        cal__fmt_seconds(fs_calib_scalar_median(&s->scalars[i]), median, sizeof median);
-        printf("%-14s %12s %6zu\n", s->scalars[i].name, median, s->scalars[i].n);
-    }
-    fflush(stdout);
-}
-
-/* Fails early (before minutes of measuring) when path.tmp cannot be created;
- * 0 or -1 after a message. */
-static int cal__probe_out(const char *path)
-{
-    char *tmp = cal__tmp_path(path);
-    FILE *fp;
-    if (!tmp)
-        return -1;
-    fp = fopen(tmp, "w");
-    if (!fp) {
-        cal__errorf("cannot write the profile: %s: %s", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    fclose(fp);
-    remove(tmp);
-    free(tmp);
-    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1119,16 +632,16 @@ static int cal__find_device(int device)
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
-        cal__errorf("no CUDA device: cudaGetDeviceCount failed: %s (%s)", cudaGetErrorString(err),
+        cal_say_error("no CUDA device: cudaGetDeviceCount failed: %s (%s)", cudaGetErrorString(err),
                     cudaGetErrorName(err));
         return CAL_EXIT_NO_DEVICE;
     }
     if (count <= 0) {
-        cal__errorf("no CUDA device: cudaGetDeviceCount found none");
+        cal_say_error("no CUDA device: cudaGetDeviceCount found none");
         return CAL_EXIT_NO_DEVICE;
     }
     if (device >= count) {
-        cal__errorf("no CUDA device %d: found %d (0 .. %d)", device, count, count - 1);
+        cal_say_error("no CUDA device %d: found %d (0 .. %d)", device, count, count - 1);
         return CAL_EXIT_NO_DEVICE;
     }
     return CAL_EXIT_OK;
@@ -1159,20 +672,20 @@ static int cal__main(cal_run *r)
     r->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
     if (gmtime_r(&now, &utc))
         strftime(r->samples.date, sizeof r->samples.date, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    fprintf(stderr, "%s: device %d: %s, %.1f GiB, %d SMs, driver %d, runtime %d%s\n", cal_prog, r->cfg.device,
+    fprintf(stderr, "%s: device %d: %s, %.1f GiB, %d SMs, driver %d, runtime %d%s\n", CAL_PROG, r->cfg.device,
             r->samples.device, r->samples.memory_gb, r->sms, r->samples.driver_version, r->samples.runtime_version,
             r->cfg.quick ? " (quick)" : "");
 
-    if (cal__probe_out(r->cfg.out) != 0 || cal__measure_contexts(r) != 0)
+    if (cal_output_probe(r->cfg.out) != 0 || cal__measure_contexts(r) != 0)
         return CAL_EXIT_FAILURE;
     CAL_CUDA(cudaSetDevice(r->cfg.device));
     CAL_CUDA(cudaFree(0));
     if (cal__measure_malloc(r) != 0 || cal__measure_copies(r) != 0 || cal__measure_eviction(r) != 0 ||
         cal__measure_slicing(r) != 0)
         return CAL_EXIT_FAILURE;
-    if (cal__write_profile(&r->samples, r->cfg.out) != 0)
+    if (cal_output_write(&r->samples, r->cfg.out) != 0)
         return CAL_EXIT_FAILURE;
-    cal__summary(r, r->cfg.out);
+    cal_output_summary(&r->samples, r->cfg.out);
     return CAL_EXIT_OK;
 fail:
     return CAL_EXIT_FAILURE;
@@ -1185,15 +698,15 @@ int main(int argc, char **argv)
 
     r = (cal_run *)calloc(1, sizeof *r);
     if (!r) {
-        fprintf(stderr, "%s: out of memory\n", cal_prog);
+        fprintf(stderr, "%s: out of memory\n", CAL_PROG);
         return CAL_EXIT_FAILURE;
     }
-    if (cal__parse(argc, argv, &r->cfg) != 0) {
+    if (cal_options_parse(argc, argv, &r->cfg) != 0) {
         free(r);
         return CAL_EXIT_USAGE;
     }
     if (r->cfg.help) {
-        cal__help(stdout);
+        cal_options_help(stdout);
         free(r);
         return CAL_EXIT_OK;
     }
@@ -1202,7 +715,7 @@ int main(int argc, char **argv)
     } else if (r->cfg.child_hog_s > 0) {
         rc = cal__child_hog_main(r->cfg.device, r->cfg.child_hog_s);
     } else {
-        r->n_steps = 9;
+        cal_say_steps(9);
         r->ctx_runs = r->cfg.quick ? 3 : 10;
         r->malloc_reps = r->cfg.quick ? 2 : 5;
         r->copy_reps = r->cfg.quick ? 2 : 5;

@@ -57,6 +57,12 @@
  *
  * Ownership: fs_chart_set is caller-owned; fs_charts_write fills it and
  * fs_charts_free frees what it holds.  The module keeps nothing between calls.
+ *
+ * Files (README.md has a line on each): charts.c (these entry points and the
+ * rendering), chart_data.c and chart_csv.c (reading the results),
+ * chart_script.c (the writing and quoting every chart shares), one file per
+ * family of charts: chart_latency.c, chart_capacity.c, chart_breaches.c,
+ * chart_frontier.c; chart_internal.h is private to them.
  */
 #ifndef FS_CHARTS_H
 #define FS_CHARTS_H

@@ -33,6 +33,7 @@
 #include "check.h"
 #include "commands.h"
 #include "duration.h"
+#include "help.h"
 #include "options.h"
 #include "output.h"
 #include "results_json.h"
@@ -49,20 +50,10 @@ static const fs_cli_option check_options[] = {
     [CHECK_HELP] = {"help", 'h', NULL, "show this help"},
 };
 #define CHECK_N_OPTIONS ((int)(sizeof check_options / sizeof check_options[0]))
+const fs_cli_table fs_cli_check_options = {check_options, CHECK_N_OPTIONS, NULL};
 
-static void check_usage(FILE *fp)
+void fs_cli_check_metrics(FILE *fp)
 {
-    fputs("usage: fleetsim check SCENARIO --baseline FILE [--tolerance LIST] [--update]\n\n"
-          "Runs SCENARIO with its \"ci\" settings (horizon, replications, warmup) and\n"
-          "compares each policy's figures with FILE, matching policies, services and\n"
-          "training streams by name.  Prints a Markdown table and \"N metrics checked,\n"
-          "K worse\".  A policy, item or figure on one side only counts as worse.\n\n",
-          fp);
-    fs_cli_help(fp, check_options, CHECK_N_OPTIONS);
-    fputs("\nmetrics: a figure is WORSE when it moved the wrong way by more than its\n"
-          "tolerance (percent of the baseline) and by more than the absolute floor\n\n"
-          "  key          figure                        better  default  floor\n",
-          fp);
     for (int m = 0; m < FS_CHECK_N_METRICS; m++) {
         const fs_check_metric_info *info = fs_check_metric_get((fs_check_metric)m);
         char pct[16];
@@ -70,9 +61,6 @@ static void check_usage(FILE *fp)
         fprintf(fp, "  %-12s %-29s %-7s %-8s %s\n", info->key, info->what,
                 info->higher_is_better ? "higher" : "lower", pct, info->floor_text);
     }
-    fputs("\nexit status: 0 nothing worse (or baseline updated), 1 a metric worse or a\n"
-          "runtime failure, 2 usage, scenario or baseline error\n",
-          fp);
 }
 
 /* Reads, parses and validates the baseline: exit 2 naming the file and
@@ -209,12 +197,9 @@ static int compare(const fs_results *r, const char *path, const json_t *baseline
 int fs_cli_check(int argc, char **argv)
 {
     fs_cli_parsed opt;
-    if (fs_cli_parse("check", check_options, CHECK_N_OPTIONS, argc, argv, &opt) != 0)
-        return CHECK_EXIT_USAGE;
-    if (opt.values[CHECK_HELP]) {
-        check_usage(stdout);
-        return CHECK_EXIT_OK;
-    }
+    int status = fs_cli_help_parse("check", argc, argv, &opt);
+    if (status >= 0)
+        return status;
     if (opt.n_positional != 1) {
         fprintf(stderr, "fleetsim check: expected one SCENARIO file, got %d (see 'fleetsim check --help')\n",
                 opt.n_positional);
@@ -248,7 +233,7 @@ int fs_cli_check(int argc, char **argv)
         return rc == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
     }
     json_t *baseline = NULL;
-    int status = update ? CHECK_EXIT_OK : load_baseline(path, &baseline);
+    status = update ? CHECK_EXIT_OK : load_baseline(path, &baseline);
     if (status != CHECK_EXIT_OK) {
         fs_scenario_destroy(s);
         return status;

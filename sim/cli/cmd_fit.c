@@ -28,6 +28,7 @@
 #include "commands.h"
 #include "duration.h"
 #include "fit.h"
+#include "help.h"
 #include "options.h"
 #include "trace.h"
 
@@ -47,36 +48,13 @@ static const fs_cli_option fit_options[] = {
     [FIT_HELP] = {"help", 'h', NULL, "show this help"},
 };
 #define FIT_N_OPTIONS ((int)(sizeof fit_options / sizeof fit_options[0]))
+/* --time-format's words in the order of fs_trace_time_format. */
+static const char *const fit_choices[FIT_N_OPTIONS] = {[FIT_TIME_FORMAT] = "seconds ms us datetime",
+                                                       [FIT_FORMAT] = "json text"};
+const fs_cli_table fs_cli_fit_options = {fit_options, FIT_N_OPTIONS, fit_choices};
 
 static const char *const fit_day_names[] = {"monday", "tuesday", "wednesday", "thursday",
                                             "friday", "saturday", "sunday"};
-
-static void fit_usage(FILE *fp)
-{
-    fputs("usage: fleetsim fit-traffic TRACE.csv [--preset NAME | --time COL [--time-format F]\n"
-          "                            | --rate COL --window-start COL] [--start-weekday 0-6]\n"
-          "                            [--window D] [--format json|text]\n\n"
-          "Fits a service's \"arrivals\" (poisson_rps, hourly multipliers, bursts) to a\n"
-          "request trace (one row per request) or a rate series (one row per window).\n"
-          "stdout gets {\"arrivals\": {...}} to paste into a scenario; stderr the fit.\n\n",
-          fp);
-    fs_cli_help(fp, fit_options, FIT_N_OPTIONS);
-    fputs("\nthe fit:\n"
-          "  rate of an hour of the day = its arrivals / its observed seconds (the\n"
-          "  first and last hours count the seconds the input covers), for weekdays\n"
-          "  and weekends apart when the input covers both; poisson_rps = the mean\n"
-          "  rate, multiplier = hourly rate / poisson_rps; hours observed under 60 s\n"
-          "  keep multiplier 1 and are listed as not covered.\n"
-          "calendar: datetimes are UTC and carry their weekday; a numeric time 0 is\n"
-          "  00:00 of --start-weekday.  Bursts' \"at\" counts from the first row's\n"
-          "  midnight: replay them with the scenario's start_weekday set as reported.\n"
-          "bursts (request traces): runs of windows with count > expected +\n"
-          "  4 sqrt(expected); at most 20 listed, the largest first.\n"
-          "rate series: a window of rate 0 is a gap (an outage), not idle time.\n"
-          "memory: 2 doubles per hour and per window of the span, whatever the rows.\n\n"
-          "exit status: 0 fitted, 1 runtime failure, 2 usage or input error\n",
-          fp);
-}
 
 /* x to `digits` significant digits: what the fragment prints. */
 static double fit_sig(double x, int digits)
@@ -434,14 +412,11 @@ static int fit_usage_error(const char *what)
 static int fit_read(const fs_cli_parsed *opt, const char *path, int weekday, double window_s, fs_fit_acc *acc,
                     fs_error *err)
 {
-    static const char *const formats[] = {"seconds", "ms", "us", "datetime"};
     const char *preset = opt->values[FIT_PRESET], *fmt = opt->values[FIT_TIME_FORMAT];
-    fs_trace_time_format format = FS_TRACE_TIME_SECONDS;
-    for (int k = 0; fmt && k < 4; k++)
-        if (strcmp(fmt, formats[k]) == 0)
-            format = (fs_trace_time_format)k, fmt = NULL;
-    if (fmt)
+    int time_format = fmt ? fs_cli_choice(&fs_cli_fit_options, FIT_TIME_FORMAT, fmt) : FS_TRACE_TIME_SECONDS;
+    if (time_format < 0)
         return fs_error_set(err, FS_ERR_INPUT, "--time-format: expected seconds, ms, us or datetime, got \"%s\"", fmt);
+    fs_trace_time_format format = (fs_trace_time_format)time_format;
     if (opt->values[FIT_RATE] || (preset && strcmp(preset, "servegen-rate") == 0)) {
         fs_fit_rate_spec rs = {.path = path, .start_col = opt->values[FIT_WINDOW_START],
                                .start_format = format, .rate_col = opt->values[FIT_RATE]};
@@ -482,12 +457,9 @@ static int fit_read(const fs_cli_parsed *opt, const char *path, int weekday, dou
 int fs_cli_fit_traffic(int argc, char **argv)
 {
     fs_cli_parsed opt;
-    if (fs_cli_parse("fit-traffic", fit_options, FIT_N_OPTIONS, argc, argv, &opt) != 0)
-        return FIT_EXIT_USAGE;
-    if (opt.values[FIT_HELP]) {
-        fit_usage(stdout);
-        return FIT_EXIT_OK;
-    }
+    int status = fs_cli_help_parse("fit-traffic", argc, argv, &opt);
+    if (status >= 0)
+        return status;
     if (opt.n_positional != 1)
         return fit_usage_error("expected one TRACE.csv");
     const char *path = opt.positional[0], *format = opt.values[FIT_FORMAT];
@@ -498,7 +470,7 @@ int fs_cli_fit_traffic(int argc, char **argv)
         return fit_usage_error("--rate and --window-start go together");
     if (opt.values[FIT_TIME_FORMAT] && !opt.values[FIT_TIME] && !opt.values[FIT_RATE])
         return fit_usage_error("--time-format goes with --time (or --window-start); a preset knows its format");
-    if (format && strcmp(format, "json") != 0 && strcmp(format, "text") != 0)
+    if (format && fs_cli_choice(&fs_cli_fit_options, FIT_FORMAT, format) < 0)
         return fit_usage_error("--format: expected json or text");
     uint64_t weekday = 0;
     if (opt.values[FIT_START_WEEKDAY] && fs_cli_parse_count(opt.values[FIT_START_WEEKDAY], 0, 6, &weekday) != 0)
@@ -531,7 +503,7 @@ int fs_cli_fit_traffic(int argc, char **argv)
     if (acc.calendar && opt.values[FIT_START_WEEKDAY])
         fprintf(stderr, "fleetsim: fit-traffic: --start-weekday ignored: the dates give the weekday\n");
 
-    int status = FIT_EXIT_OK;
+    status = FIT_EXIT_OK;
     if (format && strcmp(format, "json") == 0) {
         json_t *doc = fit_document(path, &acc, &fit);
         if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "commands.h"
+#include "help.h"
 #include "options.h"
 #include "output.h"
 #include "plan.h"
@@ -17,7 +18,6 @@
 #include "sweep.h"
 #include "sweep_table.h"
 
-enum { FS_EXIT_OK = 0, FS_EXIT_RUNTIME = 1, FS_EXIT_USAGE = 2 };
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 enum { PL_VARY, PL_CONSTRAINT, PL_MINIMIZE, PL_FRONTIER, PL_SET, PL_REPLICATIONS, PL_MAX_REPLICATIONS,
@@ -38,18 +38,8 @@ static const fs_cli_option plan_options[] = {
     [PL_HELP] = {"help", 'h', NULL, "show this help"},
 };
 
-static void plan_usage(FILE *fp)
-{
-    fputs("usage: fleetsim plan SCENARIO --vary PATH=VALUES ... --constraint EXPR ... [OPTIONS]\n\n"
-          "Finds the cheapest point of the grid that meets every constraint with 95%\n"
-          "confidence, and the frontier of cost against p99.  A point whose interval\n"
-          "straddles a limit gets more replications before it is judged.  Ranges are\n"
-          "taken as monotone (more is more capacity) and binary-searched; lists are\n"
-          "tried in full.  Paths: policies.NAME.pools[0].gpus, services[chat].replicas.max,\n"
-          "or 'policy' to choose among the scenario's policies.\n\n",
-          fp);
-    fs_cli_help(fp, plan_options, FS_COUNT(plan_options));
-}
+static const char *const plan_choices[FS_COUNT(plan_options)] = {[PL_SEARCH] = "staircase grid"};
+const fs_cli_table fs_cli_plan_options = {plan_options, FS_COUNT(plan_options), plan_choices};
 
 typedef struct fs__plan_ctx {
     const fs_sweep *sw;
@@ -155,12 +145,9 @@ static int fs__build(const fs_cli_parsed *opt, fs_sweep *sw, fs_plan *plan, fs_e
 int fs_cli_plan(int argc, char **argv)
 {
     fs_cli_parsed opt;
-    if (fs_cli_parse("plan", plan_options, FS_COUNT(plan_options), argc, argv, &opt) != 0)
-        return FS_EXIT_USAGE;
-    if (opt.values[PL_HELP]) {
-        plan_usage(stdout);
-        return FS_EXIT_OK;
-    }
+    int status = fs_cli_help_parse("plan", argc, argv, &opt);
+    if (status >= 0)
+        return status;
     if (opt.n_positional != 1) {
         fprintf(stderr, "fleetsim plan: expected one SCENARIO file, got %d (see 'fleetsim plan --help')\n",
                 opt.n_positional);
@@ -188,7 +175,7 @@ int fs_cli_plan(int argc, char **argv)
         return FS_EXIT_USAGE;
     }
     const char *search = opt.values[PL_SEARCH] ? opt.values[PL_SEARCH] : "staircase";
-    if (strcmp(search, "staircase") != 0 && strcmp(search, "grid") != 0) {
+    if (fs_cli_choice(&fs_cli_plan_options, PL_SEARCH, search) < 0) {
         fprintf(stderr, "fleetsim plan: --search: expected staircase or grid, got \"%s\"\n", search);
         return FS_EXIT_USAGE;
     }
@@ -226,7 +213,7 @@ int fs_cli_plan(int argc, char **argv)
         rc = fs__write(&plan, dir, grid_runs, &err);
     if (rc == FS_OK)
         rc = fs_plan_print(&plan, grid_runs, stdout, &err);
-    int status = rc == FS_OK ? FS_EXIT_OK : rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    status = rc == FS_OK ? FS_EXIT_OK : rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     if (rc != FS_OK)
         fprintf(stderr, "fleetsim: %s\n", err.msg);
     else if (!ctx.quiet)

@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include "commands.h"
+#include "help.h"
 #include "options.h"
 #include "output.h"
 #include "study.h"
 #include "sweep.h"
 #include "sweep_table.h"
 
-enum { FS_EXIT_OK = 0, FS_EXIT_RUNTIME = 1, FS_EXIT_USAGE = 2 };
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static int fs__status(int rc)
@@ -184,27 +184,14 @@ static const fs_cli_option sweep_options[] = {
     [SW_HELP] = {"help", 'h', NULL, "show this help"},
 };
 
-static void sweep_usage(FILE *fp)
-{
-    fputs("usage: fleetsim sweep SWEEP.json [OPTIONS]\n\n"
-          "Runs every point x replication of a sweep file on the local cores and writes\n"
-          "DIR/points.csv and DIR/points.json: one row per point with every headline\n"
-          "figure and its 95% CI.  Each finished run is kept in DIR/runs/, so an\n"
-          "interrupted sweep rerun with the same --out goes on where it stopped.  With\n"
-          "--shard, only that shard's runs are made; 'fleetsim merge' combines shards.\n\n",
-          fp);
-    fs_cli_help(fp, sweep_options, FS_COUNT(sweep_options));
-}
+const fs_cli_table fs_cli_sweep_options = {sweep_options, FS_COUNT(sweep_options), NULL};
 
 int fs_cli_sweep(int argc, char **argv)
 {
     fs_cli_parsed opt;
-    if (fs_cli_parse("sweep", sweep_options, FS_COUNT(sweep_options), argc, argv, &opt) != 0)
-        return FS_EXIT_USAGE;
-    if (opt.values[SW_HELP]) {
-        sweep_usage(stdout);
-        return FS_EXIT_OK;
-    }
+    int status = fs_cli_help_parse("sweep", argc, argv, &opt);
+    if (status >= 0)
+        return status;
     if (opt.n_positional != 1) {
         fprintf(stderr, "fleetsim sweep: expected one SWEEP file, got %d (see 'fleetsim sweep --help')\n",
                 opt.n_positional);
@@ -256,7 +243,7 @@ int fs_cli_sweep(int argc, char **argv)
     for (size_t k = 0; k < n; k++)
         left += !fs_study_has(dir, units[k].point, units[k].replication);
     free(units);
-    int status = FS_EXIT_OK;
+    status = FS_EXIT_OK;
     if (rc != FS_OK) {
         status = fs__fail(rc, &err);
     } else if (left) {
@@ -286,26 +273,14 @@ static const fs_cli_option merge_options[] = {
     [MG_HELP] = {"help", 'h', NULL, "show this help"},
 };
 
-static void merge_usage(FILE *fp)
-{
-    fputs("usage: fleetsim merge DIR... [--out DIR]\n\n"
-          "Combines the runs that sweep shards wrote to one or more directories into\n"
-          "points.csv and points.json: latency histograms merge exactly and CIs are\n"
-          "recomputed, so the result is byte for byte what one machine's sweep gives.\n"
-          "Every run must be present in one of the directories, all of one sweep.\n\n",
-          fp);
-    fs_cli_help(fp, merge_options, FS_COUNT(merge_options));
-}
+const fs_cli_table fs_cli_merge_options = {merge_options, FS_COUNT(merge_options), NULL};
 
 int fs_cli_merge(int argc, char **argv)
 {
     fs_cli_parsed opt;
-    if (fs_cli_parse("merge", merge_options, FS_COUNT(merge_options), argc, argv, &opt) != 0)
-        return FS_EXIT_USAGE;
-    if (opt.values[MG_HELP]) {
-        merge_usage(stdout);
-        return FS_EXIT_OK;
-    }
+    int status = fs_cli_help_parse("merge", argc, argv, &opt);
+    if (status >= 0)
+        return status;
     if (opt.n_positional < 1) {
         fprintf(stderr, "fleetsim merge: expected at least one DIR (see 'fleetsim merge --help')\n");
         return FS_EXIT_USAGE;

@@ -1,33 +1,64 @@
 /*
- * commands — subcommands that live in their own files (sim/cli/cmd_*.c).
+ * commands — the subcommands: run, compare, report and validate in main.c,
+ * the others in their own files (sim/cli/cmd_*.c).
  *
  * Each takes the arguments after its name (argv[0] is the first of them, not
- * the command) and returns the process's exit status; main() dispatches to it
- * and returns that status.
+ * the command) and returns the process's exit status; main() finds it in the
+ * help registry (help.h) and returns that status.  Each exposes its option
+ * table (fs_cli_*_options) to the registry, which holds the rest of its
+ * documentation.
  */
 #ifndef FS_CLI_COMMANDS_H
 #define FS_CLI_COMMANDS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "options.h"
+
+/* Exit statuses; check and fit-traffic name theirs in their own files. */
+enum { FS_EXIT_OK = 0, FS_EXIT_RUNTIME = 1, FS_EXIT_USAGE = 2 };
+
+/* fleetsim run / compare / report / validate: main.c. */
+int fs_cli_run(int argc, char **argv);
+int fs_cli_compare(int argc, char **argv);
+int fs_cli_report(int argc, char **argv);
+int fs_cli_validate(int argc, char **argv);
+extern const fs_cli_table fs_cli_run_options, fs_cli_compare_options, fs_cli_report_options,
+    fs_cli_validate_options;
 
 /* fleetsim check SCENARIO --baseline FILE [--tolerance LIST] [--update]:
  * 0 no metric worse (or baseline updated), 1 a metric worse or a runtime
  * failure, 2 usage, scenario or baseline error.  See cmd_check.c. */
 int fs_cli_check(int argc, char **argv);
+extern const fs_cli_table fs_cli_check_options;
+
+/* check's metrics, one line each, for its help (after the registry's header). */
+void fs_cli_check_metrics(FILE *fp);
 
 /* fleetsim sweep SWEEP.json [--jobs N] [--out DIR] [--shard I/N|auto]: a
  * sweep's runs on local cores or one shard of them.  See cmd_sweep.c. */
 int fs_cli_sweep(int argc, char **argv);
+extern const fs_cli_table fs_cli_sweep_options;
 
 /* fleetsim merge DIR... [--out DIR]: shards combined into one result. */
 int fs_cli_merge(int argc, char **argv);
+extern const fs_cli_table fs_cli_merge_options;
 
 /* fleetsim plan SCENARIO --vary PATH=RANGE ... --constraint EXPR ...: the
  * cheapest point that meets every constraint.  See cmd_plan.c. */
 int fs_cli_plan(int argc, char **argv);
+extern const fs_cli_table fs_cli_plan_options;
 
 /* fleetsim fit-traffic TRACE.csv [--preset NAME | --time COL | --rate COL
  * --window-start COL] ...: a service's arrivals fitted to a trace.  See
  * cmd_fit.c. */
 int fs_cli_fit_traffic(int argc, char **argv);
+extern const fs_cli_table fs_cli_fit_options;
+
+/* fleetsim help [COMMAND | --man | --markdown | --completion bash]: the
+ * registry's renderings (help.h).  See cmd_help.c. */
+extern const fs_cli_table fs_cli_help_options;
 
 /* Shared by the commands above: --jobs (default: every core; -1 after a
  * message). */
@@ -35,7 +66,6 @@ int fs_cli_jobs(const char *cmd, const char *text, unsigned *jobs);
 
 /* --out as given, else the input file's name without .json plus suffix
  * (".out", ".plan"), into buf. */
-#include <stddef.h>
 void fs_cli_out_dir(const char *given, const char *input, const char *suffix, char *buf, size_t size);
 
 #endif

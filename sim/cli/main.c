@@ -1,6 +1,8 @@
 /*
  * fleetsim — the command line.  The composition root: the only code that sees
- * the engine, the domain (models/) and the reports together.
+ * the engine, the domain (models/) and the reports together.  main() finds
+ * the command in the help registry (help.h); run, compare, report and
+ * validate live here, the other commands in cmd_*.c.
  *
  * stdout carries only what was asked for (table, JSON, CSV); diagnostics go
  * to stderr as "fleetsim: ...".  Exit status: 0 success, 1 runtime failure,
@@ -15,6 +17,7 @@
 
 #include "duration.h"
 #include "commands.h"
+#include "help.h"
 #include "options.h"
 #include "compare.h"
 #include "report.h"
@@ -25,8 +28,6 @@
 #include "run.h"
 #include "scenario.h"
 #include "table.h"
-
-enum { FS_EXIT_OK = 0, FS_EXIT_RUNTIME = 1, FS_EXIT_USAGE = 2 };
 
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -49,88 +50,29 @@ static const fs_cli_option compare_options[] = {
     [RUN_FORMAT] = {"format", 'f', "FMT", "what to print: table (default) or json"},
     [RUN_POLICIES] = {"policies", 'p', "LIST", "comma-separated policies to run, the first the baseline (default: all)"},
 };
+static const char *const compare_choices[FS_COUNT(compare_options)] = {[RUN_FORMAT] = "table json"};
+const fs_cli_table fs_cli_compare_options = {compare_options, FS_COUNT(compare_options), compare_choices};
+
 static const fs_cli_option run_options[] = {
     FS_RUN_OPTIONS,
     [RUN_OUT] = {"out", 'o', "DIR", "write results.json, timeseries.csv, pools_timeseries.csv to DIR"},
     [RUN_FORMAT] = {"format", 'f', "FMT", "what to print: table (default), json or csv"},
 };
+static const char *const run_choices[FS_COUNT(run_options)] = {[RUN_FORMAT] = "table json csv"};
+const fs_cli_table fs_cli_run_options = {run_options, FS_COUNT(run_options), run_choices};
 
 enum { REPORT_OUT, REPORT_HELP };
 static const fs_cli_option report_options[] = {
     [REPORT_OUT] = {"out", 'o', "DIR", "where to write index.html, report.md and the charts (default RESULTS_DIR/report)"},
     [REPORT_HELP] = {"help", 'h', NULL, "show this help"},
 };
+const fs_cli_table fs_cli_report_options = {report_options, FS_COUNT(report_options), NULL};
 
 enum { VALIDATE_HELP };
 static const fs_cli_option validate_options[] = {
     [VALIDATE_HELP] = {"help", 'h', NULL, "show this help"},
 };
-
-static void usage(FILE *fp)
-{
-    fputs("usage: fleetsim COMMAND [OPTIONS]\n"
-          "\n"
-          "Simulates GPU fleets that serve inference, to compare pool policies and\n"
-          "size fleets against latency SLOs.\n"
-          "\n"
-          "commands:\n"
-          "  run SCENARIO        simulate a scenario file and report the results\n"
-          "  compare SCENARIO    run its policies side by side, with paired differences\n"
-          "  report RESULTS_DIR  write the capacity-review report (HTML, Markdown, charts)\n"
-          "  validate SCENARIO   check a scenario file and print what it describes\n"
-          "  check SCENARIO      rerun and compare with a baseline; exit 1 if worse\n"
-          "  sweep SWEEP.json    run every point of a sweep on all cores (or one shard)\n"
-          "  merge DIR...        combine sweep shards into one result\n"
-          "  plan SCENARIO       find the cheapest fleet that meets every constraint\n"
-          "  fit-traffic TRACE   fit a service's arrivals (rate, hourly profile, bursts) to a trace\n"
-          "\n"
-          "  -h, --help          show this help ('fleetsim COMMAND --help' for a command)\n"
-          "      --version       print the version\n"
-          "\n"
-          "exit status: 0 success, 1 runtime failure, 2 usage or scenario error\n",
-          fp);
-}
-
-static void run_usage(FILE *fp)
-{
-    fputs("usage: fleetsim run SCENARIO [OPTIONS]\n\n"
-          "Runs every replication of SCENARIO and prints a summary.  Figures cover\n"
-          "[warmup, horizon]; with several replications they carry 95% CIs.\n\n",
-          fp);
-    fs_cli_help(fp, run_options, FS_COUNT(run_options));
-}
-
-static void compare_usage(FILE *fp)
-{
-    fputs("usage: fleetsim compare SCENARIO [OPTIONS]\n\n"
-          "Runs the scenario's policies on common random numbers (every policy sees the\n"
-          "same arrivals, service draws and job submissions) and prints them side by\n"
-          "side, each figure with its difference to the first policy and that\n"
-          "difference's 95% CI across replications.\n\n",
-          fp);
-    fs_cli_help(fp, compare_options, FS_COUNT(compare_options));
-}
-
-static void report_usage(FILE *fp)
-{
-    fputs("usage: fleetsim report RESULTS_DIR [--out DIR]\n\n"
-          "Writes index.html (one self-contained page), report.md and the charts\n"
-          "(gnuplot PNG and SVG, with their data as CSV and their scripts) for the\n"
-          "results that 'fleetsim run' or 'compare' wrote to RESULTS_DIR with --out,\n"
-          "or, for the --out of 'fleetsim plan', the plan: its answer and the frontier\n"
-          "of cost against p99.\n\n",
-          fp);
-    fs_cli_help(fp, report_options, FS_COUNT(report_options));
-}
-
-static void validate_usage(FILE *fp)
-{
-    fputs("usage: fleetsim validate SCENARIO\n\n"
-          "Checks SCENARIO and prints a one-line summary of each pool and service;\n"
-          "exit status 2 with the file, line:column or JSON path on any error.\n\n",
-          fp);
-    fs_cli_help(fp, validate_options, FS_COUNT(validate_options));
-}
+const fs_cli_table fs_cli_validate_options = {validate_options, FS_COUNT(validate_options), NULL};
 
 static int load_scenario(const char *path, fs_scenario **s)
 {
@@ -194,17 +136,13 @@ typedef struct fs__job {
 } fs__job;
 
 /* Returns -1 to go on with *job ready, or the exit status to stop with. */
-static int prepare(const char *cmd, const fs_cli_option *table, int n_options, void (*print_usage)(FILE *),
-                   const char *const *formats, int argc, char **argv, fs__job *job)
+static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **argv, fs__job *job)
 {
     *job = (fs__job){0};
     fs_cli_parsed *opt = &job->opt;
-    if (fs_cli_parse(cmd, table, n_options, argc, argv, opt) != 0)
-        return FS_EXIT_USAGE;
-    if (opt->values[RUN_HELP]) {
-        print_usage(stdout);
-        return FS_EXIT_OK;
-    }
+    int status = fs_cli_help_parse(cmd, argc, argv, opt);
+    if (status >= 0)
+        return status;
     if (opt->n_positional != 1) {
         fprintf(stderr, "fleetsim %s: expected one SCENARIO file, got %d (see 'fleetsim %s --help')\n", cmd,
                 opt->n_positional, cmd);
@@ -232,19 +170,14 @@ static int prepare(const char *cmd, const fs_cli_option *table, int n_options, v
         fprintf(stderr, "fleetsim %s: --horizon: expected a positive duration like 7d or 90m, got \"%s\"\n", cmd, v);
         return FS_EXIT_USAGE;
     }
-    job->format = opt->values[RUN_FORMAT] ? opt->values[RUN_FORMAT] : formats[0];
-    bool known = false;
-    for (size_t k = 0; formats[k] && !known; k++)
-        known = strcmp(job->format, formats[k]) == 0;
-    if (!known) {
-        fprintf(stderr, "fleetsim %s: --format: expected one of", cmd);
-        for (size_t k = 0; formats[k]; k++)
-            fprintf(stderr, " %s", formats[k]);
-        fprintf(stderr, ", got \"%s\"\n", job->format);
+    job->format = opt->values[RUN_FORMAT] ? opt->values[RUN_FORMAT] : "table";
+    if (fs_cli_choice(table, RUN_FORMAT, job->format) < 0) {
+        fprintf(stderr, "fleetsim %s: --format: expected one of %s, got \"%s\"\n", cmd,
+                fs_cli_choices(table, RUN_FORMAT), job->format);
         return FS_EXIT_USAGE;
     }
     job->timing = !opt->values[RUN_NO_TIMING];
-    int status = load_scenario(opt->positional[0], &job->s);
+    status = load_scenario(opt->positional[0], &job->s);
     if (status != FS_EXIT_OK)
         return status;
     fs_error err = {0};
@@ -346,32 +279,26 @@ static int execute(fs__job *job, bool comparison)
     return status;
 }
 
-static int cmd_run(int argc, char **argv)
+int fs_cli_run(int argc, char **argv)
 {
-    static const char *const formats[] = {"table", "json", "csv", NULL};
     fs__job job;
-    int status = prepare("run", run_options, FS_COUNT(run_options), run_usage, formats, argc, argv, &job);
+    int status = prepare("run", &fs_cli_run_options, argc, argv, &job);
     return status >= 0 ? status : execute(&job, false);
 }
 
-static int cmd_compare(int argc, char **argv)
+int fs_cli_compare(int argc, char **argv)
 {
-    static const char *const formats[] = {"table", "json", NULL};
     fs__job job;
-    int status = prepare("compare", compare_options, FS_COUNT(compare_options), compare_usage, formats,
-                         argc, argv, &job);
+    int status = prepare("compare", &fs_cli_compare_options, argc, argv, &job);
     return status >= 0 ? status : execute(&job, true);
 }
 
-static int cmd_report(int argc, char **argv)
+int fs_cli_report(int argc, char **argv)
 {
     fs_cli_parsed opt;
-    if (fs_cli_parse("report", report_options, FS_COUNT(report_options), argc, argv, &opt) != 0)
-        return FS_EXIT_USAGE;
-    if (opt.values[REPORT_HELP]) {
-        report_usage(stdout);
-        return FS_EXIT_OK;
-    }
+    int status = fs_cli_help_parse("report", argc, argv, &opt);
+    if (status >= 0)
+        return status;
     if (opt.n_positional != 1) {
         fprintf(stderr, "fleetsim report: expected one RESULTS_DIR, got %d (see 'fleetsim report --help')\n",
                 opt.n_positional);
@@ -393,21 +320,18 @@ static int cmd_report(int argc, char **argv)
     return FS_EXIT_OK;
 }
 
-static int cmd_validate(int argc, char **argv)
+int fs_cli_validate(int argc, char **argv)
 {
     fs_cli_parsed opt;
-    if (fs_cli_parse("validate", validate_options, FS_COUNT(validate_options), argc, argv, &opt) != 0)
-        return FS_EXIT_USAGE;
-    if (opt.values[VALIDATE_HELP]) {
-        validate_usage(stdout);
-        return FS_EXIT_OK;
-    }
+    int status = fs_cli_help_parse("validate", argc, argv, &opt);
+    if (status >= 0)
+        return status;
     if (opt.n_positional != 1) {
         fprintf(stderr, "fleetsim validate: expected one SCENARIO file, got %d\n", opt.n_positional);
         return FS_EXIT_USAGE;
     }
     fs_scenario *s;
-    int status = load_scenario(opt.positional[0], &s);
+    status = load_scenario(opt.positional[0], &s);
     if (status != FS_EXIT_OK)
         return status;
     char horizon[32], warmup[32], window[32];
@@ -459,36 +383,21 @@ static int cmd_validate(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        fs_cli_help_usage(stderr);
         return FS_EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        usage(stdout);
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fs_cli_help_usage(stdout);
         return FS_EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0) {
         printf("fleetsim %s\n", FLEETSIM_VERSION);
         return FS_EXIT_OK;
     }
-    if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc - 2, argv + 2);
-    if (strcmp(cmd, "compare") == 0)
-        return cmd_compare(argc - 2, argv + 2);
-    if (strcmp(cmd, "report") == 0)
-        return cmd_report(argc - 2, argv + 2);
-    if (strcmp(cmd, "validate") == 0)
-        return cmd_validate(argc - 2, argv + 2);
-    if (strcmp(cmd, "check") == 0)
-        return fs_cli_check(argc - 2, argv + 2);
-    if (strcmp(cmd, "sweep") == 0)
-        return fs_cli_sweep(argc - 2, argv + 2);
-    if (strcmp(cmd, "merge") == 0)
-        return fs_cli_merge(argc - 2, argv + 2);
-    if (strcmp(cmd, "plan") == 0)
-        return fs_cli_plan(argc - 2, argv + 2);
-    if (strcmp(cmd, "fit-traffic") == 0)
-        return fs_cli_fit_traffic(argc - 2, argv + 2);
+    const fs_cli_command *c = fs_cli_help_find(cmd);
+    if (c)
+        return c->main(argc - 2, argv + 2);
     fprintf(stderr, "fleetsim: unknown command '%s' (see 'fleetsim --help')\n", cmd);
     return FS_EXIT_USAGE;
 }

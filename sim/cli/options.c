@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,24 +81,51 @@ int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options,
     return 0;
 }
 
+/* "--name ARG" into buf; returns its length. */
+static int fs__left(const fs_cli_option *o, char *buf, size_t size)
+{
+    return snprintf(buf, size, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+}
+
 void fs_cli_help(FILE *fp, const fs_cli_option *table, int n_options)
 {
-    int width = 0;
+    fs_cli_help_at(fp, table, n_options, 0);
+}
+
+void fs_cli_help_at(FILE *fp, const fs_cli_option *table, int n_options, int width)
+{
     char left[64];
     for (int i = 0; i < n_options; i++) {
-        int n = snprintf(left, sizeof left, "--%s%s%s", table[i].name, table[i].arg ? " " : "",
-                         table[i].arg ? table[i].arg : "");
+        int n = fs__left(&table[i], left, sizeof left);
         if (n > width)
             width = n;
     }
     for (int i = 0; i < n_options; i++) {
-        snprintf(left, sizeof left, "--%s%s%s", table[i].name, table[i].arg ? " " : "",
-                 table[i].arg ? table[i].arg : "");
+        fs__left(&table[i], left, sizeof left);
         if (table[i].letter)
             fprintf(fp, "  -%c, %-*s  %s\n", table[i].letter, width, left, table[i].help);
         else
             fprintf(fp, "      %-*s  %s\n", width, left, table[i].help);
     }
+}
+
+const char *fs_cli_choices(const fs_cli_table *t, int option)
+{
+    assert(option >= 0 && option < t->n);
+    return t->choices ? t->choices[option] : NULL;
+}
+
+int fs_cli_choice(const fs_cli_table *t, int option, const char *value)
+{
+    const char *w = fs_cli_choices(t, option);
+    size_t len = strlen(value);
+    for (int k = 0; w && *w; k++) {
+        size_t n = strcspn(w, " ");
+        if (n == len && strncmp(w, value, len) == 0)
+            return k;
+        w += n + (w[n] == ' ');
+    }
+    return -1;
 }
 
 int fs_cli_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out)

@@ -20,6 +20,17 @@ typedef struct fs_cli_option {
     const char *help;
 } fs_cli_option;
 
+/* A command's table as the help registry (help.h) holds it: the options, their
+ * count, and for the options that take one of a fixed set of values, those
+ * values as space-separated words ("table json csv"), indexed like the table
+ * (NULL, or NULL entries, elsewhere).  Completion offers the words;
+ * fs_cli_choice checks a value against them. */
+typedef struct fs_cli_table {
+    const fs_cli_option *options;
+    int n;
+    const char *const *choices;
+} fs_cli_table;
+
 #define FS_CLI_MAX_POSITIONAL 8
 
 #define FS_CLI_MAX_OCCURRENCES 64
@@ -38,6 +49,16 @@ int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options,
                  char **argv, fs_cli_parsed *out);
 
 void fs_cli_help(FILE *fp, const fs_cli_option *table, int n_options);
+
+/* The same block with the text starting at column 2 + 4 + width + 2 (width
+ * at least that of the longest "--name ARG"), to line up with other rows. */
+void fs_cli_help_at(FILE *fp, const fs_cli_option *table, int n_options, int width);
+
+/* Option `option`'s choices, or NULL when it takes any value. */
+const char *fs_cli_choices(const fs_cli_table *t, int option);
+
+/* The position of value among option's choices, or -1 when it is not one. */
+int fs_cli_choice(const fs_cli_table *t, int option, const char *value);
 
 /* A whole number in [min, max] with nothing before or after it: 0 and *out,
  * or -1 (the caller says what was expected). */

@@ -1,0 +1,151 @@
+/* cal_options — fleetsim-calibrate's command line (cal_options.h). */
+#include "cal_options.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cal_say.h"
+
+#ifndef FLEETSIM_VERSION
+#define FLEETSIM_VERSION "unknown"
+#endif
+
+/* One table for parsing and --help; a NULL help hides a mode from --help. */
+typedef struct cal_option {
+    const char *name; /* long name without "--" */
+    char letter;      /* short letter or 0 */
+    const char *arg;  /* argument name, NULL for a flag */
+    const char *help; /* NULL: hidden */
+} cal_option;
+
+enum { OPT_DEVICE, OPT_OUT, OPT_QUICK, OPT_MAX_GB, OPT_HELP, OPT_CHILD_CONTEXT, OPT_CHILD_HOG, OPT_COUNT };
+
+static const cal_option cal_options[OPT_COUNT] = {
+    {"device", 'd', "N", "GPU to measure, as CUDA numbers them (default 0)"},
+    {"out", 'o', "FILE", "profile to write (default calibrate-profile.json)"},
+    {"quick", 'q', NULL, "fewer sizes and repetitions, for a smoke run"},
+    {"max-gb", 0, "G", "largest eviction / warm-up size in GiB (default 8)"},
+    {"help", 'h', NULL, "print this help and exit"},
+    {"child-context", 0, NULL, NULL},
+    {"child-hog", 0, "SECONDS", NULL},
+};
+
+void cal_options_help(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: %s [--device N] [--out FILE] [--quick] [--max-gb G]\n"
+            "\n"
+            "Measures context creation, cudaMalloc/cudaFree, host<->device and device copies\n"
+            "(pinned and pageable), eviction to host memory and warm-up back, and kernel\n"
+            "latency under time-slicing on one GPU, and writes a fleetsim calibration\n"
+            "profile (fitted costs and every raw sample) as JSON.  Progress goes to stderr,\n"
+            "a summary of the fits to stdout.\n"
+            "\n"
+            "Options:\n",
+            CAL_PROG);
+    for (int i = 0; i < OPT_COUNT; i++) {
+        const cal_option *o = &cal_options[i];
+        char left[64];
+        if (!o->help)
+            continue;
+        snprintf(left, sizeof left, "%c%c%s--%s%s%s", o->letter ? '-' : ' ', o->letter ? o->letter : ' ',
+                 o->letter ? ", " : "  ", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(fp, "  %-22s %s\n", left, o->help);
+    }
+    fprintf(fp,
+            "\n"
+            "Exit status: 0 profile written, 1 runtime failure, 2 usage, 3 no CUDA device.\n"
+            "fleetsim %s\n",
+            FLEETSIM_VERSION);
+}
+
+static int cal__usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int cal__usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cal_say_verror(fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try '%s --help'.\n", CAL_PROG);
+    return -1;
+}
+
+int cal_options_parse(int argc, char **argv, cal_config *cfg)
+{
+    const char *values[OPT_COUNT] = {NULL};
+    char *end;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *inline_value = NULL;
+        int found = -1;
+        size_t len;
+        if (a[0] == '-' && a[1] == '-' && a[2] != '\0') {
+            const char *eq = strchr(a + 2, '=');
+            len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+            for (int k = 0; k < OPT_COUNT; k++)
+                if (strlen(cal_options[k].name) == len && strncmp(cal_options[k].name, a + 2, len) == 0)
+                    found = k;
+            if (eq)
+                inline_value = eq + 1;
+        } else if (a[0] == '-' && a[1] != '\0' && a[1] != '-' && a[2] == '\0') {
+            for (int k = 0; k < OPT_COUNT; k++)
+                if (cal_options[k].letter == a[1])
+                    found = k;
+        } else {
+            return cal__usage_error("unexpected argument '%s'", a);
+        }
+        if (found < 0)
+            return cal__usage_error("unknown option '%s'", a);
+        if (cal_options[found].arg) {
+            if (!inline_value) {
+                if (i + 1 >= argc)
+                    return cal__usage_error("--%s needs a value (%s)", cal_options[found].name,
+                                            cal_options[found].arg);
+                inline_value = argv[++i];
+            }
+            values[found] = inline_value;
+        } else {
+            if (inline_value)
+                return cal__usage_error("--%s takes no value", cal_options[found].name);
+            values[found] = "";
+        }
+    }
+
+    cfg->device = 0;
+    cfg->out = "calibrate-profile.json";
+    cfg->quick = values[OPT_QUICK] != NULL;
+    cfg->max_gib = 8.0;
+    cfg->help = values[OPT_HELP] != NULL;
+    cfg->child_context = values[OPT_CHILD_CONTEXT] != NULL;
+    cfg->child_hog_s = 0.0;
+    if (values[OPT_DEVICE]) {
+        errno = 0;
+        long d = strtol(values[OPT_DEVICE], &end, 10);
+        if (errno || end == values[OPT_DEVICE] || *end || d < 0 || d > 1024)
+            return cal__usage_error("--device: '%s' is not a device number", values[OPT_DEVICE]);
+        cfg->device = (int)d;
+    }
+    if (values[OPT_OUT]) {
+        if (values[OPT_OUT][0] == '\0')
+            return cal__usage_error("--out: empty file name");
+        cfg->out = values[OPT_OUT];
+    }
+    if (values[OPT_MAX_GB]) {
+        errno = 0;
+        double g = strtod(values[OPT_MAX_GB], &end);
+        if (errno || end == values[OPT_MAX_GB] || *end || !(g >= 0.01 && g <= 4096.0))
+            return cal__usage_error("--max-gb: '%s' is not a size in GiB between 0.01 and 4096",
+                                    values[OPT_MAX_GB]);
+        cfg->max_gib = g;
+    }
+    if (values[OPT_CHILD_HOG]) {
+        errno = 0;
+        double s = strtod(values[OPT_CHILD_HOG], &end);
+        if (errno || end == values[OPT_CHILD_HOG] || *end || !(s > 0.0 && s <= 86400.0))
+            return cal__usage_error("--child-hog: '%s' is not a number of seconds", values[OPT_CHILD_HOG]);
+        cfg->child_hog_s = s;
+    }
+    return 0;
+}

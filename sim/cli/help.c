@@ -1,0 +1,208 @@
+/*
+ * The help registry (help.h): every word the command line says about itself,
+ * once, and the plain-text help printed from it.  The option tables stay
+ * beside the code that parses them (main.c and cmd_*.c expose them through
+ * commands.h); this file points at them.
+ */
+#include "help.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "commands.h"
+
+enum { PROG_HELP, PROG_VERSION };
+static const fs_cli_option program_options[] = {
+    [PROG_HELP] = {"help", 'h', NULL, "show this help ('fleetsim COMMAND --help' for a command)"},
+    [PROG_VERSION] = {"version", 0, NULL, "print the version"},
+};
+static const fs_cli_table program_table = {program_options, (int)(sizeof program_options / sizeof *program_options),
+                                           NULL};
+
+const fs_cli_program fs_cli_help_program = {
+    .whatis = "simulate GPU fleets that serve inference, compare policies and size fleets",
+    .synopsis = "COMMAND [OPTIONS]",
+    .description = "Simulates GPU fleets that serve inference, to compare pool policies and\n"
+                   "size fleets against latency SLOs.",
+    .reference = "'fleetsim COMMAND --help' prints a command's part of this reference.  The\n"
+                 "help, the man page fleetsim(1), the Markdown reference in sim/cli/README.md\n"
+                 "and the bash completion are all written by 'fleetsim help' from one source,\n"
+                 "the command line's help registry (sim/cli/help.c), so they cannot disagree.",
+    .options = &program_table,
+    .exit_status = "0 success, 1 runtime failure, 2 usage or scenario error",
+    .examples = "fleetsim validate scenarios/morning-tail.json\n"
+                "fleetsim run scenarios/morning-tail.json --replications 5 --out results\n"
+                "fleetsim report results\n"
+                "fleetsim check scenarios/morning-tail.json \\\n"
+                "    --baseline scenarios/morning-tail.baseline.json\n"
+                "fleetsim help --completion bash >fleetsim.bash-completion\n",
+};
+
+const fs_cli_command fs_cli_help_commands[] = {
+    {.name = "run", .operand = "SCENARIO", .summary = "simulate a scenario file and report the results",
+     .synopsis = "run SCENARIO [OPTIONS]",
+     .description = "Runs every replication of SCENARIO and prints a summary.  Figures cover\n"
+                    "[warmup, horizon]; with several replications they carry 95% CIs.",
+     .options = &fs_cli_run_options, .main = fs_cli_run},
+    {.name = "compare", .operand = "SCENARIO", .summary = "run its policies side by side, with paired differences",
+     .synopsis = "compare SCENARIO [OPTIONS]",
+     .description = "Runs the scenario's policies on common random numbers (every policy sees the\n"
+                    "same arrivals, service draws and job submissions) and prints them side by\n"
+                    "side, each figure with its difference to the first policy and that\n"
+                    "difference's 95% CI across replications.",
+     .options = &fs_cli_compare_options, .main = fs_cli_compare},
+    {.name = "report", .operand = "RESULTS_DIR", .summary = "write the capacity-review report (HTML, Markdown, charts)",
+     .synopsis = "report RESULTS_DIR [--out DIR]",
+     .description = "Writes index.html (one self-contained page), report.md and the charts\n"
+                    "(gnuplot PNG and SVG, with their data as CSV and their scripts) for the\n"
+                    "results that 'fleetsim run' or 'compare' wrote to RESULTS_DIR with --out,\n"
+                    "or, for the --out of 'fleetsim plan', the plan: its answer and the frontier\n"
+                    "of cost against p99.",
+     .options = &fs_cli_report_options, .main = fs_cli_report},
+    {.name = "validate", .operand = "SCENARIO", .summary = "check a scenario file and print what it describes",
+     .synopsis = "validate SCENARIO",
+     .description = "Checks SCENARIO and prints a one-line summary of each pool and service;\n"
+                    "exit status 2 with the file, line:column or JSON path on any error.",
+     .options = &fs_cli_validate_options, .main = fs_cli_validate},
+    {.name = "check", .operand = "SCENARIO", .summary = "rerun and compare with a baseline; exit 1 if worse",
+     .synopsis = "check SCENARIO --baseline FILE [--tolerance LIST] [--update]",
+     .description = "Runs SCENARIO with its \"ci\" settings (horizon, replications, warmup) and\n"
+                    "compares each policy's figures with FILE, matching policies, services and\n"
+                    "training streams by name.  Prints a Markdown table and \"N metrics checked,\n"
+                    "K worse\".  A policy, item or figure on one side only counts as worse.",
+     .options = &fs_cli_check_options,
+     .notes = "metrics: a figure is WORSE when it moved the wrong way by more than its\n"
+              "tolerance (percent of the baseline) and by more than the absolute floor\n"
+              "\n"
+              "  key          figure                        better  default  floor\n",
+     .notes_rows = fs_cli_check_metrics,
+     .exit_status = "0 nothing worse (or baseline updated), 1 a metric worse or a\n"
+                    "runtime failure, 2 usage, scenario or baseline error",
+     .main = fs_cli_check},
+    {.name = "sweep", .operand = "SWEEP.json", .summary = "run every point of a sweep on all cores (or one shard)",
+     .synopsis = "sweep SWEEP.json [OPTIONS]",
+     .description = "Runs every point x replication of a sweep file on the local cores and writes\n"
+                    "DIR/points.csv and DIR/points.json: one row per point with every headline\n"
+                    "figure and its 95% CI.  Each finished run is kept in DIR/runs/, so an\n"
+                    "interrupted sweep rerun with the same --out goes on where it stopped.  With\n"
+                    "--shard, only that shard's runs are made; 'fleetsim merge' combines shards.",
+     .options = &fs_cli_sweep_options, .main = fs_cli_sweep},
+    {.name = "merge", .operand = "DIR...", .summary = "combine sweep shards into one result",
+     .synopsis = "merge DIR... [--out DIR]",
+     .description = "Combines the runs that sweep shards wrote to one or more directories into\n"
+                    "points.csv and points.json: latency histograms merge exactly and CIs are\n"
+                    "recomputed, so the result is byte for byte what one machine's sweep gives.\n"
+                    "Every run must be present in one of the directories, all of one sweep.",
+     .options = &fs_cli_merge_options, .main = fs_cli_merge},
+    {.name = "plan", .operand = "SCENARIO", .summary = "find the cheapest fleet that meets every constraint",
+     .synopsis = "plan SCENARIO --vary PATH=VALUES ... --constraint EXPR ... [OPTIONS]",
+     .description = "Finds the cheapest point of the grid that meets every constraint with 95%\n"
+                    "confidence, and the frontier of cost against p99.  A point whose interval\n"
+                    "straddles a limit gets more replications before it is judged.  Ranges are\n"
+                    "taken as monotone (more is more capacity) and binary-searched; lists are\n"
+                    "tried in full.  Paths: policies.NAME.pools[0].gpus, services[chat].replicas.max,\n"
+                    "or 'policy' to choose among the scenario's policies.",
+     .options = &fs_cli_plan_options, .main = fs_cli_plan},
+    {.name = "fit-traffic", .operand = "TRACE",
+     .summary = "fit a service's arrivals (rate, hourly profile, bursts) to a trace",
+     .synopsis = "fit-traffic TRACE.csv [--preset NAME | --time COL [--time-format F]\n"
+                 "| --rate COL --window-start COL] [--start-weekday 0-6]\n"
+                 "[--window D] [--format json|text]",
+     .description = "Fits a service's \"arrivals\" (poisson_rps, hourly multipliers, bursts) to a\n"
+                    "request trace (one row per request) or a rate series (one row per window).\n"
+                    "stdout gets {\"arrivals\": {...}} to paste into a scenario; stderr the fit.",
+     .options = &fs_cli_fit_options,
+     .notes = "the fit:\n"
+              "  rate of an hour of the day = its arrivals / its observed seconds (the\n"
+              "  first and last hours count the seconds the input covers), for weekdays\n"
+              "  and weekends apart when the input covers both; poisson_rps = the mean\n"
+              "  rate, multiplier = hourly rate / poisson_rps; hours observed under 60 s\n"
+              "  keep multiplier 1 and are listed as not covered.\n"
+              "calendar: datetimes are UTC and carry their weekday; a numeric time 0 is\n"
+              "  00:00 of --start-weekday.  Bursts' \"at\" counts from the first row's\n"
+              "  midnight: replay them with the scenario's start_weekday set as reported.\n"
+              "bursts (request traces): runs of windows with count > expected +\n"
+              "  4 sqrt(expected); at most 20 listed, the largest first.\n"
+              "rate series: a window of rate 0 is a gap (an outage), not idle time.\n"
+              "memory: 2 doubles per hour and per window of the span, whatever the rows.\n",
+     .exit_status = "0 fitted, 1 runtime failure, 2 usage or input error",
+     .main = fs_cli_fit_traffic},
+    {.name = "help", .operand = "[COMMAND]", .summary = "a command's help, or the man page, Markdown or completion",
+     .synopsis = "help [COMMAND | --man | --markdown | --completion bash]",
+     .description = "Prints the help of COMMAND, as 'fleetsim COMMAND --help' does, or without\n"
+                    "one the list of commands.  --man writes the manual page fleetsim(1) in\n"
+                    "troff, --markdown this reference in Markdown (as sim/cli/README.md holds\n"
+                    "it) and --completion bash a bash completion script for fleetsim.",
+     .options = &fs_cli_help_options, .main = fs_cli_help_main},
+};
+const int fs_cli_help_n_commands = (int)(sizeof fs_cli_help_commands / sizeof *fs_cli_help_commands);
+
+const fs_cli_command *fs_cli_help_find(const char *name)
+{
+    for (int i = 0; i < fs_cli_help_n_commands; i++)
+        if (strcmp(fs_cli_help_commands[i].name, name) == 0)
+            return &fs_cli_help_commands[i];
+    return NULL;
+}
+
+int fs_cli_help_parse(const char *name, int argc, char **argv, fs_cli_parsed *out)
+{
+    const fs_cli_command *c = fs_cli_help_find(name);
+    assert(c);
+    const fs_cli_table *t = c->options;
+    if (fs_cli_parse(name, t->options, t->n, argc, argv, out) != 0)
+        return FS_EXIT_USAGE;
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->options[i].name, "help") == 0 && out->values[i]) {
+            fs_cli_help_command(stdout, name);
+            return FS_EXIT_OK;
+        }
+    return -1;
+}
+
+void fs_cli_help_synopsis(FILE *fp, const char *prefix, const fs_cli_command *c)
+{
+    assert(strncmp(c->synopsis, c->name, strlen(c->name)) == 0);
+    int indent = (int)(strlen(prefix) + strlen(c->name) + 1);
+    fputs(prefix, fp);
+    for (const char *s = c->synopsis; *s; s++) {
+        fputc(*s, fp);
+        if (*s == '\n')
+            fprintf(fp, "%*s", indent, "");
+    }
+}
+
+void fs_cli_help_usage(FILE *fp)
+{
+    const fs_cli_program *p = &fs_cli_help_program;
+    int width = 0;
+    for (int i = 0; i < fs_cli_help_n_commands; i++) {
+        int n = (int)(strlen(fs_cli_help_commands[i].name) + 1 + strlen(fs_cli_help_commands[i].operand));
+        if (n > width)
+            width = n;
+    }
+    fprintf(fp, "usage: fleetsim %s\n\n%s\n\ncommands:\n", p->synopsis, p->description);
+    for (int i = 0; i < fs_cli_help_n_commands; i++) {
+        const fs_cli_command *c = &fs_cli_help_commands[i];
+        fprintf(fp, "  %s %-*s  %s\n", c->name, width - (int)strlen(c->name) - 1, c->operand, c->summary);
+    }
+    fputc('\n', fp);
+    /* "  -x, --long" puts the text 4 columns further than a command's row. */
+    fs_cli_help_at(fp, p->options->options, p->options->n, width - 4);
+    fprintf(fp, "\nexit status: %s\n", p->exit_status);
+}
+
+void fs_cli_help_command(FILE *fp, const char *name)
+{
+    const fs_cli_command *c = fs_cli_help_find(name);
+    assert(c);
+    fs_cli_help_synopsis(fp, "usage: fleetsim ", c);
+    fprintf(fp, "\n\n%s\n\n", c->description);
+    fs_cli_help(fp, c->options->options, c->options->n);
+    if (c->notes)
+        fprintf(fp, "\n%s", c->notes);
+    if (c->notes_rows)
+        c->notes_rows(fp);
+    if (c->exit_status)
+        fprintf(fp, "\nexit status: %s\n", c->exit_status);
+}
