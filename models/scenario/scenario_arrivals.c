@@ -1,0 +1,291 @@
+/*
+ * scenario_arrivals — a service's "arrivals": a Poisson rate shaped by hourly
+ * profiles ("diurnal", "weekday", "weekend") and "bursts", or a replayed CSV
+ * "trace" and the service times its rows give.  The "trace" object itself
+ * (fs__scenario_parse_trace_spec) is also what a training stream's "submit"
+ * names (scenario_training.c).
+ */
+#include "scenario_parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Twenty-four hourly multipliers, hour 0 first. */
+static int parse_profile(fs_jpath *p, const json_t *arrivals, const char *key, double out[24],
+                         bool *present)
+{
+    json_t *v = NULL;
+    int rc = fs_jpath_get(p, arrivals, key, false, &v);
+    if (rc != FS_OK || v == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, key);
+    if (!json_is_array(v))
+        rc = fs_jpath_expected(p, v, "an array of 24 hourly multipliers");
+    else if (json_array_size(v) != 24)
+        rc = fs_jpath_fail(p, "expected an array of 24 hourly multipliers, got an array of %zu",
+                           json_array_size(v));
+    for (size_t h = 0; rc == FS_OK && h < 24; h++) {
+        size_t m = fs_jpath_push_index(p, h);
+        rc = fs_jpath_number(p, json_array_get(v, h), FS_JPATH_NONNEG, &out[h]);
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        *present = true;
+    return rc;
+}
+
+static int burst_cmp(const void *pa, const void *pb)
+{
+    const fs_burst *a = pa, *b = pb;
+    /* All three fields, so equal keys are equal bursts and qsort's
+     * instability cannot change the order between runs. */
+    if (a->at_s != b->at_s)
+        return a->at_s < b->at_s ? -1 : 1;
+    if (a->duration_s != b->duration_s)
+        return a->duration_s < b->duration_s ? -1 : 1;
+    return (a->multiplier > b->multiplier) - (a->multiplier < b->multiplier);
+}
+
+static int parse_bursts(fs_jpath *p, const json_t *arrivals, fs_arrivals *a)
+{
+    static const char *const keys[] = {"at", "multiplier", "duration"};
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, arrivals, "bursts", false, false, &list);
+    if (rc != FS_OK || list == NULL || json_array_size(list) == 0)
+        return rc;
+    size_t n = json_array_size(list);
+    a->bursts = calloc(n, sizeof *a->bursts);
+    if (a->bursts == NULL)
+        return fs_jpath_oom(p);
+    a->n_bursts = n;
+    size_t mark = fs_jpath_push_key(p, "bursts");
+    for (size_t i = 0; rc == FS_OK && i < n; i++) {
+        json_t *b = json_array_get(list, i);
+        fs_burst *out = &a->bursts[i];
+        size_t m = fs_jpath_push_index(p, i);
+        if (!json_is_object(b))
+            rc = fs_jpath_expected(p, b, "an object {\"at\", \"multiplier\", \"duration\"}");
+        if (rc == FS_OK)
+            rc = fs_jpath_check_keys(p, b, keys, COUNT(keys));
+        if (rc == FS_OK)
+            rc = fs_jpath_get_duration(p, b, "at", true, FS_JPATH_NONNEG, &out->at_s);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, b, "multiplier", true, FS_JPATH_POSITIVE, &out->multiplier);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_duration(p, b, "duration", true, FS_JPATH_POSITIVE, &out->duration_s);
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        qsort(a->bursts, n, sizeof *a->bursts, burst_cmp);
+    return rc;
+}
+
+/* A column name read into *out (owned), if the key is there. */
+static int get_column(fs_jpath *p, const json_t *obj, const char *key, char **out)
+{
+    const char *name = NULL;
+    int rc = fs_jpath_get_string(p, obj, key, false, true, &name);
+    if (rc != FS_OK || name == NULL)
+        return rc;
+    free(*out);
+    *out = fs__scenario_dup_str(name);
+    return *out ? FS_OK : fs_jpath_oom(p);
+}
+
+/* "trace": {"file", "preset" or "time" (+ "time_format"), "sizes" / for jobs
+ * "gpus", "duration" or "end", "priority", "tenant"; "rate_scale", "shift",
+ * "repeat", "tolerance"}; the cursor is on it. */
+int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind kind,
+                                  fs_trace_spec **out)
+{
+    const char *file = NULL, *preset = NULL, *format = NULL;
+    int rc = fs_jpath_get_string(p, obj, "file", true, true, &file);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, obj, "preset", false, true, &preset);
+    if (rc != FS_OK)
+        return rc;
+    char *path = fs__scenario_relative_path(p->origin, file);
+    fs_trace_spec *spec = calloc(1, sizeof *spec);
+    if (!path || !spec) {
+        free(path);
+        free(spec);
+        return fs_jpath_oom(p);
+    }
+    *out = spec;
+    if (preset) {
+        fs_error perr = {0};
+        rc = fs_trace_preset(preset, path, spec, &perr);
+        if (rc != FS_OK) {
+            size_t m = fs_jpath_push_key(p, "preset");
+            rc = fs_jpath_fail(p, "%s", perr.msg);
+            fs_jpath_pop(p, m);
+        }
+    } else {
+        spec->path = path;
+        path = NULL;
+        spec->kind = kind;
+        spec->rate_scale = 1;
+        spec->tolerance_s = 1;
+    }
+    free(path);
+    if (rc == FS_OK && spec->kind != kind) {
+        size_t m = fs_jpath_push_key(p, "preset");
+        rc = fs_jpath_fail(p, "\"%s\" is a %s trace; expected a %s trace here", preset,
+                           spec->kind == FS_TRACE_JOBS ? "job" : "request", kind == FS_TRACE_JOBS ? "job" : "request");
+        fs_jpath_pop(p, m);
+    }
+    if (rc == FS_OK)
+        rc = get_column(p, obj, "time", &spec->time_col);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, obj, "time_format", false, true, &format);
+    if (rc == FS_OK && format) {
+        static const char *const formats[] = {"seconds", "ms", "us", "datetime"};
+        size_t k = 0;
+        while (k < COUNT(formats) && strcmp(formats[k], format) != 0)
+            k++;
+        size_t m = fs_jpath_push_key(p, "time_format");
+        if (k == COUNT(formats))
+            rc = fs_jpath_fail(p, "expected one of \"seconds\", \"ms\", \"us\", \"datetime\", got \"%s\"", format);
+        else
+            spec->time_format = (fs_trace_time_format)k;
+        fs_jpath_pop(p, m);
+    }
+    if (rc == FS_OK && !spec->time_col) {
+        rc = fs_jpath_fail(p, "expected \"preset\" (one of the known formats) or a \"time\" column");
+    }
+    if (kind == FS_TRACE_REQUESTS) {
+        json_t *sizes = NULL;
+        if (rc == FS_OK)
+            rc = fs_jpath_get_array(p, obj, "sizes", false, true, &sizes);
+        if (rc == FS_OK && sizes && json_array_size(sizes) > 2) {
+            size_t m = fs_jpath_push_key(p, "sizes");
+            rc = fs_jpath_fail(p, "expected at most two size columns");
+            fs_jpath_pop(p, m);
+        }
+        for (size_t k = 0; rc == FS_OK && sizes && k < json_array_size(sizes); k++) {
+            size_t m = fs_jpath_push_key(p, "sizes");
+            size_t mi = fs_jpath_push_index(p, k);
+            const char *col = NULL;
+            rc = fs_jpath_string(p, json_array_get(sizes, k), true, &col);
+            if (rc == FS_OK) {
+                free(spec->size_cols[k]);
+                rc = (spec->size_cols[k] = fs__scenario_dup_str(col)) ? FS_OK : fs_jpath_oom(p);
+            }
+            fs_jpath_pop(p, mi);
+            fs_jpath_pop(p, m);
+        }
+    } else {
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "gpus", &spec->gpus_col);
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "duration", &spec->duration_col);
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "end", &spec->end_col);
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "priority", &spec->priority_col);
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "tenant", &spec->tenant_col);
+        if (rc == FS_OK && (!spec->gpus_col || (!spec->duration_col && !spec->end_col)))
+            rc = fs_jpath_fail(p, "expected a \"preset\", or \"gpus\" and \"duration\" (or \"end\") columns");
+    }
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "rate_scale", false, FS_JPATH_POSITIVE, &spec->rate_scale);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "shift", false, FS_JPATH_NONNEG, &spec->shift_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "tolerance", false, FS_JPATH_NONNEG, &spec->tolerance_s);
+    json_t *repeat = json_object_get(obj, "repeat");
+    if (rc == FS_OK && repeat) {
+        size_t m = fs_jpath_push_key(p, "repeat");
+        rc = json_is_boolean(repeat) ? FS_OK : fs_jpath_expected(p, repeat, "true or false");
+        spec->repeat = json_is_true(repeat);
+        fs_jpath_pop(p, m);
+    }
+    return rc;
+}
+
+/* The trace's service-time mapping, "service_time": {"base": D, "per_size": [D, D]}. */
+static int parse_trace_service_time(fs_jpath *p, const json_t *obj, fs_arrivals *a)
+{
+    json_t *st = NULL, *per = NULL;
+    int rc = fs_jpath_get_object(p, obj, "service_time", false, &st);
+    if (rc != FS_OK || st == NULL)
+        return rc;
+    size_t m = fs_jpath_push_key(p, "service_time");
+    static const char *const keys[] = {"base", "per_size"};
+    rc = fs_jpath_check_keys(p, st, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, st, "base", false, FS_JPATH_NONNEG, &a->trace_base_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_array(p, st, "per_size", false, true, &per);
+    for (size_t k = 0; rc == FS_OK && per && k < json_array_size(per); k++) {
+        size_t mk = fs_jpath_push_key(p, "per_size");
+        size_t mi = fs_jpath_push_index(p, k);
+        rc = k < 2 && a->trace->size_cols[k] ? fs_jpath_duration(p, json_array_get(per, k), FS_JPATH_NONNEG,
+                                                                  &a->trace_per_size_s[k])
+                                              : fs_jpath_fail(p, "the trace has no size column %zu to scale", k + 1);
+        fs_jpath_pop(p, mi);
+        fs_jpath_pop(p, mk);
+    }
+    a->trace_sized = true;
+    fs_jpath_pop(p, m);
+    return rc;
+}
+
+static int parse_trace_arrivals(fs_jpath *p, const json_t *obj, fs_arrivals *a)
+{
+    static const char *const keys[] = {"file", "preset", "time", "time_format", "sizes", "rate_scale", "shift",
+                                       "repeat", "tolerance", "service_time"};
+    size_t m = fs_jpath_push_key(p, "trace");
+    int rc = json_is_object(obj) ? fs_jpath_check_keys(p, obj, keys, COUNT(keys))
+                                 : fs_jpath_expected(p, obj, "an object naming a CSV trace");
+    if (rc == FS_OK)
+        rc = fs__scenario_parse_trace_spec(p, obj, FS_TRACE_REQUESTS, &a->trace);
+    if (rc == FS_OK)
+        rc = parse_trace_service_time(p, obj, a);
+    fs_jpath_pop(p, m);
+    return rc;
+}
+
+int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a)
+{
+    static const char *const keys[] = {"poisson_rps", "diurnal", "weekday", "weekend", "bursts", "trace"};
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, svc, "arrivals", true, &obj);
+    if (rc != FS_OK)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "arrivals");
+    json_t *trace = json_object_get(obj, "trace");
+    if (trace) {
+        rc = json_object_size(obj) == 1 ? parse_trace_arrivals(p, trace, a)
+                                        : fs_jpath_fail(p, "expected \"trace\" alone: a replayed trace has no "
+                                                           "poisson_rps, profile or bursts of its own");
+        fs_jpath_pop(p, mark);
+        for (int h = 0; h < 24; h++)
+            a->weekday[h] = a->weekend[h] = 1.0;
+        return rc;
+    }
+    double diurnal[24], weekday[24], weekend[24];
+    bool has_diurnal = false, has_weekday = false, has_weekend = false;
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "poisson_rps", true, FS_JPATH_NONNEG, &a->base_rps);
+    if (rc == FS_OK)
+        rc = parse_profile(p, obj, "diurnal", diurnal, &has_diurnal);
+    if (rc == FS_OK)
+        rc = parse_profile(p, obj, "weekday", weekday, &has_weekday);
+    if (rc == FS_OK)
+        rc = parse_profile(p, obj, "weekend", weekend, &has_weekend);
+    if (rc == FS_OK)
+        rc = parse_bursts(p, obj, a);
+    fs_jpath_pop(p, mark);
+    if (rc != FS_OK)
+        return rc;
+    for (int h = 0; h < 24; h++) {
+        a->weekday[h] = has_weekday ? weekday[h] : has_diurnal ? diurnal[h] : 1.0;
+        a->weekend[h] = has_weekend ? weekend[h] : has_diurnal ? diurnal[h] : 1.0;
+    }
+    return FS_OK;
+}

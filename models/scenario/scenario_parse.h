@@ -1,0 +1,114 @@
+/*
+ * scenario_parse — private to the scenario loader: only the .c files of
+ * models/scenario include it.
+ *
+ * The loader reads the document one section per file (README.md lists them).
+ * scenario.c reads the root and calls each section's reader in a fixed order;
+ * errors come out in that order, so a document with two mistakes always names
+ * the same one.  This header holds what the files share: the parse context,
+ * the typed field readers of scenario_values.c, the file reading of
+ * scenario.c, and each section's entry point.  A helper only one file uses
+ * stays static there.
+ *
+ * Conventions are jsonpath.h's: every reader takes the fs_jpath cursor, puts
+ * the JSON path of what it blames in the message, and returns FS_OK or an
+ * FS_ERR_* code with the cursor's fs_error filled.  What a reader allocates it
+ * hangs on the scenario at once, so fs_scenario_destroy frees a half-read one.
+ */
+#ifndef FS_SCENARIO_PARSE_H
+#define FS_SCENARIO_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "jsonpath.h"
+#include "scenario.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* What parsing one variant (one policy's fleet) carries besides the
+ * scenario: the GPU types declared under "gpus", validated before any pool
+ * so that pools and services can name them, and the room in s->gpu_types.
+ * It lives on parse_variant's stack (scenario.c) for one variant.  It owns
+ * the arrays `declared` and `declared_cal` (freed by parse_variant); it
+ * borrows s, the JSON values (`declared_cal`'s entries, `fleet`: the
+ * document outlives the parse) and `policy`. */
+typedef struct parse_ctx {
+    fs_scenario *s;
+    fs_gpu_type *declared; /* "gpus" members in document order, overrides applied */
+    const json_t **declared_cal; /* [n_declared]: each one's "calibration" or NULL */
+    size_t n_declared;
+    size_t gpu_types_cap; /* n_declared + catalog size: enough for every type once */
+    const json_t *fleet;   /* the object holding this variant's "pools": the root or a policy */
+    const char *policy;    /* NULL for the top-level "pools", else the policy's name */
+} parse_ctx;
+
+/* ---- scenario_values.c: strings, choices, booleans, distributions ------- */
+
+/* A malloc'd copy of s, or NULL (never strdup: see the definition). */
+char *fs__scenario_dup_str(const char *s);
+/* *dst = a copy of src, or an out-of-memory error. */
+int fs__scenario_dup_into(fs_jpath *p, char **dst, const char *src);
+/* ASCII case folding and comparison, whatever the locale. */
+char fs__scenario_ascii_lower(char c);
+bool fs__scenario_ascii_iequal(const char *a, const char *b);
+/* Refuses v as not one of names[n], giving the nearest when one is close. */
+int fs__scenario_choice_error(fs_jpath *p, const json_t *v, const char *what,
+                              const char *const *names, size_t n);
+/* obj[key], when present, as one of names[n] (its index in *out). */
+int fs__scenario_get_choice(fs_jpath *p, const json_t *obj, const char *key, const char *what,
+                            const char *const *names, size_t n, int *out);
+/* obj[key], when present, as true or false. */
+int fs__scenario_get_bool(fs_jpath *p, const json_t *obj, const char *key, bool *out);
+/* parent[member] as a distribution object ({"lognormal": {...}}). */
+int fs__scenario_parse_dist(fs_jpath *p, const json_t *parent, const char *member, bool required,
+                            fs_dist *d);
+
+/* ---- scenario.c: files and arrays ---------------------------------------- */
+
+/* root[key], a required array, each element read by parse_one. */
+int fs__scenario_parse_array_of(fs_jpath *p, const json_t *root, const char *key, parse_ctx *c,
+                                int (*parse_one)(fs_jpath *, const json_t *, size_t,
+                                                 parse_ctx *));
+/* name resolved against origin's directory; NULL when out of memory. */
+char *fs__scenario_relative_path(const char *origin, const char *name);
+/* The whole file at path (caller frees *text). */
+int fs__scenario_read_file(const char *path, char **text, size_t *len, fs_error *err);
+/* jansson's parse of len bytes, duplicate keys refused. */
+int fs__scenario_load_json(const char *text, size_t len, const char *origin, json_t **out,
+                           fs_error *err);
+
+/* ---- each section's reader, in the order scenario.c calls them ----------- */
+
+/* scenario_run.c: horizon, warmup, window, seed, replications,
+ * start_weekday, ci. */
+int fs__scenario_parse_run(fs_jpath *p, const json_t *root, fs_scenario *s);
+
+/* scenario_gpus.c: "gpus" into c->declared; GPU names looked up and placed
+ * in s->gpu_types (SIZE_MAX: no such type); obj[key] as a GPU type. */
+int fs__scenario_parse_gpu_types(fs_jpath *p, const json_t *root, parse_ctx *c);
+size_t fs__scenario_gpu_type_index(parse_ctx *c, const char *name);
+int fs__scenario_parse_gpu_ref(fs_jpath *p, parse_ctx *c, const json_t *obj, const char *key,
+                               bool required, size_t *index, const char **name);
+
+/* scenario_pools.c: pools[index]. */
+int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse_ctx *c);
+
+/* scenario_services.c: services[index]; scenario_arrivals.c: its
+ * "arrivals", and a "trace" object (also a training stream's). */
+int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, parse_ctx *c);
+int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a);
+int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind kind,
+                                  fs_trace_spec **out);
+
+/* scenario_training.c: "training". */
+int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c);
+
+/* scenario_calibration.c: the top-level "calibration", then each GPU
+ * type's over it (after every type is placed). */
+int fs__scenario_parse_calibration(fs_jpath *p, const json_t *root, fs_switch_costs *sc);
+int fs__scenario_parse_gpu_calibrations(fs_jpath *p, parse_ctx *c);
+
+#endif

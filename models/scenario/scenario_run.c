@@ -1,0 +1,198 @@
+/*
+ * scenario_run — how a scenario is run: "horizon", "warmup", "window",
+ * "seed", "replications", "start_weekday" and the fast "ci" settings; and
+ * the two calls that change them after parsing, fs_scenario_override (the
+ * command line's --seed, --replications, --horizon) and fs_scenario_apply_ci
+ * (`fleetsim check`).  They live together because they keep one rule: the
+ * warm-up stays below the horizon, however the pair was arrived at.
+ */
+#include "scenario_parse.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "duration.h"
+
+#define MAX_REPLICATIONS 10000
+#define DEFAULT_WINDOW_S 300.0
+
+static const char *const weekday_names[] = {"monday", "tuesday",  "wednesday", "thursday",
+                                            "friday", "saturday", "sunday"};
+
+static int parse_weekday(fs_jpath *p, const json_t *root, int *out)
+{
+    const char *text = NULL;
+    int rc = fs_jpath_get_string(p, root, "start_weekday", false, false, &text);
+    if (rc != FS_OK || text == NULL)
+        return rc;
+    for (int d = 0; d < 7; d++) {
+        char abbrev[4];
+        memcpy(abbrev, weekday_names[d], 3);
+        abbrev[3] = '\0';
+        if (fs__scenario_ascii_iequal(text, weekday_names[d]) ||
+            fs__scenario_ascii_iequal(text, abbrev)) {
+            *out = d;
+            return FS_OK;
+        }
+    }
+    size_t mark = fs_jpath_push_key(p, "start_weekday");
+    rc = fs_jpath_expected(p, json_object_get(root, "start_weekday"),
+                           "a day of the week (\"monday\"..\"sunday\" or \"mon\"..\"sun\")");
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* "ci": {"horizon", "replications", "warmup"}, the fast settings `fleetsim
+ * check` applies (fs_scenario_apply_ci).  Each is optional; what ci leaves out
+ * stays the run's own, and the pair that results must keep the warm-up below
+ * the horizon.  The warm-up must be positive: 0 stores "not set", so a zero
+ * could not be told from an absent key (use a small one, e.g. "1s"). */
+static int parse_ci(fs_jpath *p, const json_t *root, fs_scenario *s)
+{
+    static const char *const keys[] = {"horizon", "replications", "warmup"};
+    s->ci_horizon_s = 0;
+    s->ci_warmup_s = 0;
+    s->ci_replications = 0;
+    json_t *ci = NULL;
+    int rc = fs_jpath_get_object(p, root, "ci", false, &ci);
+    if (rc != FS_OK || ci == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "ci");
+    uint64_t replications = 0;
+    rc = fs_jpath_check_keys(p, ci, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, ci, "horizon", false, FS_JPATH_POSITIVE, &s->ci_horizon_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, ci, "replications", false, 1, MAX_REPLICATIONS, &replications);
+    s->ci_replications = (uint32_t)replications;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, ci, "warmup", false, FS_JPATH_POSITIVE, &s->ci_warmup_s);
+    double horizon = s->ci_horizon_s > 0 ? s->ci_horizon_s : s->horizon_s;
+    double warmup = s->ci_warmup_s > 0 ? s->ci_warmup_s : s->warmup_s;
+    if (rc == FS_OK && warmup >= horizon) {
+        char h[64], w[64];
+        fs_duration_format(horizon, h, sizeof h);
+        fs_duration_format(warmup, w, sizeof w);
+        if (s->ci_warmup_s > 0) {
+            fs_jpath_push_key(p, "warmup");
+            rc = fs_jpath_expected(p, json_object_get(ci, "warmup"),
+                                   "a duration shorter than the %s horizon (%s)",
+                                   s->ci_horizon_s > 0 ? "ci" : "scenario's", h);
+        } else {
+            fs_jpath_push_key(p, "horizon");
+            rc = fs_jpath_expected(p, json_object_get(ci, "horizon"),
+                                   "a duration longer than the scenario's warm-up (%s), or a "
+                                   "shorter \"warmup\" in \"ci\"",
+                                   w);
+        }
+    }
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* The run settings, in document order after "name" and "description". */
+int fs__scenario_parse_run(fs_jpath *p, const json_t *root, fs_scenario *s)
+{
+    int rc = fs_jpath_get_duration(p, root, "horizon", true, FS_JPATH_POSITIVE, &s->horizon_s);
+    s->warmup_s = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, root, "warmup", false, FS_JPATH_NONNEG, &s->warmup_s);
+    if (rc == FS_OK && s->warmup_s >= s->horizon_s) {
+        char horizon[64];
+        fs_duration_format(s->horizon_s, horizon, sizeof horizon);
+        size_t mark = fs_jpath_push_key(p, "warmup");
+        rc = fs_jpath_expected(p, json_object_get(root, "warmup"),
+                               "a duration shorter than the horizon (%s)", horizon);
+        fs_jpath_pop(p, mark);
+    }
+    s->window_s = DEFAULT_WINDOW_S;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, root, "window", false, FS_JPATH_POSITIVE, &s->window_s);
+
+    uint64_t seed = 1, replications = 1;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, root, "seed", false, 0, UINT64_MAX, &seed);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, root, "replications", false, 1, MAX_REPLICATIONS, &replications);
+    s->seed = seed;
+    s->replications = (uint32_t)replications;
+    s->start_weekday = 0;
+    if (rc == FS_OK)
+        rc = parse_weekday(p, root, &s->start_weekday);
+    if (rc == FS_OK)
+        rc = parse_ci(p, root, s);
+    return rc;
+}
+
+int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, double horizon_s,
+                         fs_error *err)
+{
+    assert(s != NULL);
+    /* Check everything before changing anything, so a refused override
+     * leaves the scenario as it was. */
+    if (replications > MAX_REPLICATIONS)
+        return fs_error_set(
+            err, FS_ERR_INPUT,
+            "%s: replications (override): expected an integer from 1 to %d, got %" PRId64, s->path,
+            MAX_REPLICATIONS, replications);
+    if (horizon_s > 0) {
+        char got[64], warmup[64];
+        fs_duration_format(horizon_s, got, sizeof got);
+        fs_duration_format(s->warmup_s, warmup, sizeof warmup);
+        if (!isfinite(horizon_s))
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s: horizon (override): expected a finite duration, got %s",
+                                s->path, got);
+        if (s->warmup_s >= horizon_s)
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s: horizon (override): expected a duration longer than the "
+                                "warm-up (%s), got %s",
+                                s->path, warmup, got);
+    }
+    for (size_t k = 0; k < (s->policies ? s->n_policies : 1); k++) {
+        fs_scenario *v = s->policies ? s->policies[k] : s;
+        if (seed >= 0)
+            v->seed = (uint64_t)seed;
+        if (replications > 0)
+            v->replications = (uint32_t)replications;
+        if (horizon_s > 0)
+            v->horizon_s = horizon_s;
+    }
+    return FS_OK;
+}
+
+/* Every variant shares the run settings. */
+static void set_warmup(fs_scenario *s, double warmup_s)
+{
+    for (size_t k = 0; k < (s->policies ? s->n_policies : 1); k++)
+        (s->policies ? s->policies[k] : s)->warmup_s = warmup_s;
+}
+
+int fs_scenario_apply_ci(fs_scenario *s, fs_error *err)
+{
+    assert(s != NULL);
+    double horizon = s->ci_horizon_s > 0 ? s->ci_horizon_s : s->horizon_s;
+    double warmup = s->ci_warmup_s > 0 ? s->ci_warmup_s : s->warmup_s;
+    if (warmup >= horizon) {
+        char h[64], w[64];
+        fs_duration_format(horizon, h, sizeof h);
+        fs_duration_format(warmup, w, sizeof w);
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s: ci: the warm-up (%s) must stay below the horizon (%s)", s->path,
+                            w, h);
+    }
+    /* The new warm-up goes in first: fs_scenario_override then checks the
+     * new horizon against it, which the pair checked above passes.  Should
+     * override refuse anyway, the old warm-up is put back, so that a failed
+     * call changes nothing. */
+    double old_warmup = s->warmup_s;
+    set_warmup(s, warmup);
+    int rc = fs_scenario_override(s, -1, s->ci_replications > 0 ? (int64_t)s->ci_replications : -1,
+                                  s->ci_horizon_s > 0 ? s->ci_horizon_s : -1, err);
+    if (rc != FS_OK)
+        set_warmup(s, old_warmup);
+    return rc;
+}

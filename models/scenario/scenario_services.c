@@ -1,0 +1,295 @@
+/*
+ * scenario_services — one member of "services": its name and tenant, the
+ * pool it runs on, its service time, its replicas (a fixed count or an
+ * autoscaler's bounds), queue limit, SLO, memory footprint and reference GPU.
+ * Its "arrivals" are scenario_arrivals.c's.
+ */
+#include "scenario_parse.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Service autoscaler cadence: evaluate every 10 s, act at most once a
+ * minute, give a replica back after 10 minutes of not needing it. */
+#define DEFAULT_AUTOSCALE_INTERVAL_S 10.0
+#define DEFAULT_AUTOSCALE_COOLDOWN_S 60.0
+#define DEFAULT_AUTOSCALE_IDLE_S 600.0
+
+static int parse_service_time(fs_jpath *p, const json_t *svc, fs_dist *d)
+{
+    return fs__scenario_parse_dist(p, svc, "service_time", true, d);
+}
+
+/* "replicas": {..., "autoscale": {...}} (the cursor is on "replicas"). */
+static int parse_service_autoscale(fs_jpath *p, const json_t *replicas, fs_autoscale *a)
+{
+    static const char *const keys[] = {"target_in_flight", "p95_ms", "interval", "cooldown",
+                                       "idle"};
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, replicas, "autoscale", false, &obj);
+    if (rc != FS_OK || obj == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "autoscale");
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "target_in_flight", true, FS_JPATH_POSITIVE,
+                                 &a->target_in_flight);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "p95_ms", false, FS_JPATH_POSITIVE, &a->p95_ms);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "interval", false, FS_JPATH_POSITIVE, &a->interval_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "cooldown", false, FS_JPATH_NONNEG, &a->cooldown_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "idle", false, FS_JPATH_POSITIVE, &a->idle_s);
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        a->enabled = true;
+    return rc;
+}
+
+/* Fails at replicas[key] with "expected an integer <relation> "<bound_key>"
+ * (<bound>), got <value>". */
+static int replicas_bound_error(fs_jpath *p, const json_t *obj, const char *key,
+                                const char *relation, const char *bound_key, uint64_t bound)
+{
+    size_t mark = fs_jpath_push_key(p, key);
+    int rc = fs_jpath_expected(p, json_object_get(obj, key), "an integer %s \"%s\" (%" PRIu64 ")",
+                               relation, bound_key, bound);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* A plain count N is a fixed N.  The object form: "count" is the starting
+ * count; "count" and "min" default to each other (1 when neither is given),
+ * "max" to "count"; min <= count <= max.  "min" and "max" bound the
+ * autoscaler, so without "autoscale" they must equal the count, and with it
+ * max must exceed min. */
+static int parse_replicas(fs_jpath *p, const json_t *svc, fs_service_spec *out)
+{
+    static const char *const keys[] = {"count", "min", "max", "concurrency", "autoscale"};
+    json_t *v = NULL;
+    uint64_t count = 1, min = 1, max = 1, concurrency = 1;
+    fs_autoscale *a = &out->autoscale;
+    *a = (fs_autoscale){false, 0, 0, DEFAULT_AUTOSCALE_INTERVAL_S, DEFAULT_AUTOSCALE_COOLDOWN_S,
+                        DEFAULT_AUTOSCALE_IDLE_S};
+    int rc = fs_jpath_get(p, svc, "replicas", false, &v);
+    if (rc != FS_OK)
+        return rc;
+    if (v != NULL) {
+        size_t mark = fs_jpath_push_key(p, "replicas");
+        if (json_is_object(v)) {
+            bool has_count = json_object_get(v, "count") != NULL;
+            bool has_min = json_object_get(v, "min") != NULL;
+            bool has_max = json_object_get(v, "max") != NULL;
+            rc = fs_jpath_check_keys(p, v, keys, COUNT(keys));
+            if (rc == FS_OK)
+                rc = fs_jpath_get_uint(p, v, "count", false, 1, UINT32_MAX, &count);
+            if (rc == FS_OK)
+                rc = fs_jpath_get_uint(p, v, "min", false, 1, UINT32_MAX, &min);
+            if (rc == FS_OK)
+                rc = fs_jpath_get_uint(p, v, "max", false, 1, UINT32_MAX, &max);
+            if (rc == FS_OK)
+                rc = fs_jpath_get_uint(p, v, "concurrency", false, 1, UINT32_MAX, &concurrency);
+            if (!has_count)
+                count = min;
+            if (!has_min)
+                min = count;
+            if (!has_max)
+                max = count;
+            /* Blame a key that was written: count < min needs a written
+             * count (else count = min), and count > max without one means
+             * max < min. */
+            if (rc == FS_OK && count < min)
+                rc = replicas_bound_error(p, v, "count", "no smaller than", "min", min);
+            else if (rc == FS_OK && count > max && has_count)
+                rc = replicas_bound_error(p, v, "count", "no larger than", "max", max);
+            else if (rc == FS_OK && count > max)
+                rc = replicas_bound_error(p, v, "max", "no smaller than", "min", min);
+            if (rc == FS_OK)
+                rc = parse_service_autoscale(p, v, a);
+            if (rc == FS_OK && a->enabled && max <= min) {
+                size_t m = fs_jpath_push_key(p, "autoscale");
+                rc = fs_jpath_fail(p,
+                                   "an autoscaler needs room to move: \"max\" (%" PRIu64
+                                   ") must be above \"min\" (%" PRIu64 "); raise \"max\" (it "
+                                   "defaults to \"count\") or remove \"autoscale\" for a fixed "
+                                   "count",
+                                   max, min);
+                fs_jpath_pop(p, m);
+            } else if (rc == FS_OK && !a->enabled && (min != count || max != count)) {
+                rc = fs_jpath_fail(p,
+                                   "\"min\" (%" PRIu64 ") and \"max\" (%" PRIu64
+                                   ") bound an autoscaler, but there is no \"autoscale\", so the "
+                                   "count is fixed at %" PRIu64
+                                   "; add \"autoscale\" or remove \"min\" and \"max\"",
+                                   min, max, count);
+            }
+        } else if (json_is_number(v)) {
+            rc = fs_jpath_uint(p, v, 1, UINT32_MAX, &count);
+            min = max = count;
+        } else {
+            rc = fs_jpath_expected(p, v,
+                                   "a positive integer or an object {\"count\", \"min\", \"max\", "
+                                   "\"concurrency\", \"autoscale\"}");
+        }
+        fs_jpath_pop(p, mark);
+    }
+    out->replicas = (uint32_t)count;
+    out->min_replicas = (uint32_t)min;
+    out->max_replicas = (uint32_t)max;
+    out->concurrency = (uint32_t)concurrency;
+    return rc;
+}
+
+static const struct {
+    const char *key;
+    double quantile;
+} slo_keys[FS_SLO_MAX_TARGETS] = {
+    {"p50_ms", 0.5}, {"p90_ms", 0.9}, {"p95_ms", 0.95}, {"p99_ms", 0.99}, {"p999_ms", 0.999},
+};
+
+static int parse_slo(fs_jpath *p, const json_t *svc, double default_window_s, fs_slo *slo)
+{
+    static const char *const keys[] = {"p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "window"};
+    slo->n_targets = 0;
+    slo->window_s = default_window_s;
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, svc, "slo", false, &obj);
+    if (rc != FS_OK || obj == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "slo");
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    /* Targets in quantile order, whatever the order in the file. */
+    for (size_t i = 0; rc == FS_OK && i < FS_SLO_MAX_TARGETS; i++) {
+        double ms = -1;
+        rc = fs_jpath_get_number(p, obj, slo_keys[i].key, false, FS_JPATH_POSITIVE, &ms);
+        if (rc == FS_OK && ms > 0) {
+            slo->targets[slo->n_targets].quantile = slo_keys[i].quantile;
+            slo->targets[slo->n_targets].threshold_s = ms / 1000.0;
+            slo->n_targets++;
+        }
+    }
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "window", false, FS_JPATH_POSITIVE, &slo->window_s);
+    if (rc == FS_OK && slo->n_targets == 0) {
+        char list[128];
+        fs_jpath_list(keys, FS_SLO_MAX_TARGETS, list, sizeof list);
+        rc = fs_jpath_fail(p, "expected at least one latency target (%s), got none", list);
+    }
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+static void pool_list(const fs_scenario *s, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < s->n_pools && len < size; i++) {
+        int w = snprintf(buf + len, size - len, "%s\"%s\"", i ? ", " : "", s->pools[i].name);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+}
+
+static int parse_service_pool(fs_jpath *p, const json_t *svc, const parse_ctx *c, size_t *pool)
+{
+    const fs_scenario *s = c->s;
+    char names[512];
+    pool_list(s, names, sizeof names);
+    char in_policy[FS_GPU_NAME_MAX + 64] = "";
+    if (c->policy)
+        snprintf(in_policy, sizeof in_policy, " in policy \"%.*s\"", FS_GPU_NAME_MAX, c->policy);
+    const char *name = NULL;
+    int rc = fs_jpath_get_string(p, svc, "pool", false, false, &name);
+    if (rc != FS_OK)
+        return rc;
+    if (name == NULL) {
+        if (s->n_pools == 1) {
+            *pool = 0;
+            return FS_OK;
+        }
+        return fs_jpath_fail(p,
+                             "missing required key \"pool\" (needed when there is more than one "
+                             "pool%s: %s)",
+                             in_policy, names);
+    }
+    const char *near = NULL;
+    size_t near_d = SIZE_MAX;
+    for (size_t i = 0; i < s->n_pools; i++) {
+        if (strcmp(name, s->pools[i].name) == 0) {
+            *pool = i;
+            return FS_OK;
+        }
+        fs_jpath_nearer(name, s->pools[i].name, &near_d, &near);
+    }
+    size_t limit = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
+    size_t mark = fs_jpath_push_key(p, "pool");
+    char got[128];
+    fs_jpath_describe(json_object_get(svc, "pool"), got, sizeof got);
+    if (near != NULL && near_d <= limit)
+        rc = fs_jpath_fail(p, "expected the name of a pool%s (%s), got %s (did you mean \"%s\"?)",
+                           in_policy, names, got, near);
+    else
+        rc = fs_jpath_fail(p, "expected the name of a pool%s (%s), got %s", in_policy, names, got);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, parse_ctx *c)
+{
+    static const char *const keys[] = {"name",         "tenant",        "pool",        "arrivals",
+                                       "service_time", "replicas",      "queue_limit", "slo",
+                                       "memory_gb",    "reference_gpu", "sm_exponent"};
+    fs_scenario *s = c->s;
+    fs_service_spec *out = &s->services[index];
+    if (!json_is_object(svc))
+        return fs_jpath_expected(p, svc, "an object describing a service");
+    int rc = fs_jpath_check_keys(p, svc, keys, COUNT(keys));
+    const char *name = NULL, *tenant = NULL;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, svc, "name", true, true, &name);
+    /* O(n^2) over services, which number in the tens. */
+    for (size_t j = 0; rc == FS_OK && j < index; j++) {
+        if (strcmp(s->services[j].name, name) == 0) {
+            size_t mark = fs_jpath_push_key(p, "name");
+            rc = fs_jpath_fail(p, "duplicate service name \"%s\" (also services[%zu])", name, j);
+            fs_jpath_pop(p, mark);
+        }
+    }
+    if (rc == FS_OK)
+        rc = fs__scenario_dup_into(p, &out->name, name);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, svc, "tenant", false, true, &tenant);
+    if (rc == FS_OK)
+        rc = fs__scenario_dup_into(p, &out->tenant, tenant != NULL ? tenant : name);
+    if (rc == FS_OK)
+        rc = parse_service_pool(p, svc, c, &out->pool);
+    if (rc == FS_OK)
+        rc = fs__scenario_parse_arrivals(p, svc, &out->arrivals);
+    if (rc == FS_OK)
+        rc = parse_service_time(p, svc, &out->service_time);
+    if (rc == FS_OK)
+        rc = parse_replicas(p, svc, out);
+    out->queue_limit = FS_QUEUE_UNLIMITED;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, svc, "queue_limit", false, 0, UINT64_MAX, &out->queue_limit);
+    if (rc == FS_OK)
+        rc = parse_slo(p, svc, s->window_s, &out->slo);
+    out->memory_gb = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, svc, "memory_gb", false, FS_JPATH_POSITIVE, &out->memory_gb);
+    if (rc == FS_OK) {
+        /* By default the service time was measured on the GPUs it runs on. */
+        out->reference_gpu = s->pools[out->pool].gpu_type;
+        rc = fs__scenario_parse_gpu_ref(p, c, svc, "reference_gpu", false, &out->reference_gpu,
+                                        NULL);
+    }
+    out->sm_exponent = 1.0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, svc, "sm_exponent", false, FS_JPATH_NONNEG, &out->sm_exponent);
+    return rc;
+}

@@ -1,0 +1,239 @@
+/*
+ * scenario_training — the "training" array: streams of gang-scheduled jobs,
+ * each with how its jobs are submitted ("submit": times, daily clock times, a
+ * Poisson rate or a job trace), their size and work, checkpointing, and
+ * what a preemption costs them.
+ */
+#include "scenario_parse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "duration.h"
+
+static int double_cmp(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* "at": [durations from t = 0], sorted. */
+static int parse_submit_at(fs_jpath *p, const json_t *submit, fs_training_spec *out)
+{
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, submit, "at", false, true, &list);
+    if (rc != FS_OK || list == NULL)
+        return rc;
+    size_t n = json_array_size(list);
+    out->submit_at_s = calloc(n, sizeof *out->submit_at_s);
+    if (out->submit_at_s == NULL)
+        return fs_jpath_oom(p);
+    out->n_submit_at = n;
+    size_t mark = fs_jpath_push_key(p, "at");
+    for (size_t i = 0; rc == FS_OK && i < n; i++) {
+        size_t m = fs_jpath_push_index(p, i);
+        rc = fs_jpath_duration(p, json_array_get(list, i), FS_JPATH_NONNEG, &out->submit_at_s[i]);
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        qsort(out->submit_at_s, n, sizeof *out->submit_at_s, double_cmp);
+    return rc;
+}
+
+/* "daily_at": ["HH:MM", ...]: up to 24 times of day, sorted. */
+static int parse_submit_daily(fs_jpath *p, const json_t *submit, fs_training_spec *out)
+{
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, submit, "daily_at", false, true, &list);
+    if (rc != FS_OK || list == NULL)
+        return rc;
+    size_t n = json_array_size(list), cap = COUNT(out->daily_at_s);
+    size_t mark = fs_jpath_push_key(p, "daily_at");
+    if (n > cap)
+        rc = fs_jpath_fail(p, "expected at most %zu clock times, got %zu", cap, n);
+    for (size_t i = 0; rc == FS_OK && i < n; i++) {
+        json_t *v = json_array_get(list, i);
+        size_t m = fs_jpath_push_index(p, i);
+        char why[128], got[128];
+        double t = 0;
+        if (!json_is_string(v)) {
+            rc = fs_jpath_expected(p, v, "a clock time like \"02:00\"");
+        } else if (fs_duration_parse(json_string_value(v), &t, why, sizeof why) != 0) {
+            fs_jpath_describe(v, got, sizeof got);
+            rc = fs_jpath_fail(p, "expected a clock time like \"02:00\", got %s (%s)", got, why);
+        } else if (t >= 86400.0) {
+            rc = fs_jpath_expected(p, v, "a clock time before 24:00");
+        }
+        out->daily_at_s[i] = t;
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK) {
+        out->n_daily = n;
+        qsort(out->daily_at_s, n, sizeof out->daily_at_s[0], double_cmp);
+    }
+    return rc;
+}
+
+static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
+{
+    static const char *const keys[] = {"at", "daily_at", "poisson_per_hour", "trace"};
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, job, "submit", true, &obj);
+    if (rc != FS_OK)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "submit");
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    json_t *trace = json_object_get(obj, "trace");
+    if (rc == FS_OK && trace) {
+        static const char *const trace_keys[] = {"file",     "preset", "time",     "time_format", "gpus",  "duration",
+                                                 "end",      "priority", "tenant", "rate_scale",  "shift", "repeat",
+                                                 "tolerance"};
+        size_t m = fs_jpath_push_key(p, "trace");
+        rc = json_object_size(obj) != 1 ? fs_jpath_fail(p, "expected \"trace\" alone in \"submit\"")
+             : json_is_object(trace)    ? fs_jpath_check_keys(p, trace, trace_keys, COUNT(trace_keys))
+                                        : fs_jpath_expected(p, trace, "an object naming a CSV job trace");
+        if (rc == FS_OK)
+            rc = fs__scenario_parse_trace_spec(p, trace, FS_TRACE_JOBS, &out->trace);
+        fs_jpath_pop(p, m);
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
+    if (rc == FS_OK && json_object_size(obj) == 0) {
+        char list[128];
+        fs_jpath_list(keys, COUNT(keys), list, sizeof list);
+        rc = fs_jpath_fail(p, "expected at least one way to submit jobs (%s), got none", list);
+    }
+    if (rc == FS_OK)
+        rc = parse_submit_at(p, obj, out);
+    if (rc == FS_OK)
+        rc = parse_submit_daily(p, obj, out);
+    out->poisson_per_hour = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "poisson_per_hour", false, FS_JPATH_POSITIVE,
+                                 &out->poisson_per_hour);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* "checkpoint": {"every", "write"}; absent, the job never checkpoints. */
+static int parse_checkpoint(fs_jpath *p, const json_t *job, fs_training_spec *out)
+{
+    static const char *const keys[] = {"every", "write"};
+    out->checkpoint_every_s = out->checkpoint_write_s = 0;
+    json_t *obj = NULL;
+    int rc = fs_jpath_get_object(p, job, "checkpoint", false, &obj);
+    if (rc != FS_OK || obj == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "checkpoint");
+    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "every", true, FS_JPATH_POSITIVE,
+                                   &out->checkpoint_every_s);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, obj, "write", true, FS_JPATH_NONNEG,
+                                   &out->checkpoint_write_s);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+static const char *const priority_names[] = {"production", "experiment"};
+
+/* Training streams and services share one namespace, so a name in results
+ * always means one thing.  O(n^2), over tens of names. */
+static int check_training_name(fs_jpath *p, const fs_scenario *s, size_t index, const char *name)
+{
+    char also[64] = "";
+    for (size_t j = 0; also[0] == '\0' && j < s->n_services; j++)
+        if (strcmp(s->services[j].name, name) == 0)
+            snprintf(also, sizeof also, "services[%zu]", j);
+    for (size_t j = 0; also[0] == '\0' && j < index; j++)
+        if (strcmp(s->training[j].name, name) == 0)
+            snprintf(also, sizeof also, "training[%zu]", j);
+    if (also[0] == '\0')
+        return FS_OK;
+    size_t mark = fs_jpath_push_key(p, "name");
+    int rc = fs_jpath_fail(p, "duplicate name \"%s\" (also %s; services and training streams "
+                              "share one set of names)",
+                           name, also);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, parse_ctx *c)
+{
+    static const char *const keys[] = {"name",       "tenant",         "submit",
+                                       "gang",       "work_gpu_hours", "state_gb_per_gpu",
+                                       "checkpoint", "preemptible",    "priority",
+                                       "on_eviction"};
+    static const char *const eviction_names[] = {"drop", "save"};
+    fs_scenario *s = c->s;
+    fs_training_spec *out = &s->training[index];
+    if (!json_is_object(job))
+        return fs_jpath_expected(p, job, "an object describing a training stream");
+    int rc = fs_jpath_check_keys(p, job, keys, COUNT(keys));
+    const char *name = NULL, *tenant = NULL;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, job, "name", true, true, &name);
+    if (rc == FS_OK)
+        rc = check_training_name(p, s, index, name);
+    if (rc == FS_OK)
+        rc = fs__scenario_dup_into(p, &out->name, name);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, job, "tenant", false, true, &tenant);
+    if (rc == FS_OK)
+        rc = fs__scenario_dup_into(p, &out->tenant, tenant != NULL ? tenant : name);
+    if (rc == FS_OK)
+        rc = parse_submit(p, job, out);
+    /* A trace gives each job its own gang and work. */
+    bool traced = out->trace != NULL;
+    if (rc == FS_OK && traced && (json_object_get(job, "gang") || json_object_get(job, "work_gpu_hours")))
+        rc = fs_jpath_fail(p, "a traced stream takes \"gang\" and \"work_gpu_hours\" from its trace's rows");
+    uint64_t gang = 1;
+    out->work_gpu_hours = 1;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, job, "gang", !traced, 1, UINT32_MAX, &gang);
+    out->gang = (uint32_t)gang;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, job, "work_gpu_hours", !traced, FS_JPATH_POSITIVE,
+                                 &out->work_gpu_hours);
+    out->state_gb_per_gpu = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, job, "state_gb_per_gpu", false, FS_JPATH_NONNEG,
+                                 &out->state_gb_per_gpu);
+    if (rc == FS_OK)
+        rc = parse_checkpoint(p, job, out);
+    out->preemptible = false;
+    if (rc == FS_OK)
+        rc = fs__scenario_get_bool(p, job, "preemptible", &out->preemptible);
+    int prio = 0;
+    if (rc == FS_OK)
+        rc = fs__scenario_get_choice(p, job, "priority", "a training priority", priority_names,
+                        COUNT(priority_names), &prio);
+    out->lane = prio == 0 ? FS_LANE_TRAINING : FS_LANE_EXPERIMENT;
+    int eviction = 0;
+    if (rc == FS_OK)
+        rc = fs__scenario_get_choice(p, job, "on_eviction", "an eviction mode", eviction_names,
+                        COUNT(eviction_names), &eviction);
+    out->save_on_eviction = eviction == 1;
+    return rc;
+}
+
+/* "training": optional, possibly empty; read after "services" so names can
+ * be checked against them. */
+int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c)
+{
+    fs_scenario *s = c->s;
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, root, "training", false, false, &list);
+    if (rc != FS_OK || list == NULL || json_array_size(list) == 0)
+        return rc;
+    size_t n = json_array_size(list);
+    s->training = calloc(n, sizeof *s->training);
+    if (s->training == NULL)
+        return fs_jpath_oom(p);
+    s->n_training = n;
+    return fs__scenario_parse_array_of(p, root, "training", c, parse_training_stream);
+}
