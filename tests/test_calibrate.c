@@ -581,15 +581,6 @@ static fs_scenario *load_ok(const char *path)
     return s;
 }
 
-static size_t type_index(const fs_scenario *s, const char *name)
-{
-    for (size_t i = 0; i < s->n_gpu_types; i++)
-        if (strcmp(s->gpu_types[i].name, name) == 0)
-            return i;
-    fail_msg("no GPU type %s", name);
-    return SIZE_MAX;
-}
-
 /* The costs equal the profile file's figures; what it leaves out is the
  * built-in default. */
 static void assert_costs_from(const fs_switch_costs *c, const char *file)
@@ -642,11 +633,11 @@ static void test_scenario_reads_profiles(void **state)
                    "\"A100-SXM4-80GB\": {\"calibration\": \"" DATA_DIR
                    "/a100-synthetic.json\"}}");
     s = load_ok(scen);
-    assert_costs_from(fs_scenario_switch_costs(s, type_index(s, "H100-SXM-80GB")),
+    assert_costs_from(fs_scenario_switch_costs(s, test_gpu_type_index(s, "H100-SXM-80GB")),
                       "h100-synthetic.json");
-    assert_costs_from(fs_scenario_switch_costs(s, type_index(s, "A100-SXM4-80GB")),
+    assert_costs_from(fs_scenario_switch_costs(s, test_gpu_type_index(s, "A100-SXM4-80GB")),
                       "a100-synthetic.json");
-    assert_default_costs(fs_scenario_switch_costs(s, type_index(s, "L4-24GB")));
+    assert_default_costs(fs_scenario_switch_costs(s, test_gpu_type_index(s, "L4-24GB")));
     assert_default_costs(&s->switch_costs);
     fs_scenario_destroy(s);
 
@@ -655,11 +646,11 @@ static void test_scenario_reads_profiles(void **state)
                    "{\"A100-SXM4-80GB\": {\"calibration\": \"" DATA_DIR
                    "/a100-synthetic.json\"}}");
     s = load_ok(scen);
-    assert_costs_from(fs_scenario_switch_costs(s, type_index(s, "A100-SXM4-80GB")),
+    assert_costs_from(fs_scenario_switch_costs(s, test_gpu_type_index(s, "A100-SXM4-80GB")),
                       "a100-synthetic.json");
-    assert_costs_from(fs_scenario_switch_costs(s, type_index(s, "L4-24GB")),
+    assert_costs_from(fs_scenario_switch_costs(s, test_gpu_type_index(s, "L4-24GB")),
                       "h100-synthetic.json");
-    assert_costs_from(fs_scenario_switch_costs(s, type_index(s, "H100-SXM-80GB")),
+    assert_costs_from(fs_scenario_switch_costs(s, test_gpu_type_index(s, "H100-SXM-80GB")),
                       "h100-synthetic.json");
     fs_scenario_destroy(s);
 

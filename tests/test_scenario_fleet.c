@@ -747,16 +747,6 @@ static void test_calibration_record(void **state)
          "{'name': 'l', 'gpu': 'L4-24GB', 'gpus': 2}], "                                           \
          "'services': [{'name': 'chat', 'pool': 'h', " ARRIVALS ", " STIME "}]" X "}"
 
-/* The index of the type called name in s->gpu_types. */
-static size_t type_index(const fs_scenario *s, const char *name)
-{
-    for (size_t i = 0; i < s->n_gpu_types; i++)
-        if (strcmp(s->gpu_types[i].name, name) == 0)
-            return i;
-    fail_msg("no GPU type %s", name);
-    return SIZE_MAX;
-}
-
 static void test_gpu_calibration(void **state)
 {
     (void)state;
@@ -772,8 +762,8 @@ static void test_gpu_calibration(void **state)
     s = parse_ok(TWO_TYPES("{'H100-SXM-80GB': {'calibration': {'h2d_gbps': 20, 'context_s': 1, "
                            "'source': 'node 7'}}}",
                            ""));
-    const fs_switch_costs *h = fs_scenario_switch_costs(s, type_index(s, "H100-SXM-80GB"));
-    const fs_switch_costs *l = fs_scenario_switch_costs(s, type_index(s, "L4-24GB"));
+    const fs_switch_costs *h = fs_scenario_switch_costs(s, test_gpu_type_index(s, "H100-SXM-80GB"));
+    const fs_switch_costs *l = fs_scenario_switch_costs(s, test_gpu_type_index(s, "L4-24GB"));
     assert_close(h->h2d_gbps, 20.0);
     assert_close(h->context_s, 1.0);
     assert_close(h->d2h_gbps, 52.8); /* not in the type's profile: the scenario's (built-in) */
@@ -785,8 +775,8 @@ static void test_gpu_calibration(void **state)
     /* read over the top-level profile, not over the built-in one */
     s = parse_ok(TWO_TYPES("{'H100-SXM-80GB': {'calibration': {'h2d_gbps': 20}}}",
                            ", 'calibration': {'storage_gbps': 3, 'h2d_gbps': 40}"));
-    h = fs_scenario_switch_costs(s, type_index(s, "H100-SXM-80GB"));
-    l = fs_scenario_switch_costs(s, type_index(s, "L4-24GB"));
+    h = fs_scenario_switch_costs(s, test_gpu_type_index(s, "H100-SXM-80GB"));
+    l = fs_scenario_switch_costs(s, test_gpu_type_index(s, "L4-24GB"));
     assert_close(h->h2d_gbps, 20.0);
     assert_close(h->storage_gbps, 3.0);
     assert_string_equal(h->source, "inline");
@@ -801,9 +791,10 @@ static void test_gpu_calibration(void **state)
                            "'inhouse-x1': {" CUSTOM_ALL ", 'calibration': {'d2h_gbps': 9}}}",
                            ""));
     assert_int_equal(s->n_gpu_types, 4);
-    assert_close(fs_scenario_switch_costs(s, type_index(s, "spare"))->d2h_gbps, 7.0);
-    assert_close(fs_scenario_switch_costs(s, type_index(s, "inhouse-x1"))->d2h_gbps, 9.0);
-    assert_close(fs_scenario_switch_costs(s, type_index(s, "H100-SXM-80GB"))->d2h_gbps, 52.8);
+    assert_close(fs_scenario_switch_costs(s, test_gpu_type_index(s, "spare"))->d2h_gbps, 7.0);
+    assert_close(fs_scenario_switch_costs(s, test_gpu_type_index(s, "inhouse-x1"))->d2h_gbps, 9.0);
+    assert_close(fs_scenario_switch_costs(s, test_gpu_type_index(s, "H100-SXM-80GB"))->d2h_gbps,
+                 52.8);
     fs_scenario_destroy(s);
 
     /* errors name the type's key */
@@ -843,8 +834,8 @@ static void test_gpu_calibration_policies(void **state)
                      3.0);
     }
     /* L4 is type 1 in "a" and type 0 in "b" */
-    assert_int_equal(type_index(s->policies[0], "L4-24GB"), 1);
-    assert_int_equal(type_index(s->policies[1], "L4-24GB"), 0);
+    assert_int_equal(test_gpu_type_index(s->policies[0], "L4-24GB"), 1);
+    assert_int_equal(test_gpu_type_index(s->policies[1], "L4-24GB"), 0);
     assert_ptr_not_equal(s->policies[0]->gpu_switch_costs, s->policies[1]->gpu_switch_costs);
     fs_scenario_destroy(s);
 }

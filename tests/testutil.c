@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -39,6 +40,15 @@ void test_load_refused(const char *path, int code, const char *want)
     assert_int_equal(rc, code);
     if (strstr(err.msg, want) == NULL)
         fail_msg("message\n  %s\nlacks\n  %s", err.msg, want);
+}
+
+size_t test_gpu_type_index(const fs_scenario *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_gpu_types; i++)
+        if (strcmp(s->gpu_types[i].name, name) == 0)
+            return i;
+    fail_msg("no GPU type %s", name);
+    return SIZE_MAX;
 }
 
 fs_results *test_run(const fs_scenario *s)

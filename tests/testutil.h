@@ -24,6 +24,10 @@ fs_results *test_run(const fs_scenario *s);
  * containing `want`; fails the test otherwise, and if *out was touched. */
 void test_load_refused(const char *path, int code, const char *want);
 
+/* The index of the GPU type called name in s->gpu_types; fails the test when
+ * the scenario has no such type. */
+size_t test_gpu_type_index(const fs_scenario *s, const char *name);
+
 /* Makes a fresh directory /tmp/PREFIX-XXXXXX (mkdtemp) and leaves its path in
  * buf; 0, or -1 on failure. */
 int test_tmpdir(char *buf, size_t size, const char *prefix);

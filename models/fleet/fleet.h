@@ -55,8 +55,9 @@ typedef struct fs_unit_rt {
     double memory_gb;    /* what its holder uses (time-sliced seats share their GPU's) */
 } fs_unit_rt;
 
-/* A holder's side: the fleet calls these (service.c and training.c provide
- * them).  `ready`: unit u of pool p has warmed up for (owner, slot).
+/* A holder's side: the fleet calls these (models/study/run.c provides them,
+ * forwarding to fs_service_replica_* and fs_training_member_*).  `ready`:
+ * unit u of pool p has warmed up for (owner, slot).
  * `evicted`: the fleet takes the unit back (preemption, spot reclaim). */
 typedef struct fs_holder_ops {
     void (*ready)(void *holder_ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now);

@@ -7,7 +7,9 @@
  * served first, and whether a request may evict the holder of a unit.  The
  * mechanisms (warm-up, eviction, provisioning, preemption and lost work) are
  * the fleet's; a policy only decides.  Adding a policy is one new file with
- * one fs_policy_ops and a line in policy.c.
+ * one fs_policy_ops, its extern declaration below, a case in
+ * fs_policy_for (policy.c), a new fs_policy_kind (models/scenario/scenario.h)
+ * and its name in kind_names (models/scenario/scenario.c).
  *
  *   shared       one pool, first come first served, no preemption
  *   partitioned  pools by latency class; batch never on serving capacity,

@@ -10,8 +10,9 @@
  * share of the GPU's SMs; a time-sliced GPU counts 1 while any seat is busy),
  * switching compute, and idle compute.  Every change moves idle by the
  * opposite amount, so provisioned = busy + switching + idle holds at every
- * instant and is checked on the integrals (conservation).  Busy compute also
- * drives energy.
+ * instant (conservation); nothing here checks it, the tests
+ * (test_policies.c, test_queueing.c) check it on the integrals.  Busy
+ * compute also drives energy.
  *
  * For time-sliced GPUs it answers how much a request starting now is
  * stretched by contention: with k seats busy, k^e x (1 + overhead / slice)

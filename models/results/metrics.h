@@ -9,9 +9,11 @@
  *                         .throughput_rps .requests .completed .dropped
  *                         .drop_rate .wait_mean_ms .wait_probability
  *                         .slo_breach_windows .slo_breach_windows_per_week
- *                         .mean_ready_replicas .in_flight_end
- *   pool:NAME.  and fleet.  gpu_hours busy_gpu_hours switch_gpu_hours
- *                         utilization cost_usd energy_kwh peak_headroom
+ *                         .mean_ready_replicas .in_flight_start
+ *                         .in_flight_end .mean_in_system .queue_growth_per_h
+ *   pool:NAME.  and fleet.  gpu_hours busy_gpu_hours idle_gpu_hours
+ *                         switch_gpu_hours utilization cost_usd energy_kwh
+ *                         peak_headroom
  *                         (fleet also cost_per_million, spot_reclaims, and
  *                         slo_breach_windows and dropped summed over services)
  *   training:NAME.        submitted started completed preemptions

@@ -1,10 +1,11 @@
 /*
  * results — what a run produced, per replication, and its summary.
  *
- * A run of a scenario produces, for each policy (one, "default", until
- * policies arrive) and each replication, the figures of every service and
- * pool: counters, a latency histogram, stability measures and the per-window
- * time series.  fs_results_summarize combines replications: histograms merge
+ * A run of a scenario produces, for each policy (the scenario's
+ * `policies`, or the one policy "default" of a scenario without them) and
+ * each replication, the figures of every service and pool: counters, a
+ * latency histogram, stability measures and the per-window time series.
+ * The fs_results_*_summary functions combine replications: histograms merge
  * exactly, every other figure gets its mean and 95% confidence interval
  * across replications.  reports/ reads these structures and never runs a
  * simulation.

@@ -89,7 +89,6 @@ json_t *fs_page_load(const char *dir, const char *name, bool required, fs_error 
     return doc;
 }
 
-/* obj at a dotted path ("latency_ms.p99"), or NULL. */
 /* ---- the page -------------------------------------------------------------- */
 
 static const char *const style =

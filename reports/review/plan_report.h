@@ -3,7 +3,7 @@
  * DIR` wrote, read back from DIR/plan.json (schema fleetsim-plan/1, written
  * by sweep_table.h).
  *
- * Writes into an output directory, through the page writer of report.h:
+ * Writes into an output directory, through the page writer of page.h:
  *   index.html and report.md  the question (the constraints, the figure
  *               minimized), the answer (its label, the minimized figure and
  *               each constraint's figure with their 95% CI, against the
@@ -17,7 +17,7 @@
  *
  * Everything plan.json holds that a person wrote or named (the scenario
  * path, labels, dimension paths, figure names, constraint texts, refusal
- * reasons) is escaped for HTML and Markdown by fs_report_text, and reaches
+ * reasons) is escaped for HTML and Markdown by fs_page_text, and reaches
  * gnuplot only through charts.c's quoting.
  *
  * Reads one file; keeps nothing between calls; runs no simulation.

@@ -14,6 +14,7 @@
 #include "page.h"
 #include "plan_report.h"
 
+/* obj at a dotted path ("latency_ms.p99"), or NULL. */
 static json_t *fs__at(json_t *obj, const char *path)
 {
     char key[64];

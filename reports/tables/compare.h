@@ -8,7 +8,10 @@
  * independent means.  Rows: per service p50/p95/p99 over the run, p99 of the
  * worst window and SLO-breach windows per week; per training stream queue
  * wait P50/P95; per fleet GPU-hours, cost, utilization, peak headroom and
- * switch overhead.
+ * switch overhead; per tenant the SLO-breach minutes charged to it (breach
+ * time while another tenant's scale-up waited, shared by the units it held
+ * in that pool; the table shows only tenants some policy charged, the JSON
+ * every tenant).
  *
  * Ownership: reads an fs_results; writes to a stream or builds a JSON value
  * the caller owns.
@@ -24,8 +27,12 @@
 
 int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err);
 
-/* {"schema": "fleetsim-compare/1", "baseline": name, "policies": {name: {row: mean}},
- *  "differences": {name: {row: {"mean", "ci95"}}}}; NULL when out of memory. */
+/* {"schema": "fleetsim-compare/1", "scenario": name, "replications": n,
+ *  "baseline": name, "policies": {policy: P}, "differences": {policy: D}}, where
+ *  P is {"services": {service: {row: mean}}, "training": {stream: {row: mean}},
+ *  "fleet": {row: mean}, "externality": {tenant: {row: mean}}} and D has the
+ *  same shape with {"mean", "ci95"} (the paired difference to the baseline)
+ *  in place of each mean; NULL when out of memory. */
 json_t *fs_compare_json(const fs_results *r);
 
 #endif

@@ -1,5 +1,6 @@
 #include "sweep_table.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

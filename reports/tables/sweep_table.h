@@ -31,8 +31,9 @@
 int fs_sweep_points_csv(const fs_sweep *sw, const fs_metric_row *rows, FILE *fp, fs_error *err);
 int fs_sweep_points_json(const fs_sweep *sw, const fs_metric_row *rows, FILE *fp, fs_error *err);
 
-/* A short table for a terminal: each point's cost, utilization and every
- * service's p99 (at most six services, then the worst of the rest). */
+/* A short table for a terminal: each point's cost, utilization and the p99
+ * of the first six services (past six, the header adds "(and N more
+ * services)"); a refused point shows its reason instead. */
 int fs_sweep_points_table(const fs_sweep *sw, const fs_metric_row *rows, FILE *fp, fs_error *err);
 
 int fs_plan_write_json(const fs_plan *plan, uint64_t grid_runs, FILE *fp, fs_error *err);

@@ -2,15 +2,17 @@
  * hist — fixed-memory latency histogram with bounded relative error.
  *
  * Records non-negative durations in integer nanoseconds into log-linear
- * buckets: below 2^FS_HIST_SUB_BITS ns every value has its own bucket; above,
- * each power-of-two octave is split into 2^FS_HIST_SUB_BITS equal buckets, so
- * a bucket's width is at most 1/128 of its lower edge.  A quantile is reported
- * as the midpoint of its bucket (clamped to the exact min and max seen), which
- * bounds the relative error of any quantile by 1/256 (< 0.4%, well inside the
- * 1% the product promises).  Values at or above FS_HIST_MAX_NS (about 52 days)
- * land in the last bucket and are still counted, but quantiles there are only
- * bounded by the exact min and max.  min and max are exact; the sum is a
- * double, exact while it stays below 2^53 ns (about 104 days of latency).
+ * buckets: below 2^FS_HIST_SUB_BITS ns one bucket per value; above, each
+ * power-of-two octave is split into 2^FS_HIST_SUB_BITS equal buckets, so a
+ * bucket's width is at most 1/128 of its lower edge, and every value below
+ * 256 ns has its own bucket (the octave [128, 256) has width-1 buckets).  A
+ * quantile is reported as the midpoint of its bucket (clamped to the exact
+ * min and max seen), which bounds the relative error of any quantile by 1/256
+ * (< 0.4%, well inside the 1% the product promises).  Values at or above
+ * FS_HIST_MAX_NS (about 52 days) land in the last bucket and are still
+ * counted, but quantiles there are only bounded by the exact min and max.
+ * min and max are exact; the sum is a double, exact while it stays below
+ * 2^53 ns (about 104 days of latency).
  *
  * Memory is fixed (FS_HIST_BUCKETS counters), independent of how many values
  * are recorded: a billion samples cost what a thousand do.  Two histograms
@@ -37,7 +39,7 @@ typedef struct fs_hist {
     uint64_t total;     /* values recorded */
     uint64_t min_ns;    /* exact; UINT64_MAX when empty */
     uint64_t max_ns;    /* exact; 0 when empty */
-    double sum_ns;      /* exact sum for the mean (double: no overflow) */
+    double sum_ns;      /* sum for the mean (double: no overflow; exact below 2^53 ns) */
     uint32_t lo, hi;    /* dirty bucket range [lo, hi] for cheap reset; lo > hi when empty */
 } fs_hist;
 

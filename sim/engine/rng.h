@@ -8,9 +8,9 @@
  * comparisons between policies are paired.  Adding a stream never shifts
  * another stream's numbers.
  *
- * Streams are GSL generators (gsl_rng_mt19937: fast, 2^19937 period).  The
- * seed is a 64-bit hash (FNV-1a of the name, mixed with seed and replication
- * through splitmix64), folded to the 32 bits MT19937 accepts.
+ * Streams are GSL generators (gsl_rng_mt19937: fast, period 2^19937 - 1).
+ * The seed is a 64-bit hash (FNV-1a of the name, mixed with seed and
+ * replication through splitmix64), folded to the 32 bits MT19937 accepts.
  *
  * Ownership: fs_rng_create returns a gsl_rng the caller frees with
  * gsl_rng_free (or fs_rng_destroy).

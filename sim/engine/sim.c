@@ -49,9 +49,10 @@ int fs_sim_run(fs_sim *sim, double until)
     const fs_handler *handlers = sim->handlers;
     uint64_t handled = 0;
     fs_event ev;
-    /* The hot loop: pop, advance the clock, dispatch.  `handlers` is re-read
-     * after each dispatch only in the sense that registration during a run is
-     * not allowed (asserted), so the local copy stays valid. */
+    /* The hot loop: pop, advance the clock, dispatch.  `handlers` is read
+     * once, before the loop: registering during a run could reallocate the
+     * table and leave this copy dangling, so it is not allowed, and the
+     * assert after each dispatch checks that the table has not moved. */
     while (q->len && q->heap[0].time <= until && !sim->failed) {
         fs_evq_pop(q, &ev);
         sim->now = ev.time;

@@ -8,7 +8,9 @@
  * any lookup.
  *
  * A handler may schedule further events (never in the past) and may call
- * fs_sim_fail to stop the run with an error.
+ * fs_sim_fail to stop the run with an error.  It must not register handlers:
+ * registration may move the handler table, which fs_sim_run reads once at
+ * its start (it asserts after each dispatch that the table has not moved).
  *
  * Ownership: fs_sim is caller-owned (init/fini); it owns the event list and
  * the handler table, never the contexts.
@@ -50,7 +52,8 @@ void fs_sim_schedule(fs_sim *sim, double time, uint8_t priority, uint32_t kind, 
                      double data);
 
 /* Handles events in order while the earliest is at or before `until` and the
- * run has not failed; then sets now = until.  Returns 0 or the failure code. */
+ * run has not failed; then, if the run has not failed and `until` is finite
+ * and later than now, sets now = until.  Returns 0 or the failure code. */
 int fs_sim_run(fs_sim *sim, double until);
 
 /* Marks the run failed with a message; the loop stops after this event. */
