@@ -600,13 +600,6 @@ static void assert_costs_from(const fs_switch_costs *c, const char *file)
     json_decref(doc);
 }
 
-static void assert_default_costs(const fs_switch_costs *c)
-{
-    assert_true(c->context_s == 0.5 && c->framework_s == 4.47 && c->storage_gbps == 1.7);
-    assert_true(c->h2d_gbps == 56.7 && c->d2h_gbps == 52.8 && c->inference_warmup_s == 10);
-    assert_string_equal(c->source, "built-in default (reference/costs.md)");
-}
-
 static void test_scenario_reads_profiles(void **state)
 {
     (void)state;
@@ -637,8 +630,8 @@ static void test_scenario_reads_profiles(void **state)
                       "h100-synthetic.json");
     assert_costs_from(fs_scenario_switch_costs(s, test_gpu_type_index(s, "A100-SXM4-80GB")),
                       "a100-synthetic.json");
-    assert_default_costs(fs_scenario_switch_costs(s, test_gpu_type_index(s, "L4-24GB")));
-    assert_default_costs(&s->switch_costs);
+    test_assert_default_costs(fs_scenario_switch_costs(s, test_gpu_type_index(s, "L4-24GB")));
+    test_assert_default_costs(&s->switch_costs);
     fs_scenario_destroy(s);
 
     /* both: the A100 its own, the others the scenario's (H100) */

@@ -493,7 +493,7 @@ static void test_extension_defaults(void **state)
     assert_close(s->headroom, 0.4);
     assert_null(s->training);
     assert_int_equal(s->n_training, 0);
-    assert_default_costs(&s->switch_costs);
+    test_assert_default_costs(&s->switch_costs);
     fs_scenario_destroy(s);
 
     /* fixed counts, plain or as an object, are their own min and max */

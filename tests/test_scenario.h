@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "scenario.h"
+#include "testutil.h"
 
 static char docbuf[16384];
 
@@ -47,22 +48,11 @@ static inline fs_scenario *parse_ok(const char *single_quoted)
     return s;
 }
 
-/* Parses text (already in JSON quoting) and checks the refusal: the code,
- * that *out was left alone, and that the message contains want. */
+/* text (already in JSON quoting, origin "scen.json") refused with code and a
+ * message containing want. */
 static inline void expect_raw(const char *text, int code, const char *want)
 {
-    fs_error err = {0, ""};
-    fs_scenario *sentinel = (fs_scenario *)&err, *s = sentinel;
-    int rc = fs_scenario_parse(text, "scen.json", &s, &err);
-    if (rc == FS_OK) {
-        fs_scenario_destroy(s);
-        fail_msg("accepted, wanted \"%s\"", want);
-    }
-    assert_ptr_equal(s, sentinel);
-    assert_int_equal(rc, code);
-    assert_int_equal(err.code, code);
-    if (strstr(err.msg, want) == NULL)
-        fail_msg("message\n  %s\nlacks\n  %s", err.msg, want);
+    test_parse_refused(text, "scen.json", code, want);
 }
 
 /* The single-quoted document refused as bad input with a message containing
@@ -100,18 +90,6 @@ static inline void assert_close(double got, double want)
 {
     if (!(fabs(got - want) <= 1e-12 * fmax(1.0, fabs(want))))
         fail_msg("got %.17g, want %.17g", got, want);
-}
-
-/* The built-in calibration profile (reference/costs.md). */
-static inline void assert_default_costs(const fs_switch_costs *sc)
-{
-    assert_close(sc->context_s, 0.5);
-    assert_close(sc->framework_s, 4.47);
-    assert_close(sc->storage_gbps, 1.7);
-    assert_close(sc->h2d_gbps, 56.7);
-    assert_close(sc->d2h_gbps, 52.8);
-    assert_close(sc->inference_warmup_s, 10.0);
-    assert_string_equal(sc->source, "built-in default (reference/costs.md)");
 }
 
 #endif

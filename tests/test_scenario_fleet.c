@@ -755,7 +755,7 @@ static void test_gpu_calibration(void **state)
     assert_int_equal(s->n_gpu_types, 2);
     assert_non_null(s->gpu_switch_costs);
     for (size_t i = 0; i < s->n_gpu_types; i++)
-        assert_default_costs(fs_scenario_switch_costs(s, i));
+        test_assert_default_costs(fs_scenario_switch_costs(s, i));
     fs_scenario_destroy(s);
 
     /* one type's own profile; the other keeps the scenario's */
@@ -768,8 +768,8 @@ static void test_gpu_calibration(void **state)
     assert_close(h->context_s, 1.0);
     assert_close(h->d2h_gbps, 52.8); /* not in the type's profile: the scenario's (built-in) */
     assert_string_equal(h->source, "node 7");
-    assert_default_costs(l);
-    assert_default_costs(&s->switch_costs);
+    test_assert_default_costs(l);
+    test_assert_default_costs(&s->switch_costs);
     fs_scenario_destroy(s);
 
     /* read over the top-level profile, not over the built-in one */

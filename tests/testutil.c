@@ -27,19 +27,36 @@ fs_scenario *test_scenario(const char *fmt, ...)
     return s;
 }
 
-void test_load_refused(const char *path, int code, const char *want)
+/* What a refusal must look like: rc and err->code are `code`, *out was left
+ * alone (still the sentinel), and the message contains want. */
+static void check_refused(int rc, fs_scenario *s, const fs_scenario *sentinel,
+                          const fs_error *err, int code, const char *want)
 {
-    fs_error err = {0, ""};
-    fs_scenario *sentinel = (fs_scenario *)&err, *s = sentinel;
-    int rc = fs_scenario_load(path, &s, &err);
     if (rc == FS_OK) {
         fs_scenario_destroy(s);
         fail_msg("accepted, wanted \"%s\"", want);
     }
     assert_ptr_equal(s, sentinel);
     assert_int_equal(rc, code);
-    if (strstr(err.msg, want) == NULL)
-        fail_msg("message\n  %s\nlacks\n  %s", err.msg, want);
+    assert_int_equal(err->code, code);
+    if (strstr(err->msg, want) == NULL)
+        fail_msg("message\n  %s\nlacks\n  %s", err->msg, want);
+}
+
+void test_load_refused(const char *path, int code, const char *want)
+{
+    fs_error err = {0, ""};
+    fs_scenario *sentinel = (fs_scenario *)&err, *s = sentinel;
+    int rc = fs_scenario_load(path, &s, &err);
+    check_refused(rc, s, sentinel, &err, code, want);
+}
+
+void test_parse_refused(const char *json, const char *origin, int code, const char *want)
+{
+    fs_error err = {0, ""};
+    fs_scenario *sentinel = (fs_scenario *)&err, *s = sentinel;
+    int rc = fs_scenario_parse(json, origin, &s, &err);
+    check_refused(rc, s, sentinel, &err, code, want);
 }
 
 size_t test_gpu_type_index(const fs_scenario *s, const char *name)
@@ -49,6 +66,22 @@ size_t test_gpu_type_index(const fs_scenario *s, const char *name)
             return i;
     fail_msg("no GPU type %s", name);
     return SIZE_MAX;
+}
+
+void test_assert_default_costs(const fs_switch_costs *sc)
+{
+    /* The loader copies these from the built-in profile's literals, so they
+     * are equal exactly. */
+    const fs_switch_costs want = {.context_s = 0.5, .framework_s = 4.47, .storage_gbps = 1.7,
+                                  .h2d_gbps = 56.7, .d2h_gbps = 52.8, .inference_warmup_s = 10};
+    if (sc->context_s != want.context_s || sc->framework_s != want.framework_s ||
+        sc->storage_gbps != want.storage_gbps || sc->h2d_gbps != want.h2d_gbps ||
+        sc->d2h_gbps != want.d2h_gbps || sc->inference_warmup_s != want.inference_warmup_s)
+        fail_msg("switch costs %g %g %g %g %g %g, want the built-in %g %g %g %g %g %g",
+                 sc->context_s, sc->framework_s, sc->storage_gbps, sc->h2d_gbps, sc->d2h_gbps,
+                 sc->inference_warmup_s, want.context_s, want.framework_s, want.storage_gbps,
+                 want.h2d_gbps, want.d2h_gbps, want.inference_warmup_s);
+    assert_string_equal(sc->source, "built-in default (reference/costs.md)");
 }
 
 fs_results *test_run(const fs_scenario *s)

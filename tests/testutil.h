@@ -28,6 +28,14 @@ void test_load_refused(const char *path, int code, const char *want);
  * the scenario has no such type. */
 size_t test_gpu_type_index(const fs_scenario *s, const char *name);
 
+/* Parses json (origin names it in messages) expecting the same refusal as
+ * test_load_refused. */
+void test_parse_refused(const char *json, const char *origin, int code, const char *want);
+
+/* Fails the test unless sc is the built-in calibration profile
+ * (reference/costs.md), source included. */
+void test_assert_default_costs(const fs_switch_costs *sc);
+
 /* Makes a fresh directory /tmp/PREFIX-XXXXXX (mkdtemp) and leaves its path in
  * buf; 0, or -1 on failure. */
 int test_tmpdir(char *buf, size_t size, const char *prefix);
