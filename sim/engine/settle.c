@@ -133,6 +133,14 @@ static void fs__why_add(char *buf, size_t size, size_t *used, const char *fmt, .
         *used = *used + (size_t)k < size ? *used + (size_t)k : size - 1;
 }
 
+/* A figure as a person reads it: whole units from 100 up (13657, not
+ * 1.366e+04), three significant digits below. */
+static const char *fs__number(double x, char *buf, size_t size)
+{
+    snprintf(buf, size, fabs(x) >= 100 ? "%.0f" : "%.3g", x);
+    return buf;
+}
+
 char *fs_settle_why(unsigned why, double point, double hw, const fs_settle_diag *d, char *buf, size_t size)
 {
     assert(size > 0);
@@ -153,10 +161,13 @@ char *fs_settle_why(unsigned why, double point, double hw, const fs_settle_diag 
     if ((why & FS_SETTLE_TRANSIENT) && d)
         fs__why_add(buf, size, &used, "the warm-up leaves a transient: MSER drops the first %zu of %zu batches",
                     d->mser_cut, d->ci.n);
-    if ((why & FS_SETTLE_UNEVEN) && d)
+    if ((why & FS_SETTLE_UNEVEN) && d) {
+        char whole[32], batches[32], spread[32];
         fs__why_add(buf, size, &used,
-                    "batches not alike: the whole-run figure %.4g lies outside the batch values %.4g ±%.4g, "
-                    "so its tail comes from a few batches",
-                    point, d->ci.mean, d->ci.half_width);
+                    "batches not alike: the whole-run figure %s lies outside the batch values %s ±%s, so its "
+                    "tail comes from a few batches",
+                    fs__number(point, whole, sizeof whole), fs__number(d->ci.mean, batches, sizeof batches),
+                    fs__number(d->ci.half_width, spread, sizeof spread));
+    }
     return buf;
 }
