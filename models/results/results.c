@@ -1,6 +1,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +173,54 @@ static fs_summary fs__summarize(const fs_policy_result *pol, size_t service, dou
     return fs_summary_of(scratch, 1, pol->n_reps);
 }
 
+/* Whether each latency figure has settled (settle.h): its CI, and the batch
+ * diagnostics where the batches are alike by design. */
+static void fs__settling(const fs_policy_result *pol, size_t service, fs_service_summary *out)
+{
+    const fs_service_load *load = &pol->loads[service];
+    /* A load that changes over time (diurnal, bursts, a trace, an autoscaler)
+     * makes batches differ by design: neither their spread nor their
+     * correlation then says anything about run length. */
+    bool steady = load->peak_rps <= load->mean_rps * (1 + 1e-9) &&
+                  !pol->scenario->services[service].autoscale.enabled;
+    for (uint32_t k = 0; k < pol->n_reps && steady; k++)
+        steady = fs_settle_complete(&pol->reps[k].services[service].batches) &&
+                 pol->reps[k].services[service].batches.n == FS_SETTLE_BATCHES;
+    out->ci_from_batches = steady && pol->n_reps == 1;
+    const double point[FS_SETTLE_FIGURES] = {out->merged_mean_ms, out->merged_p50_ms, out->merged_p95_ms,
+                                             out->merged_p99_ms, out->merged_p999_ms};
+    const fs_summary *spread[FS_SETTLE_FIGURES] = {&out->mean_ms, &out->p50_ms, &out->p95_ms, &out->p99_ms,
+                                                   &out->p999_ms};
+    for (size_t f = 0; f < FS_SETTLE_FIGURES; f++) {
+        fs_settling *st = &out->settling[f];
+        *st = (fs_settling){.value = point[f], .ci95 = spread[f]->valid ? spread[f]->half_width : NAN,
+                            .diagnosed = steady};
+        if (steady) {
+            double avg[FS_SETTLE_BATCHES] = {0}, lag1 = 0;
+            bool comparable = true;
+            for (uint32_t k = 0; k < pol->n_reps; k++) {
+                const fs_settle_batches *batches = &pol->reps[k].services[service].batches;
+                const double *v = batches->value[f];
+                comparable = comparable && fs_settle_comparable(batches, (fs_settle_figure)f);
+                for (size_t b = 0; b < FS_SETTLE_BATCHES; b++)
+                    avg[b] += v[b] * FS__NS_TO_MS / pol->n_reps;
+                lag1 += fs_settle_lag1(v, FS_SETTLE_BATCHES) / pol->n_reps;
+            }
+            st->diag = fs_settle_diagnose(avg, FS_SETTLE_BATCHES);
+            st->diag.lag1 = lag1;
+            st->diag.comparable = comparable;
+            if (out->ci_from_batches)
+                st->ci95 = st->diag.ci.half_width;
+        }
+        st->why = fs_settle_judge(point[f], st->ci95, steady ? &st->diag : NULL);
+    }
+}
+
+char *fs_settling_why(const fs_settling *st, char *buf, size_t size)
+{
+    return fs_settle_why(st->why, st->value, st->ci95, st->diagnosed ? &st->diag : NULL, buf, size);
+}
+
 int fs_results_service_summary(const fs_results *r, size_t policy, size_t service,
                                fs_service_summary *out)
 {
@@ -213,6 +262,7 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     out->merged_p99_ms = fs_hist_quantile(&merged, 0.99) * FS__NS_TO_MS;
     out->merged_p999_ms = fs_hist_quantile(&merged, 0.999) * FS__NS_TO_MS;
     out->merged_max_ms = merged.total ? (double)merged.max_ns * FS__NS_TO_MS : 0;
+    fs__settling(pol, service, out);
     fs_hist_fini(&merged);
     free(x);
     return 0;

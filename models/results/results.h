@@ -23,6 +23,7 @@
 #include "hist.h"
 #include "placement.h"
 #include "scenario.h"
+#include "settle.h"
 #include "summary.h"
 
 #define FS_RESULTS_SCHEMA "fleetsim-results/1"
@@ -55,6 +56,7 @@ typedef struct fs_service_rep {
     uint64_t started;         /* requests that started service */
     double wait_sum_s;        /* total waiting time of requests that started service */
     fs_hist latency;          /* response time (wait + service) of completions */
+    fs_settle_batches batches;/* the same in FS_SETTLE_BATCHES time batches (settle.h) */
     double mean_in_system;    /* time average, for Little's law */
     uint64_t peak_queue;      /* most requests waiting at once */
     double mean_ready_replicas; /* time average of replicas ready to serve */
@@ -137,6 +139,23 @@ typedef struct fs_results {
     double peak_rss_mb;
 } fs_results;
 
+/* Has one latency figure of a service settled?  Its 95% CI comes from the
+ * replications when there are several, else from the batches of the one
+ * replication (when they apply); the batch diagnostics apply when the load
+ * is steady by design (a constant arrival rate, no autoscaler) and every
+ * batch of every replication completed requests, and are then taken on the
+ * batch series averaged over replications (lag-1: the replications' mean). */
+typedef struct fs_settling {
+    double value;         /* the figure, in ms (merged_*_ms) */
+    double ci95;          /* half-width, in ms; NaN when no interval can be claimed */
+    bool diagnosed;       /* diag holds the batch diagnostics (in ms) */
+    fs_settle_diag diag;
+    unsigned why;         /* 0: settled; else FS_SETTLE_* reasons */
+} fs_settling;
+
+/* Why a figure has not settled, in words (fs_settle_why), into buf. */
+char *fs_settling_why(const fs_settling *st, char *buf, size_t size);
+
 /* Summary of one service across replications. */
 typedef struct fs_service_summary {
     fs_summary requests, completed, dropped, in_flight_start, in_flight_end;
@@ -149,6 +168,8 @@ typedef struct fs_service_summary {
     fs_summary mean_ready_replicas;
     uint32_t slo_windows;
     bool queue_unbounded;     /* offered load >= 1 */
+    fs_settling settling[FS_SETTLE_FIGURES]; /* mean, p50, p95, p99, p999 (fs_settle_figure) */
+    bool ci_from_batches;     /* one replication: settling[].ci95 comes from its batches */
 } fs_service_summary;
 
 /* A pool's or the fleet's figures across replications.  Busy GPU-hours

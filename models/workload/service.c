@@ -9,6 +9,7 @@
 
 #include "grow.h"
 #include "rng.h"
+#include "settle.h"
 
 #define FS__NONE UINT32_MAX
 
@@ -233,13 +234,29 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
     fs__schedule_arrival(svc, now);
 }
 
+/* Closes every settling batch that ended at or before now (a quiet service
+ * may skip whole batches: they close empty).  A completion at a boundary
+ * belongs to the batch it opens. */
+static void fs__close_batches(fs_service *svc, double now)
+{
+    fs_service_rep *rep = svc->rep;
+    while (now >= svc->batch_end) {
+        fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency);
+        svc->batch_end = rep->batches.n + 1 < FS_SETTLE_BATCHES
+                             ? svc->batch_start + (rep->batches.n + 1) * svc->batch_len
+                             : INFINITY;
+    }
+}
+
 static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
 {
     fs_service *svc = ctx;
     fs_service_rep *rep = svc->rep;
     double now = sim->now;
     uint64_t ns = (uint64_t)((now - ev->data) * 1e9 + 0.5);
-    fs_hist_record(&rep->latency, ns);
+    if (now >= svc->batch_end)
+        fs__close_batches(svc, now); /* FS_SETTLE_BATCHES - 1 times a replication */
+    fs_hist_record(&svc->batch_latency, ns);
     fs_hist_record(&svc->window_latency, ns);
     rep->completed++;
     svc->w_completed++;
@@ -456,7 +473,8 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     const fs_service_spec *spec = &s->services[index];
     *svc = (fs_service){.spec = spec, .sim = sim, .pool = pool, .horizon = s->horizon_s, .rep = rep,
                         .index = index, .fleet = fleet, .placement = placement,
-                        .last_up = -INFINITY, .last_down = -INFINITY, .low_since = -1};
+                        .last_up = -INFINITY, .last_down = -INFINITY, .low_since = -1,
+                        .batch_end = INFINITY};
     svc->time_sliced = pool->spec->partitioning == FS_PARTITION_TIME_SLICED;
     svc->n_slots = spec->max_replicas > spec->replicas ? spec->max_replicas : spec->replicas;
     svc->concurrency = spec->concurrency;
@@ -478,7 +496,8 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->ring = malloc((svc->ring_mask + 1) * sizeof *svc->ring);
     if (!svc->arrival_rng || !svc->service_rng || !svc->load || !svc->next || !svc->prev ||
         !svc->bucket_head || !svc->state || !svc->unit || !svc->scale || !svc->ring ||
-        fs_hist_init(&svc->window_latency) != 0 || fs_hist_init(&svc->scale_latency) != 0)
+        fs_hist_init(&svc->window_latency) != 0 || fs_hist_init(&svc->scale_latency) != 0 ||
+        fs_hist_init(&svc->batch_latency) != 0)
         goto nomem;
     for (uint32_t r = 0; r < spec->replicas; r++) {
         svc->unit[r] = placement->replica_unit[index][r];
@@ -550,6 +569,8 @@ void fs_service_fini(fs_service *svc)
     fs_trace_close(svc->trace);
     if (svc->window_latency.counts)
         fs_hist_fini(&svc->window_latency);
+    if (svc->batch_latency.counts)
+        fs_hist_fini(&svc->batch_latency);
     *svc = (fs_service){0};
 }
 
@@ -565,6 +586,11 @@ void fs_service_start_measuring(fs_service *svc, double now)
     rep->in_flight_start = svc->waiting + in_service;
     rep->peak_queue = svc->waiting;
     fs_hist_reset(&rep->latency);
+    fs_hist_reset(&svc->batch_latency);
+    fs_settle_reset(&rep->batches);
+    svc->batch_start = now;
+    svc->batch_len = (svc->horizon - now) / FS_SETTLE_BATCHES;
+    svc->batch_end = now + svc->batch_len;
     rep->n_slo_breaches = 0;
     fs_level_restart(&svc->in_system, now);
     svc->window_area_mark = 0;
@@ -614,6 +640,10 @@ int fs_service_close_window(fs_service *svc, double now)
 void fs_service_finish(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
+    /* The open batch, and any a quiet end skipped, close at the horizon;
+     * that completes rep->latency. */
+    while (rep->batches.n < FS_SETTLE_BATCHES)
+        fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency);
     rep->in_flight_end = svc->waiting + svc->in_service;
     if (svc->trace) {
         rep->traced = true;

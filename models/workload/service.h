@@ -104,6 +104,13 @@ typedef struct fs_service {
     /* Measured since the warm-up instant. */
     fs_service_rep *rep;      /* where the figures go (owned by the result) */
     fs_level in_system;
+    /* Latencies of the open settling batch (settle.h): merged into
+     * rep->latency when it closes, so each completion is recorded here once
+     * instead of into rep->latency.  batch_end: when the open batch closes
+     * (INFINITY before measuring and for the last batch, which
+     * fs_service_finish closes); batch_len: the measured interval / batches. */
+    fs_hist batch_latency;
+    double batch_start, batch_len, batch_end;
     fs_hist window_latency;
     uint64_t w_arrivals, w_completed, w_dropped;
     double window_start;

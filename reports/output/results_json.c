@@ -47,6 +47,50 @@ static json_t *fs__latency_json(const fs_service_summary *sum)
     return lat;
 }
 
+/* Has each latency figure settled (settle.h)?  Machine-readable reasons
+ * beside the sentence, so a report can give the matching advice. */
+static json_t *fs__settling_json(const fs_service_summary *sum)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } reasons[] = {{FS_SETTLE_NO_INTERVAL, "no_interval"}, {FS_SETTLE_WIDE, "wide"},
+                   {FS_SETTLE_CORRELATED, "correlated"},   {FS_SETTLE_TRANSIENT, "transient"},
+                   {FS_SETTLE_UNEVEN, "uneven"}};
+    json_t *o = json_object();
+    bool any_ci = false;
+    for (size_t f = 0; f < FS_SETTLE_FIGURES; f++)
+        any_ci = any_ci || !isnan(sum->settling[f].ci95);
+    json_object_set_new(o, "ci95_from",
+                        sum->ci_from_batches ? json_string("batches")
+                        : any_ci            ? json_string("replications")
+                                            : json_null());
+    fs__set(o, "batches", FS_SETTLE_BATCHES);
+    for (size_t f = 0; f < FS_SETTLE_FIGURES; f++) {
+        const fs_settling *st = &sum->settling[f];
+        json_t *fig = json_object();
+        json_object_set_new(fig, "settled", json_boolean(st->why == 0));
+        fs__set(fig, "ci95", st->ci95);
+        fs__set(fig, "relative_ci95", st->value != 0 ? st->ci95 / fabs(st->value) : NAN);
+        if (st->diagnosed) {
+            fs__set(fig, "lag1_autocorrelation", st->diag.lag1);
+            fs__set(fig, "mser_truncation_batches", (double)st->diag.mser_cut);
+            fs__set(fig, "batch_mean", st->diag.ci.mean);
+        }
+        if (st->why) {
+            char why[512];
+            json_object_set_new(fig, "why", json_string(fs_settling_why(st, why, sizeof why)));
+            json_t *list = json_array();
+            for (size_t k = 0; k < sizeof reasons / sizeof *reasons; k++)
+                if (st->why & reasons[k].bit)
+                    json_array_append_new(list, json_string(reasons[k].name));
+            json_object_set_new(fig, "reasons", list);
+        }
+        json_object_set_new(o, fs_settle_names[f], fig);
+    }
+    return o;
+}
+
 static json_t *fs__slo_json(const fs_service_spec *spec, const fs_service_summary *sum)
 {
     json_t *slo = json_object();
@@ -122,6 +166,7 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     fs__set_summary(o, "in_flight_end", &sum.in_flight_end);
     fs__set_summary(o, "throughput_rps", &sum.throughput_rps);
     json_object_set_new(o, "latency_ms", fs__latency_json(&sum));
+    json_object_set_new(o, "settling", fs__settling_json(&sum));
     json_t *wait = json_object();
     fs__set_summary(wait, "mean_ms", &sum.wait_mean_ms);
     fs__set_summary(wait, "probability", &sum.wait_probability);

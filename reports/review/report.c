@@ -217,6 +217,86 @@ static void fs__verdict(fs_page_doc *d, json_t *pol, double hours)
     fs_page_raw(d, d->html ? ".</li>\n" : ".\n");
 }
 
+/* ---- has the run settled? ---------------------------------------------- */
+
+static const char *const settle_figures[] = {"mean", "p50", "p95", "p99", "p999"};
+#define FS__MAX_SETTLE_SENTENCES 20
+
+/* What would settle a figure, from its reasons (results.json's
+ * settling.FIGURE.reasons, settle.h): a transient wants a longer warm-up;
+ * correlated, uneven or wide batches a longer horizon; a wide or missing
+ * interval more replications. */
+static void fs__settle_advice(fs_page_doc *d, json_t *reasons)
+{
+    bool warmup = false, horizon = false, replications = false;
+    size_t k;
+    json_t *v;
+    json_array_foreach(reasons, k, v) {
+        const char *r = json_string_value(v) ? json_string_value(v) : "";
+        warmup = warmup || strcmp(r, "transient") == 0;
+        horizon = horizon || strcmp(r, "correlated") == 0 || strcmp(r, "uneven") == 0 || strcmp(r, "wide") == 0;
+        replications = replications || strcmp(r, "wide") == 0 || strcmp(r, "no_interval") == 0;
+    }
+    const char *said[3];
+    size_t n = 0;
+    if (warmup)
+        said[n++] = "a longer warm-up";
+    if (horizon || n == 0)
+        said[n++] = "a longer horizon";
+    if (replications)
+        said[n++] = "more replications";
+    for (size_t i = 0; i < n; i++)
+        fs_page_raw(d, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", said[i]);
+}
+
+/* One sentence per latency figure that has not settled: which, its value,
+ * why, and what would settle it.  Results from before settling was recorded
+ * have no `settling`: the section then says nothing. */
+static void fs__settling(fs_page_doc *d, json_t *results)
+{
+    size_t unsettled = 0, diagnosed = 0, i, j;
+    json_t *pol, *svc;
+    json_array_foreach(json_object_get(results, "policies"), i, pol) {
+        json_array_foreach(json_object_get(pol, "services"), j, svc) {
+            for (size_t f = 0; f < sizeof settle_figures / sizeof *settle_figures; f++) {
+                json_t *fig = json_object_get(json_object_get(svc, "settling"), settle_figures[f]);
+                diagnosed += fig != NULL;
+                if (!json_is_false(json_object_get(fig, "settled")))
+                    continue;
+                if (unsettled++ == 0) {
+                    fs_page_heading(d, 2, "Has the run settled?", NULL);
+                    fs_page_raw(d, d->html ? "<ul>\n" : "");
+                }
+                if (unsettled > FS__MAX_SETTLE_SENTENCES)
+                    continue;
+                fs_page_raw(d, d->html ? "<li>" : "- ");
+                fs_page_text(d, fs__str(pol, "name"));
+                fs_page_raw(d, ": ");
+                fs_page_text(d, fs__str(svc, "name"));
+                char path[32];
+                snprintf(path, sizeof path, "latency_ms.%s", settle_figures[f]);
+                fs_page_raw(d, " %s (%.4g ms) has not settled: ", settle_figures[f], fs__num(svc, path));
+                fs_page_text(d, fs__str(fig, "why"));
+                fs_page_raw(d, ". To settle it, try ");
+                fs__settle_advice(d, json_object_get(fig, "reasons"));
+                fs_page_raw(d, d->html ? ".</li>\n" : ".\n");
+            }
+        }
+    }
+    if (unsettled > FS__MAX_SETTLE_SENTENCES)
+        fs_page_raw(d, d->html ? "<li>and %zu more (results.json: settling)</li>\n"
+                               : "- and %zu more (results.json: settling)\n",
+                    unsettled - FS__MAX_SETTLE_SENTENCES);
+    if (unsettled) {
+        fs_page_raw(d, d->html ? "</ul>\n" : "\n");
+    } else if (diagnosed) {
+        fs_page_para_open(d);
+        fs_page_raw(d, "Every latency figure has settled: its 95%% confidence interval is within 10%% of it, "
+                       "and no run-length diagnostic objects.");
+        fs_page_para_close(d);
+    }
+}
+
 typedef struct fs__results_page {
     json_t *results, *compare;
     const fs_chart_set *charts;
@@ -246,6 +326,7 @@ static void fs__document(fs_page_doc *d, void *ctx)
     json_t *pol;
     json_array_foreach(json_object_get(results, "policies"), i, pol) fs__verdict(d, pol, hours);
     fs_page_raw(d, d->html ? "</ul>\n" : "\n");
+    fs__settling(d, results);
 
     fs_page_heading(d, 2, "Comparison", NULL);
     fs__table(d, results, pg->compare);

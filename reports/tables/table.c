@@ -1,5 +1,6 @@
 #include "table.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -42,8 +43,57 @@ static int fs__name_width(const fs_results *r, int floor_width)
     return w > 32 ? 32 : w;
 }
 
+/* A latency figure as the table shows it: with its interval when it has one
+ * (ci), and the mark `~` when it has not settled (settle.h). */
+static const char *fs__figure(char *buf, size_t size, const fs_settling *st, bool ci)
+{
+    if (ci && !isnan(st->ci95))
+        snprintf(buf, size, "%.1f ±%.1f%s", st->value, st->ci95, st->why ? "~" : "");
+    else
+        snprintf(buf, size, "%.1f%s", st->value, st->why ? "~" : "");
+    return buf;
+}
+
+/* Under the service rows: where the ± comes from, and for every figure that
+ * has not settled, why (detail), or how many there are (past 12 services). */
+static int fs__settling_notes(const fs_results *r, size_t p, bool detail, FILE *fp, fs_error *err)
+{
+    const fs_scenario *s = r->policies[p].scenario;
+    size_t n_batch_ci = 0, n_unsettled = 0;
+    for (size_t i = 0; i < s->n_services; i++) {
+        fs_service_summary sum;
+        if (fs_results_service_summary(r, p, i, &sum) != 0)
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        n_batch_ci += sum.ci_from_batches;
+        for (size_t f = 0; f < FS_SETTLE_FIGURES; f++) {
+            const fs_settling *st = &sum.settling[f];
+            if (!st->why)
+                continue;
+            n_unsettled++;
+            if (!detail)
+                continue;
+            if (n_unsettled == 1)
+                fputs("\n~ not settled: a longer horizon, more replications or a longer warm-up would "
+                      "move it\n",
+                      fp);
+            char why[512];
+            fputs("NOT SETTLED: service ", fp);
+            fs__name(fp, s->services[i].name, (int)strlen(s->services[i].name));
+            fprintf(fp, " %s: %s\n", fs_settle_names[f], fs_settling_why(st, why, sizeof why));
+        }
+    }
+    if (!detail && n_unsettled)
+        fprintf(fp, "%zu latency figures have not settled: a longer horizon, more replications or a longer "
+                    "warm-up would move them (why: --format json, settling)\n",
+                n_unsettled);
+    if (n_batch_ci && detail)
+        fprintf(fp, "± with one replication: 95%% CI from %d time batches of the run (batch means)\n",
+                FS_SETTLE_BATCHES);
+    return FS_OK;
+}
+
 /* One row per service: requests, drops, latency quantiles with the p99
- * interval, breach windows, offered load. */
+ * interval, breach windows, offered load; then the settling notes. */
 static int fs__services_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_error *err)
 {
     const fs_policy_result *pol = &r->policies[p];
@@ -55,20 +105,20 @@ static int fs__services_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
         fs_service_summary sum;
         if (fs_results_service_summary(r, p, i, &sum) != 0)
             return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-        char p99[32];
-        if (sum.p99_ms.valid)
-            snprintf(p99, sizeof p99, "%.1f ±%.1f", sum.merged_p99_ms, sum.p99_ms.half_width);
-        else
-            snprintf(p99, sizeof p99, "%.1f", sum.merged_p99_ms);
+        char mean[40], p50[40], p95[40], p99[40], p999[40];
         char breaches[32] = "-";
         if (s->services[i].slo.n_targets)
             snprintf(breaches, sizeof breaches, "%.4g", sum.slo_breach_windows.mean);
         fs__name(fp, s->services[i].name, w);
-        fprintf(fp, " %12.0f %10.0f %9.1f %9.1f %9.1f %16s %9.1f %8s %6.2f\n", sum.requests.mean,
-                sum.dropped.mean, sum.merged_mean_ms, sum.merged_p50_ms, sum.merged_p95_ms, p99,
-                sum.merged_p999_ms, breaches, pol->loads[i].offered_load);
+        fprintf(fp, " %12.0f %10.0f %9s %9s %9s %16s %9s %8s %6.2f\n", sum.requests.mean, sum.dropped.mean,
+                fs__figure(mean, sizeof mean, &sum.settling[FS_SETTLE_MEAN], false),
+                fs__figure(p50, sizeof p50, &sum.settling[FS_SETTLE_P50], false),
+                fs__figure(p95, sizeof p95, &sum.settling[FS_SETTLE_P95], false),
+                fs__figure(p99, sizeof p99, &sum.settling[FS_SETTLE_P99], true),
+                fs__figure(p999, sizeof p999, &sum.settling[FS_SETTLE_P999], false),
+                breaches, pol->loads[i].offered_load);
     }
-    return FS_OK;
+    return fs__settling_notes(r, p, true, fp, err);
 }
 
 /* Many services: totals, how many meet their SLO over the whole run, breach
@@ -109,7 +159,7 @@ static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_er
         fprintf(fp, " at %.2f x its p99 target", worst_ratio);
     }
     fputs(" (per service: --format json or csv, or --out)\n", fp);
-    return FS_OK;
+    return fs__settling_notes(r, p, false, fp, err);
 }
 
 /* One row per training stream: jobs, queue wait, preemptions, work. */
