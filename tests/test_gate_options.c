@@ -133,6 +133,18 @@ static void test_window_anchor(void **state)
     char *out = test_slurp("%s/out.txt", tmp);
     assert_non_null(strstr(out, "\"warmup_s\": 1800"));
     free(out);
+    /* check anchors its "ci" warm-up (5m) the same way: to 1h, which is the
+     * ci horizon, so refused; with --horizon 3h it runs. */
+    assert_int_equal(test_fleetsim(tmp, "check %s/small.json --baseline %s/anc.json --update --window 1h"
+                                        " --window-anchor 00:00", tmp, tmp),
+                     2);
+    test_stderr_has(tmp, "ci: the warm-up (1h) must stay below the horizon (1h)");
+    assert_int_equal(test_fleetsim(tmp, "check %s/small.json --baseline %s/anc.json --update --window 1h"
+                                        " --window-anchor 00:00 --horizon 3h", tmp, tmp),
+                     0);
+    doc = load_json(test_path("%s/anc.json", tmp));
+    assert_true(scenario_field(doc, "warmup_s") == 3600);
+    json_decref(doc);
     assert_int_equal(test_fleetsim(tmp, "run %s/small.json --window-anchor 25:00", tmp), 2);
     test_stderr_has(tmp, "window_anchor: expected a time of day");
     /* Extended to 2h, the warm-up reaches the horizon. */

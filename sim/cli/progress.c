@@ -4,6 +4,7 @@
  */
 #include "progress.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -49,11 +50,12 @@ static void fs__draw(void *ctx, const fs_run_progress *p)
     /* The share done: whole replications plus the running one's simulated time. */
     double done = ((double)p->done + (p->horizon_s > 0 ? p->now_s / p->horizon_s : 0)) / (double)p->total;
     char now[32], horizon[32], eta[32] = "?";
-    fs_duration_format(p->now_s, now, sizeof now);
+    /* Whole minutes: seconds would flicker past unread. */
+    fs_duration_format(floor(p->now_s / 60) * 60, now, sizeof now);
     fs_duration_format(p->horizon_s, horizon, sizeof horizon);
     if (done > 0)
         fs_progress_eta(elapsed / done * (1 - done), eta, sizeof eta);
-    fprintf(stderr, "\r\033[Kfleetsim: replication %zu/%zu, simulated %s of %s, %.3g events/s, ETA %s",
+    fprintf(stderr, "\r\033[Kfleetsim: replication %zu of %zu, simulated %s of %s, %.3g events/s, ETA %s",
             p->done + 1, p->total, now, horizon, (double)p->events / elapsed, eta);
     fflush(stderr);
     shown->drawn = true;
