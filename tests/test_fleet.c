@@ -218,7 +218,7 @@ static void test_does_not_fit(void **state)
         "  {\"name\": \"llama-45\", \"memory_gb\": 45, " LIGHT ", \"replicas\": 1}]}");
     run_refused(s, msg, sizeof msg);
     assert_non_null(strstr(msg, "llama-45"));
-    assert_non_null(strstr(msg, "45 GB"));
+    assert_non_null(strstr(msg, "45 GiB"));
     assert_non_null(strstr(msg, "slices"));
     assert_null(strstr(msg, "\"fits\""));
     fs_scenario_destroy(s);

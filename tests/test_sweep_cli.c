@@ -71,15 +71,6 @@ static void assert_same_points(const char *a, const char *b)
     assert_same_file(test_path("%s/%s/points.csv", dir, a), test_path("%s/%s/points.csv", dir, b));
 }
 
-static void assert_stderr_has(const char *what)
-{
-    char *err = test_slurp("%s/err.txt", dir);
-    assert_non_null(err);
-    if (!strstr(err, what))
-        fail_msg("stderr lacks \"%s\": %s", what, err);
-    free(err);
-}
-
 static void test_sweep_one_machine(void **state)
 {
     (void)state;
@@ -121,7 +112,7 @@ static void test_shards_merge_to_the_same(void **state)
     assert_false(test_exists("%s/s0/points.json", dir)); /* a shard alone writes no results */
     /* A merge that lacks a shard says what is missing and writes nothing. */
     assert_int_equal(test_fleetsim(dir, "merge %s/s0 %s/s2 --out %s/partial", dir, dir, dir), 2);
-    assert_stderr_has("missing");
+    test_stderr_has(dir, "missing");
     assert_false(test_exists("%s/partial/points.json", dir));
     assert_int_equal(test_fleetsim(dir, "merge %s/s0 %s/s1 %s/s2 --out %s/m -q", dir, dir, dir, dir), 0);
     assert_same_points("j1", "m");
@@ -200,7 +191,7 @@ static void test_resume(void **state)
         assert_int_equal(test_fleetsim(dir, "sweep %s/sweep.json --jobs 1 --out %s/j1 -q", dir, dir), 0);
     /* Stopped after 5 runs: 5 files, no results; a rerun goes on to the same bytes. */
     assert_int_equal(test_fleetsim(dir, "sweep %s/sweep.json --jobs 2 --max-runs 5 --out %s/r", dir, dir), 0);
-    assert_stderr_has("stopped after 5 runs");
+    test_stderr_has(dir, "stopped after 5 runs");
     assert_false(test_exists("%s/r/points.json", dir));
     assert_int_equal(test_sh("test $(ls %s/r/runs | grep -c '^p') -eq 5", dir), 0);
     assert_int_equal(test_fleetsim(dir, "sweep %s/sweep.json --jobs 2 --out %s/r -q", dir, dir), 0);
@@ -233,7 +224,7 @@ static void test_resume(void **state)
 
     /* Another sweep into a directory of this one is refused. */
     assert_int_equal(test_fleetsim(dir, "sweep %s/long.json --out %s/r", dir, dir), 2);
-    assert_stderr_has("holds another sweep");
+    test_stderr_has(dir, "holds another sweep");
 }
 
 /* A sweep file with `body` after the schema and scenario keys exits 2 with
@@ -243,7 +234,7 @@ static void assert_sweep_refused(const char *name, const char *body, const char 
     test_write(test_path("%s/%s", dir, name),
                test_path("{\"schema\": \"fleetsim-sweep/1\", \"scenario\": \"s.json\"%s}", body));
     assert_int_equal(test_fleetsim(dir, "sweep %s/%s --out %s/bad", dir, name, dir), 2);
-    assert_stderr_has(want);
+    test_stderr_has(dir, want);
     assert_false(test_exists("%s/bad/points.json", dir));
 }
 
@@ -298,7 +289,7 @@ static void test_plan_matches_grid(void **state)
                                         "--constraint 'service:chat.p99~1' --out %s/bad", dir, dir), 2);
     assert_int_equal(test_fleetsim(dir, "plan %s/s.json --vary 'policies.a.pools[0].gpus=1..2' --vary policy=a "
                                         "--constraint 'service:chta.p99<=1s' --out %s/bad2", dir, dir), 2);
-    assert_stderr_has("service:chat.p99_ms");
+    test_stderr_has(dir, "service:chat.p99_ms");
 }
 
 int main(void)

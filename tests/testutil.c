@@ -186,6 +186,15 @@ bool test_nonempty(const char *fmt, ...)
     return found && st.st_size > 0;
 }
 
+void test_stderr_has(const char *dir, const char *want)
+{
+    char *err = test_slurp("%s/err.txt", dir);
+    assert_non_null(err);
+    if (!strstr(err, want))
+        fail_msg("stderr lacks \"%s\": %s", want, err);
+    free(err);
+}
+
 static int vsh(const char *fmt, va_list ap)
 {
     char cmd[8192];

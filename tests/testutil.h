@@ -60,6 +60,9 @@ bool test_exists(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whether the file at the formatted path exists and is not empty. */
 bool test_nonempty(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Fails the test unless DIR/err.txt (test_fleetsim's stderr) contains want. */
+void test_stderr_has(const char *dir, const char *want);
+
 /* Runs the formatted command with system(); returns its exit status, and
  * fails the test if it did not exit normally. */
 int test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -131,7 +131,7 @@ static void fs__describe_free(const fs_pool_units *pu, const double *room, char 
     else if (best == FS_UNPLACED)
         snprintf(buf, size, "all %zu units are taken", pu->n_units);
     else
-        snprintf(buf, size, "%zu of %zu units free, the roomiest %s with %.4g GB", n_free,
+        snprintf(buf, size, "%zu of %zu units free, the roomiest %s with %.4g GiB", n_free,
                  pu->n_units, pu->units[best].kind, room[best]);
 }
 
@@ -168,7 +168,7 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
             fs__describe_free(pu, room, free_desc, sizeof free_desc);
             char need[64] = "(no memory_gb given) needs a unit";
             if (refs[k].need_gb > 0)
-                snprintf(need, sizeof need, "needs %.4g GB", refs[k].need_gb);
+                snprintf(need, sizeof need, "needs %.4g GiB", refs[k].need_gb);
             rc = fs_error_set(err, FS_ERR_INPUT,
                               "%s: services[%zu] (%s): replica %u of %u %s; no free unit in pool "
                               "\"%s\" fits (%s)",

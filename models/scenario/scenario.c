@@ -101,7 +101,8 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
     static const char *const keys[] = {"schema",   "name",          "description", "horizon",
                                        "warmup",   "window",        "seed",        "replications",
                                        "gpus",     "start_weekday", "pools",       "services",
-                                       "policies", "training",      "calibration", "ci"};
+                                       "policies", "training",      "calibration", "ci",
+                                       "window_anchor"};
     fs_scenario *s = c->s;
     if (!json_is_object(root))
         return fs_jpath_expected(p, root, "an object at the top level");

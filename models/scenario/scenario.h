@@ -217,6 +217,9 @@ typedef struct fs_scenario {
     double horizon_s;     /* total simulated time, > 0 */
     double warmup_s;      /* [0, horizon): statistics cover [warmup, horizon] */
     double window_s;      /* time-series window, default 300 */
+    bool window_anchored;   /* "window_anchor" given: window starts fall on */
+    double window_anchor_s; /* that time of day (t = 0 is midnight) plus whole windows,
+                             * the warm-up extended to the first (else they start at it) */
     uint64_t seed;        /* default 1 */
     uint32_t replications;/* default 1 */
     int start_weekday;    /* day of week at t = 0: 0 = Monday .. 6 = Sunday (default 0) */

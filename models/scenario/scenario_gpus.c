@@ -136,7 +136,7 @@ static int parse_gpu_type(fs_jpath *p, const char *name, const json_t *obj, fs_g
         memcpy(out->name, name, strlen(name) + 1); /* the caller checked the length */
     }
     uint64_t sms = out->sms;
-    rc = fs_jpath_get_number(p, obj, "memory_gb", false, FS_JPATH_POSITIVE, &out->memory_gb);
+    rc = fs__scenario_get_memory(p, obj, "memory_gb", FS_JPATH_POSITIVE, &out->memory_gb);
     if (rc == FS_OK)
         rc = fs_jpath_get_uint(p, obj, "sms", false, 1, UINT_MAX, &sms);
     out->sms = (unsigned)sms;

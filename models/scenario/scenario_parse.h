@@ -62,6 +62,9 @@ int fs__scenario_get_choice(fs_jpath *p, const json_t *obj, const char *key, con
                             const char *const *names, size_t n, int *out);
 /* obj[key], when present, as true or false. */
 int fs__scenario_get_bool(fs_jpath *p, const json_t *obj, const char *key, bool *out);
+/* obj[key], when present, as a memory size in GiB: a JSON number of GiB, or
+ * a string with its unit ("80GiB", "85.9GB": memsize.h). */
+int fs__scenario_get_memory(fs_jpath *p, const json_t *obj, const char *key, fs_jpath_sign sign, double *gib);
 /* parent[member] as a distribution object ({"lognormal": {...}}). */
 int fs__scenario_parse_dist(fs_jpath *p, const json_t *parent, const char *member, bool required,
                             fs_dist *d);

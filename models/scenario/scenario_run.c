@@ -1,6 +1,7 @@
 /*
  * scenario_run — how a scenario is run: "horizon", "warmup", "window",
- * "seed", "replications", "start_weekday" and the fast "ci" settings; and
+ * "window_anchor", "seed", "replications", "start_weekday" and the fast "ci"
+ * settings; and
  * the two calls that change them after parsing, fs_scenario_override (the
  * command line's --seed, --replications, --horizon) and fs_scenario_apply_ci
  * (`fleetsim check`).  They live together because they keep one rule: the
@@ -93,6 +94,43 @@ static int parse_ci(fs_jpath *p, const json_t *root, fs_scenario *s)
     return rc;
 }
 
+/* The first instant at or after warmup that is the window anchor plus a
+ * whole number of windows: measuring starts there, so every window starts
+ * at a time of day the scenario chose (midnight for daily windows). */
+static double anchored(const fs_scenario *s, double warmup)
+{
+    if (!s->window_anchored)
+        return warmup;
+    /* The 1e-9 keeps a warm-up already on an anchor (up to rounding) there. */
+    double k = ceil((warmup - s->window_anchor_s) / s->window_s - 1e-9);
+    return fmax(warmup, s->window_anchor_s + k * s->window_s);
+}
+
+static int parse_anchor(fs_jpath *p, const json_t *root, fs_scenario *s)
+{
+    double anchor = -1;
+    int rc = fs_jpath_get_duration(p, root, "window_anchor", false, FS_JPATH_NONNEG, &anchor);
+    if (rc != FS_OK || anchor < 0)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "window_anchor");
+    if (anchor >= 86400) {
+        rc = fs_jpath_expected(p, json_object_get(root, "window_anchor"), "a time of day from \"00:00\" to \"23:59\"");
+    } else {
+        s->window_anchored = true;
+        s->window_anchor_s = anchor;
+        s->warmup_s = anchored(s, s->warmup_s);
+        if (s->warmup_s >= s->horizon_s) {
+            char w[64], h[64];
+            fs_duration_format(s->warmup_s, w, sizeof w);
+            fs_duration_format(s->horizon_s, h, sizeof h);
+            rc = fs_jpath_fail(p, "the warm-up, extended to the first window start on the anchor (%s), reaches "
+                                  "the horizon (%s)", w, h);
+        }
+    }
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 /* The run settings, in document order after "name" and "description". */
 int fs__scenario_parse_run(fs_jpath *p, const json_t *root, fs_scenario *s)
 {
@@ -111,6 +149,9 @@ int fs__scenario_parse_run(fs_jpath *p, const json_t *root, fs_scenario *s)
     s->window_s = DEFAULT_WINDOW_S;
     if (rc == FS_OK)
         rc = fs_jpath_get_duration(p, root, "window", false, FS_JPATH_POSITIVE, &s->window_s);
+    s->window_anchored = false;
+    if (rc == FS_OK)
+        rc = parse_anchor(p, root, s);
 
     uint64_t seed = 1, replications = 1;
     if (rc == FS_OK)
@@ -175,7 +216,7 @@ int fs_scenario_apply_ci(fs_scenario *s, fs_error *err)
 {
     assert(s != NULL);
     double horizon = s->ci_horizon_s > 0 ? s->ci_horizon_s : s->horizon_s;
-    double warmup = s->ci_warmup_s > 0 ? s->ci_warmup_s : s->warmup_s;
+    double warmup = anchored(s, s->ci_warmup_s > 0 ? s->ci_warmup_s : s->warmup_s);
     if (warmup >= horizon) {
         char h[64], w[64];
         fs_duration_format(horizon, h, sizeof h);

@@ -281,7 +281,7 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
         rc = parse_slo(p, svc, s->window_s, &out->slo);
     out->memory_gb = 0;
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, svc, "memory_gb", false, FS_JPATH_POSITIVE, &out->memory_gb);
+        rc = fs__scenario_get_memory(p, svc, "memory_gb", FS_JPATH_POSITIVE, &out->memory_gb);
     if (rc == FS_OK) {
         /* By default the service time was measured on the GPUs it runs on. */
         out->reference_gpu = s->pools[out->pool].gpu_type;

@@ -201,8 +201,7 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
                                  &out->work_gpu_hours);
     out->state_gb_per_gpu = 0;
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, job, "state_gb_per_gpu", false, FS_JPATH_NONNEG,
-                                 &out->state_gb_per_gpu);
+        rc = fs__scenario_get_memory(p, job, "state_gb_per_gpu", FS_JPATH_NONNEG, &out->state_gb_per_gpu);
     if (rc == FS_OK)
         rc = parse_checkpoint(p, job, out);
     out->preemptible = false;

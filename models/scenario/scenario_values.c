@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "memsize.h"
 
 /* ----------------------------------------------------------------- strings */
 
@@ -94,6 +95,29 @@ int fs__scenario_get_bool(fs_jpath *p, const json_t *obj, const char *key, bool 
     }
     size_t mark = fs_jpath_push_key(p, key);
     int rc = fs_jpath_expected(p, v, "true or false");
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+int fs__scenario_get_memory(fs_jpath *p, const json_t *obj, const char *key, fs_jpath_sign sign, double *gib)
+{
+    json_t *v = json_object_get(obj, key);
+    if (v == NULL || json_is_number(v))
+        return fs_jpath_get_number(p, obj, key, false, sign, gib);
+    size_t mark = fs_jpath_push_key(p, key);
+    const char *what = sign == FS_JPATH_POSITIVE ? "a positive memory size" : "a memory size";
+    double bytes = 0;
+    char why[128] = "";
+    int rc = FS_OK;
+    if (!json_is_string(v) || fs_memsize_parse(json_string_value(v), &bytes, why, sizeof why) != 0 ||
+        (sign == FS_JPATH_POSITIVE && !(bytes > 0))) {
+        char got[128];
+        fs_jpath_describe(v, got, sizeof got);
+        rc = fs_jpath_fail(p, "expected %s in GiB (a number) or with its unit (\"80GiB\", \"85.9GB\"), got %s%s%s%s",
+                           what, got, why[0] ? " (" : "", why, why[0] ? ")" : "");
+    } else {
+        *gib = bytes / FS_GIB;
+    }
     fs_jpath_pop(p, mark);
     return rc;
 }

@@ -31,7 +31,31 @@ typedef struct fs__replication {
     fs_training training;
     bool training_ready;
     double window_start;  /* start of the open time-series window */
+    struct fs__watcher *watcher; /* NULL: nobody watches */
 } fs__replication;
+
+/* A run's watch and where the run stands, for the engine's watcher. */
+typedef struct fs__watcher {
+    const fs_run_watch *watch;
+    uint64_t events_before; /* handled by the replications already finished */
+    fs_run_progress progress;
+} fs__watcher;
+
+static void fs__on_watch(fs_sim *sim, void *ctx)
+{
+    fs__watcher *w = ctx;
+    uint64_t events = w->events_before + sim->events;
+    if (w->watch->max_events && events > w->watch->max_events) {
+        fs_sim_fail(sim, ECANCELED, "stopped after %llu events, more than the limit of %llu (--max-events)",
+                    (unsigned long long)events, (unsigned long long)w->watch->max_events);
+        return;
+    }
+    if (w->watch->progress) {
+        w->progress.now_s = sim->now;
+        w->progress.events = events;
+        w->watch->progress(w->watch->ctx, &w->progress);
+    }
+}
 
 static void fs__start_measuring(fs__replication *run, double now)
 {
@@ -160,9 +184,9 @@ static void fs__charge_blocked(void *ctx, size_t service, double minutes)
 
 static int fs__run_replication(const fs_results *results, const fs_scenario *s,
                                const fs_placement *placement, uint32_t replication, fs_rep_result *rep,
-                               fs_error *err)
+                               fs__watcher *watcher, fs_error *err)
 {
-    fs__replication run = {.scenario = s, .results = results, .rep = rep};
+    fs__replication run = {.scenario = s, .results = results, .rep = rep, .watcher = watcher};
     int rc = FS_OK;
     if (fs_sim_init(&run.sim) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory creating the engine");
@@ -214,11 +238,17 @@ static int fs__run_replication(const fs_results *results, const fs_scenario *s,
     if (s->warmup_s + s->window_s <= s->horizon_s)
         fs_sim_schedule(&run.sim, s->warmup_s + s->window_s, 0, run.kind_window, 0, 0);
 
+    if (watcher) {
+        watcher->progress.horizon_s = s->horizon_s;
+        fs_sim_watch(&run.sim, FS_RUN_WATCH_EVERY, fs__on_watch, watcher);
+    }
     if (fs_sim_run(&run.sim, s->horizon_s) != 0) {
-        /* EILSEQ: a trace row that is bad input (the message names file:line). */
-        rc = run.sim.failed == EILSEQ ? fs_error_set(err, FS_ERR_INPUT, "%s", run.sim.failure)
-                                      : fs_error_set(err, FS_ERR_RUNTIME, "replication %u: %s", replication,
-                                                     run.sim.failure);
+        /* EILSEQ: a trace row that is bad input (the message names file:line);
+         * ECANCELED: the watch's event limit, which says all there is to say. */
+        rc = run.sim.failed == EILSEQ       ? fs_error_set(err, FS_ERR_INPUT, "%s", run.sim.failure)
+             : run.sim.failed == ECANCELED ? fs_error_set(err, FS_ERR_RUNTIME, "%s", run.sim.failure)
+                                           : fs_error_set(err, FS_ERR_RUNTIME, "replication %u: %s", replication,
+                                                          run.sim.failure);
         goto out;
     }
     /* A last, shorter window when the horizon is not a whole number of windows. */
@@ -313,8 +343,11 @@ static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
 }
 
 /* Runs replications first, first + 1, ... of every policy of r into reps[0..n_reps-1]. */
-static int fs__run_into(fs_results *r, uint32_t first, fs_error *err)
+static int fs__run_into(fs_results *r, uint32_t first, fs__watcher *watcher, fs_error *err)
 {
+    if (watcher)
+        for (size_t p = 0; p < r->n_policies; p++)
+            watcher->progress.total += r->policies[p].n_reps;
     /* Every policy runs the same replications with the same streams: the
      * comparison between policies is paired (common random numbers). */
     for (size_t p = 0; p < r->n_policies; p++) {
@@ -326,24 +359,30 @@ static int fs__run_into(fs_results *r, uint32_t first, fs_error *err)
         for (uint32_t k = 0; k < pol->n_reps; k++) {
             if (fs_rep_result_init(&pol->reps[k], pol->scenario, first + k, r->n_tenants) != 0)
                 return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
-            rc = fs__run_replication(r, pol->scenario, pol->placement, first + k, &pol->reps[k], err);
+            rc = fs__run_replication(r, pol->scenario, pol->placement, first + k, &pol->reps[k], watcher, err);
             if (rc != FS_OK)
                 return rc;
             r->events += pol->reps[k].events;
+            if (watcher) {
+                watcher->events_before = r->events;
+                watcher->progress.done++;
+            }
         }
         fs__trace_loads(r, pol);
     }
     return FS_OK;
 }
 
-static int fs__run(const fs_scenario *s, const size_t *which, size_t n, fs_results **out, fs_error *err)
+static int fs__run(const fs_scenario *s, const size_t *which, size_t n, const fs_run_watch *watch,
+                   fs_results **out, fs_error *err)
 {
+    fs__watcher watcher = {.watch = watch};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fs_results *r;
     if (fs_results_create(s, which, n, &r) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
-    int rc = fs__run_into(r, 0, err);
+    int rc = fs__run_into(r, 0, watch ? &watcher : NULL, err);
     if (rc != FS_OK) {
         fs_results_destroy(r);
         return rc;
@@ -357,12 +396,33 @@ static int fs__run(const fs_scenario *s, const size_t *which, size_t n, fs_resul
 
 int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err)
 {
-    return fs__run(s, NULL, 0, out, err);
+    return fs__run(s, NULL, 0, NULL, out, err);
 }
 
 int fs_run_policies(const fs_scenario *s, const char *const *names, size_t n_names, fs_results **out,
                     fs_error *err)
 {
+    return fs_run_watched(s, names, n_names, NULL, out, err);
+}
+
+double fs_run_estimate_events(const fs_scenario *s)
+{
+    double events = 0;
+    for (size_t i = 0; i < s->n_services; i++) {
+        const fs_service_spec *spec = &s->services[i];
+        if (spec->arrivals.trace)
+            continue;
+        fs_arrival_profile profile = {.spec = &spec->arrivals, .start_weekday = s->start_weekday};
+        events += 2 * fs_arrivals_mean_rate(&profile, 0, s->horizon_s) * s->horizon_s;
+    }
+    return events;
+}
+
+int fs_run_watched(const fs_scenario *s, const char *const *names, size_t n_names, const fs_run_watch *watch,
+                   fs_results **out, fs_error *err)
+{
+    if (!names)
+        return fs__run(s, NULL, 0, watch, out, err);
     size_t n_variants = s->policies ? s->n_policies : 1;
     size_t *which = malloc((n_names ? n_names : 1) * sizeof *which);
     if (!which)
@@ -386,7 +446,7 @@ int fs_run_policies(const fs_scenario *s, const char *const *names, size_t n_nam
             return FS_ERR_INPUT;
         }
     }
-    int rc = fs__run(s, which, n_names, out, err);
+    int rc = fs__run(s, which, n_names, watch, out, err);
     free(which);
     return rc;
 }
@@ -398,7 +458,7 @@ int fs_run_replication(const fs_scenario *s, size_t variant, uint32_t replicatio
     if (fs_results_create(s, &variant, 1, &r) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
     r->policies[0].n_reps = 1; /* the array holds s->replications >= 1 */
-    int rc = fs__run_into(r, replication, err);
+    int rc = fs__run_into(r, replication, NULL, err);
     if (rc != FS_OK) {
         fs_results_destroy(r);
         return rc;

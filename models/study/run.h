@@ -20,6 +20,24 @@
 #include "results.h"
 #include "scenario.h"
 
+/* What a run tells its watcher while it runs (fs_run_watch.progress). */
+typedef struct fs_run_progress {
+    double now_s, horizon_s; /* simulated time of the replication running */
+    uint64_t events;         /* events handled so far, every replication */
+    size_t done, total;      /* replications (of every policy) finished, and all */
+} fs_run_progress;
+
+/* Limits and progress for one run (fs_run_watched); zeroed, it changes nothing. */
+typedef struct fs_run_watch {
+    uint64_t max_events; /* 0: no limit; past it the run stops with FS_ERR_RUNTIME */
+    /* Called every FS_RUN_WATCH_EVERY events (NULL: never); the callee
+     * decides how often to show anything. */
+    void (*progress)(void *ctx, const fs_run_progress *p);
+    void *ctx;
+} fs_run_watch;
+
+#define FS_RUN_WATCH_EVERY 4096
+
 /* Returns FS_OK and *out, FS_ERR_INPUT when a replica fits nowhere, or
  * FS_ERR_RUNTIME (out of memory, a runaway queue), with err filled. */
 int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err);
@@ -28,6 +46,17 @@ int fs_run_scenario(const fs_scenario *s, fs_results **out, fs_error *err);
  * baseline of a comparison).  FS_ERR_INPUT for a name the scenario lacks. */
 int fs_run_policies(const fs_scenario *s, const char *const *names, size_t n_names, fs_results **out,
                     fs_error *err);
+
+/* fs_run_policies (names NULL: every policy, as fs_run_scenario) under a
+ * watch (NULL: none).  An event limit is checked every FS_RUN_WATCH_EVERY
+ * events, so a stopped run has handled at most that many more. */
+int fs_run_watched(const fs_scenario *s, const char *const *names, size_t n_names, const fs_run_watch *watch,
+                   fs_results **out, fs_error *err);
+
+/* The events one replication of one policy of s is expected to take (about
+ * two per request: arrival and completion), from the arrival profiles over
+ * the horizon; replayed traces, whose size is known only once read, count 0. */
+double fs_run_estimate_events(const fs_scenario *s);
 
 /* One replication of one variant (an index into the root's policies, 0
  * without "policies"), on the streams of replication `replication`: the same

@@ -3,7 +3,8 @@
  *
  *   fleetsim check SCENARIO --baseline FILE [--tolerance p99=5%,cost=2%] [--update]
  *
- * Loads SCENARIO, applies its "ci" settings (a shorter horizon, fewer
+ * Loads SCENARIO with the command line's edits (--set, --horizon, --warmup,
+ * --window: edits.h), applies its "ci" settings (a shorter horizon, fewer
  * replications, a warm-up: fs_scenario_apply_ci), runs every policy, and
  * compares the results document (fs_results_json, without wall-clock
  * figures) with FILE, a results document written earlier by --update.  The
@@ -33,22 +34,31 @@
 #include "check.h"
 #include "commands.h"
 #include "duration.h"
+#include "edits.h"
 #include "help.h"
 #include "options.h"
 #include "output.h"
+#include "progress.h"
 #include "results_json.h"
 #include "run.h"
 #include "scenario.h"
 
 enum { CHECK_EXIT_OK = 0, CHECK_EXIT_WORSE = 1, CHECK_EXIT_RUNTIME = 1, CHECK_EXIT_USAGE = 2 };
 
-enum { CHECK_BASELINE, CHECK_TOLERANCE, CHECK_UPDATE, CHECK_HELP };
+enum { CHECK_BASELINE, CHECK_TOLERANCE, CHECK_UPDATE, CHECK_HORIZON, CHECK_WARMUP, CHECK_WINDOW,
+       CHECK_WINDOW_ANCHOR, CHECK_SET, CHECK_MAX_EVENTS, CHECK_HELP };
 static const fs_cli_option check_options[] = {
     [CHECK_BASELINE] = {"baseline", 'b', "FILE", "the baseline results JSON (required)"},
     [CHECK_TOLERANCE] = {"tolerance", 't', "LIST", "tolerances overriding the defaults, e.g. p99=5%,cost=2%"},
     [CHECK_UPDATE] = {"update", 0, NULL, "write the current results to FILE instead of comparing"},
+    [CHECK_HORIZON] = FS_EDITS_ROW_HORIZON, [CHECK_WARMUP] = FS_EDITS_ROW_WARMUP,
+    [CHECK_WINDOW] = FS_EDITS_ROW_WINDOW, [CHECK_WINDOW_ANCHOR] = FS_EDITS_ROW_WINDOW_ANCHOR,
+    [CHECK_SET] = FS_EDITS_ROW_SET, [CHECK_MAX_EVENTS] = FS_PROGRESS_ROW_MAX_EVENTS,
     [CHECK_HELP] = {"help", 'h', NULL, "show this help"},
 };
+/* --horizon and --warmup replace the "ci" ones (edits.h). */
+static const fs_edits_which check_edits = {.set = CHECK_SET, .horizon = CHECK_HORIZON, .warmup = CHECK_WARMUP,
+                                           .window = CHECK_WINDOW, .window_anchor = CHECK_WINDOW_ANCHOR};
 #define CHECK_N_OPTIONS ((int)(sizeof check_options / sizeof check_options[0]))
 const fs_cli_table fs_cli_check_options = {check_options, CHECK_N_OPTIONS, NULL};
 
@@ -224,8 +234,11 @@ int fs_cli_check(int argc, char **argv)
         return err.code == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
     }
 
+    uint64_t max_events;
+    if (fs_progress_parse_max("check", opt.values[CHECK_MAX_EVENTS], &max_events) != 0)
+        return CHECK_EXIT_USAGE;
     fs_scenario *s = NULL;
-    int rc = fs_scenario_load(opt.positional[0], &s, &err);
+    int rc = fs_edits_load(opt.positional[0], &opt, &check_edits, true, &s, &err);
     if (rc == FS_OK && (rc = fs_scenario_apply_ci(s, &err)) != FS_OK)
         fs_scenario_destroy(s);
     if (rc != FS_OK) {
@@ -240,7 +253,7 @@ int fs_cli_check(int argc, char **argv)
     }
 
     fs_results *r = NULL;
-    rc = fs_run_scenario(s, &r, &err);
+    rc = fs_progress_run(s, NULL, 0, max_events, &r, &err);
     if (rc != FS_OK) {
         fprintf(stderr, "fleetsim: %s\n", err.msg);
         status = rc == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "commands.h"
+#include "edits.h"
 #include "help.h"
 #include "options.h"
 #include "output.h"
@@ -20,14 +21,17 @@
 
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-enum { PL_VARY, PL_CONSTRAINT, PL_MINIMIZE, PL_FRONTIER, PL_SET, PL_REPLICATIONS, PL_MAX_REPLICATIONS,
-       PL_SEARCH, PL_SEED, PL_JOBS, PL_OUT, PL_QUIET, PL_HELP };
+enum { PL_VARY, PL_CONSTRAINT, PL_MINIMIZE, PL_FRONTIER, PL_SET, PL_HORIZON, PL_WARMUP, PL_WINDOW, PL_WINDOW_ANCHOR,
+       PL_REPLICATIONS, PL_MAX_REPLICATIONS, PL_SEARCH, PL_SEED, PL_JOBS, PL_OUT, PL_QUIET, PL_HELP };
+static const fs_edits_which plan_edits = {.set = PL_SET, .horizon = PL_HORIZON, .warmup = PL_WARMUP,
+                                          .window = PL_WINDOW, .window_anchor = PL_WINDOW_ANCHOR};
 static const fs_cli_option plan_options[] = {
     [PL_VARY] = {"vary", 'v', "PATH=VALUES", "a dimension: FROM..TO[:STEP] (monotone) or a,b,c or a JSON list; repeat"},
     [PL_CONSTRAINT] = {"constraint", 'c', "EXPR", "e.g. 'service:chat.p99<=250ms', 'fleet.peak_headroom>=0.4'; repeat"},
     [PL_MINIMIZE] = {"minimize", 0, "FIGURE", "what to minimize (default cost, i.e. fleet.cost_usd)"},
     [PL_FRONTIER] = {"frontier", 0, "FIGURE", "the frontier's latency axis (default: the first p99 constrained)"},
-    [PL_SET] = {"set", 0, "PATH=VALUE", "fix a scenario value in every point, e.g. horizon=2d; repeat"},
+    [PL_SET] = FS_EDITS_ROW_SET, [PL_HORIZON] = FS_EDITS_ROW_HORIZON, [PL_WARMUP] = FS_EDITS_ROW_WARMUP,
+    [PL_WINDOW] = FS_EDITS_ROW_WINDOW, [PL_WINDOW_ANCHOR] = FS_EDITS_ROW_WINDOW_ANCHOR,
     [PL_REPLICATIONS] = {"replications", 'r', "R", "replications to judge a point with first (default 3, at least 2)"},
     [PL_MAX_REPLICATIONS] = {"max-replications", 0, "R", "most replications for a point near a limit (default 12)"},
     [PL_SEARCH] = {"search", 0, "HOW", "staircase (default: binary search along ranges) or grid (every point)"},
@@ -71,20 +75,6 @@ static int fs__evaluate(void *arg, size_t point, uint32_t reps, fs_metric_row *r
     return rc;
 }
 
-/* "PATH=TEXT" split at the first '=' (PATH copied into path). */
-static int fs__split(const char *opt, const char *text, char *path, size_t size, const char **value)
-{
-    const char *eq = strchr(text, '=');
-    if (!eq || eq == text || (size_t)(eq - text) >= size || !eq[1]) {
-        fprintf(stderr, "fleetsim plan: --%s: expected PATH=VALUE, got \"%s\"\n", opt, text);
-        return -1;
-    }
-    memcpy(path, text, (size_t)(eq - text));
-    path[eq - text] = '\0';
-    *value = eq + 1;
-    return 0;
-}
-
 static int fs__write(const fs_plan *plan, const char *dir, uint64_t grid_runs, fs_error *err)
 {
     fs_output out;
@@ -107,20 +97,14 @@ static int fs__build(const fs_cli_parsed *opt, fs_sweep *sw, fs_plan *plan, fs_e
 {
     char path[512];
     const char *text;
-    int rc = FS_OK;
+    /* The edits first: every point, and each --vary's check of its path, sees them. */
+    int rc = fs_edits_apply(sw, opt, &plan_edits, false, err);
     for (int k = 0; k < opt->n_given && rc == FS_OK; k++) {
         int which = opt->given[k].option;
-        if (which == PL_SET) {
-            if (fs__split("set", opt->given[k].value, path, sizeof path, &text) != 0)
-                return FS_ERR_INPUT;
-            json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
-            if (!v)
-                v = json_string(text);
-            rc = v ? fs_sweep_set(sw, path, v, err) : fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-            json_decref(v);
-        } else if (which == PL_VARY) {
-            if (fs__split("vary", opt->given[k].value, path, sizeof path, &text) != 0)
-                return FS_ERR_INPUT;
+        if (which == PL_VARY) {
+            if (fs_edits_split(opt->given[k].value, path, sizeof path, &text) != 0)
+                return fs_error_set(err, FS_ERR_INPUT, "--vary: expected PATH=VALUES, got \"%s\"",
+                                    opt->given[k].value);
             json_t *values;
             bool range;
             fs_error verr = {0};

@@ -69,7 +69,9 @@ const fs_cli_command fs_cli_help_commands[] = {
      .description = "Runs SCENARIO with its \"ci\" settings (horizon, replications, warmup) and\n"
                     "compares each policy's figures with FILE, matching policies, services and\n"
                     "training streams by name.  Prints a Markdown table and \"N metrics checked,\n"
-                    "K worse\".  A policy, item or figure on one side only counts as worse.",
+                    "K worse\".  A policy, item or figure on one side only counts as worse.\n"
+                    "--horizon and --warmup replace the \"ci\" ones; --set edits the scenario\n"
+                    "before \"ci\" applies.",
      .options = &fs_cli_check_options,
      .notes = "metrics: a figure is WORSE when it moved the wrong way by more than its\n"
               "tolerance (percent of the baseline) and by more than the absolute floor\n"

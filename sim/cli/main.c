@@ -17,12 +17,14 @@
 
 #include "duration.h"
 #include "commands.h"
+#include "edits.h"
 #include "help.h"
 #include "options.h"
 #include "compare.h"
 #include "report.h"
 #include "output.h"
 #include "placement.h"
+#include "progress.h"
 #include "results_csv.h"
 #include "results_json.h"
 #include "run.h"
@@ -33,12 +35,16 @@
 
 /* run and compare share their first options (same indices); compare adds
  * --policies. */
-enum { RUN_SEED, RUN_REPLICATIONS, RUN_HORIZON, RUN_OUT, RUN_FORMAT, RUN_NO_TIMING, RUN_HELP, RUN_REPORT,
-       RUN_LENIENT, RUN_POLICIES };
+enum { RUN_SEED, RUN_REPLICATIONS, RUN_HORIZON, RUN_WARMUP, RUN_WINDOW, RUN_WINDOW_ANCHOR, RUN_SET,
+       RUN_MAX_EVENTS, RUN_OUT, RUN_FORMAT, RUN_NO_TIMING, RUN_HELP, RUN_REPORT, RUN_LENIENT, RUN_POLICIES };
+static const fs_edits_which run_edits = {.set = RUN_SET, .horizon = RUN_HORIZON, .warmup = RUN_WARMUP,
+                                         .window = RUN_WINDOW, .window_anchor = RUN_WINDOW_ANCHOR};
 #define FS_RUN_OPTIONS                                                                                          \
     [RUN_SEED] = {"seed", 's', "N", "base seed (overrides the scenario's \"seed\")"},                            \
     [RUN_REPLICATIONS] = {"replications", 'r', "R", "independent replications (overrides \"replications\")"},   \
-    [RUN_HORIZON] = {"horizon", 0, "D", "simulated time, e.g. 7d or 90m (overrides \"horizon\")"},              \
+    [RUN_HORIZON] = FS_EDITS_ROW_HORIZON, [RUN_WARMUP] = FS_EDITS_ROW_WARMUP,                                   \
+    [RUN_WINDOW] = FS_EDITS_ROW_WINDOW, [RUN_WINDOW_ANCHOR] = FS_EDITS_ROW_WINDOW_ANCHOR,                      \
+    [RUN_SET] = FS_EDITS_ROW_SET, [RUN_MAX_EVENTS] = FS_PROGRESS_ROW_MAX_EVENTS,                                \
     [RUN_NO_TIMING] = {"no-timing", 0, NULL, "leave wall-clock figures out of the JSON (byte-identical reruns)"}, \
     [RUN_HELP] = {"help", 'h', NULL, "show this help"},                                                        \
     [RUN_REPORT] = {"report", 0, "DIR", "also write the HTML/Markdown report with charts to DIR"},              \
@@ -74,10 +80,11 @@ static const fs_cli_option validate_options[] = {
 };
 const fs_cli_table fs_cli_validate_options = {validate_options, FS_COUNT(validate_options), NULL};
 
-static int load_scenario(const char *path, fs_scenario **s)
+/* The scenario at path, with the command's edits when it has some (NULL: none). */
+static int load_scenario(const char *path, const fs_cli_parsed *opt, const fs_edits_which *edits, fs_scenario **s)
 {
     fs_error err = {0};
-    int rc = fs_scenario_load(path, s, &err);
+    int rc = edits ? fs_edits_load(path, opt, edits, false, s, &err) : fs_scenario_load(path, s, &err);
     if (rc != FS_OK) {
         fprintf(stderr, "fleetsim: %s\n", err.msg);
         return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
@@ -131,6 +138,7 @@ typedef struct fs__job {
     fs_scenario *s;
     const char *format;
     bool timing;
+    uint64_t max_events;  /* 0: no limit */
     bool has_out;
     fs_output out;
 } fs__job;
@@ -150,7 +158,6 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
     }
     uint64_t given;
     int64_t seed = -1, replications = -1;
-    double horizon = -1;
     const char *v;
     if ((v = opt->values[RUN_SEED]) && fs_cli_parse_count(v, 0, INT64_MAX, &given) != 0) {
         fprintf(stderr, "fleetsim %s: --seed: expected a non-negative integer, got \"%s\"\n", cmd, v);
@@ -164,12 +171,8 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
     }
     if (v)
         replications = (int64_t)given;
-    char why[128];
-    if ((v = opt->values[RUN_HORIZON]) &&
-        (fs_duration_parse(v, &horizon, why, sizeof why) != 0 || horizon <= 0)) {
-        fprintf(stderr, "fleetsim %s: --horizon: expected a positive duration like 7d or 90m, got \"%s\"\n", cmd, v);
+    if (fs_progress_parse_max(cmd, opt->values[RUN_MAX_EVENTS], &job->max_events) != 0)
         return FS_EXIT_USAGE;
-    }
     job->format = opt->values[RUN_FORMAT] ? opt->values[RUN_FORMAT] : "table";
     if (fs_cli_choice(table, RUN_FORMAT, job->format) < 0) {
         fprintf(stderr, "fleetsim %s: --format: expected one of %s, got \"%s\"\n", cmd,
@@ -177,13 +180,13 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
         return FS_EXIT_USAGE;
     }
     job->timing = !opt->values[RUN_NO_TIMING];
-    status = load_scenario(opt->positional[0], &job->s);
+    status = load_scenario(opt->positional[0], opt, &run_edits, &job->s);
     if (status != FS_EXIT_OK)
         return status;
     fs_error err = {0};
     if (opt->values[RUN_LENIENT])
         fs_scenario_set_lenient(job->s);
-    if (fs_scenario_override(job->s, seed, replications, horizon, &err) != FS_OK) {
+    if (fs_scenario_override(job->s, seed, replications, -1, &err) != FS_OK) {
         fprintf(stderr, "fleetsim: %s\n", err.msg);
         fs_scenario_destroy(job->s);
         return FS_EXIT_USAGE;
@@ -229,11 +232,11 @@ static int execute(fs__job *job, bool comparison)
         size_t n = 0;
         for (char *tok = copy ? strtok(copy, ",") : NULL; tok && n < 64; tok = strtok(NULL, ","))
             names[n++] = tok;
-        rc = copy ? fs_run_policies(job->s, names, n, &r, &err)
+        rc = copy ? fs_progress_run(job->s, names, n, job->max_events, &r, &err)
                   : fs_error_set(&err, FS_ERR_RUNTIME, "out of memory");
         free(copy);
     } else {
-        rc = fs_run_scenario(job->s, &r, &err);
+        rc = fs_progress_run(job->s, NULL, 0, job->max_events, &r, &err);
     }
     if (rc != FS_OK) {
         fprintf(stderr, "fleetsim: %s\n", err.msg);
@@ -331,7 +334,7 @@ int fs_cli_validate(int argc, char **argv)
         return FS_EXIT_USAGE;
     }
     fs_scenario *s;
-    status = load_scenario(opt.positional[0], &s);
+    status = load_scenario(opt.positional[0], &opt, NULL, &s);
     if (status != FS_EXIT_OK)
         return status;
     char horizon[32], warmup[32], window[32];
@@ -363,7 +366,7 @@ int fs_cli_validate(int argc, char **argv)
             } else if (pool->partitioning == FS_PARTITION_TIME_SLICED) {
                 printf(", time-sliced by %u", pool->time_slicing.tenants);
             }
-            printf(": %zu of %zu units used, %.4g GB stranded\n", pu->n_units - pu->free_units,
+            printf(": %zu of %zu units used, %.4g GiB stranded\n", pu->n_units - pu->free_units,
                    pu->n_units, pu->stranded_memory_gb);
         }
         fs_placement_destroy(placement);

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "output.h"
+#include "progress.h"
 
 #define FS_RUN_SCHEMA "fleetsim-run/1"
 
@@ -131,35 +132,18 @@ typedef struct fs__pool {
     bool tty;
 } fs__pool;
 
-static double fs__since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-}
-
-static void fs__eta(double s, char *buf, size_t size)
-{
-    if (s < 90)
-        snprintf(buf, size, "%.0fs", s);
-    else if (s < 5400)
-        snprintf(buf, size, "%ldm%02lds", (long)s / 60, (long)s % 60);
-    else
-        snprintf(buf, size, "%.1fh", s / 3600);
-}
-
 /* Called with the lock held after each finished run. */
 static void fs__progress(fs__pool *pool, bool final)
 {
     if (pool->opt->quiet)
         return;
-    double elapsed = fs__since(&pool->start);
-    if (!pool->tty && !final && fs__since(&pool->last_line) < 5)
+    double elapsed = fs_progress_since(&pool->start);
+    if (!pool->tty && !final && fs_progress_since(&pool->last_line) < 5)
         return;
     clock_gettime(CLOCK_MONOTONIC, &pool->last_line);
     char eta[32] = "?";
     if (pool->done)
-        fs__eta(elapsed / (double)pool->done * (double)(pool->n_todo - pool->done), eta, sizeof eta);
+        fs_progress_eta(elapsed / (double)pool->done * (double)(pool->n_todo - pool->done), eta, sizeof eta);
     if (pool->tty) {
         int width = 30, filled = pool->n_todo ? (int)(width * pool->done / pool->n_todo) : width;
         fprintf(stderr, "\r%s: [%.*s%*s] %zu/%zu points, %llu/%zu runs, ETA %s   ", pool->opt->label, filled,

@@ -48,6 +48,9 @@ int fs_sim_run(fs_sim *sim, double until)
     fs_evq *q = &sim->queue;
     const fs_handler *handlers = sim->handlers;
     uint64_t handled = 0;
+    /* Events left before the watcher's next call: the loop pays one
+     * decrement and one test for it. */
+    uint64_t until_watch = sim->watch ? sim->watch_every - sim->events % sim->watch_every : UINT64_MAX;
     fs_event ev;
     /* The hot loop: pop, advance the clock, dispatch.  `handlers` is read
      * once, before the loop: registering during a run could reallocate the
@@ -59,11 +62,25 @@ int fs_sim_run(fs_sim *sim, double until)
         handlers[ev.kind].fn(sim, &ev, handlers[ev.kind].ctx);
         handled++;
         assert(sim->handlers == handlers);
+        if (--until_watch == 0) {
+            sim->events += handled;
+            handled = 0;
+            until_watch = sim->watch_every;
+            sim->watch(sim, sim->watch_ctx);
+        }
     }
     sim->events += handled;
     if (!sim->failed && isfinite(until) && until > sim->now)
         sim->now = until;
     return sim->failed;
+}
+
+void fs_sim_watch(fs_sim *sim, uint64_t every, fs_watch_fn fn, void *ctx)
+{
+    assert(!fn || every >= 1);
+    sim->watch = fn;
+    sim->watch_ctx = ctx;
+    sim->watch_every = fn ? every : 0;
 }
 
 void fs_sim_fail(fs_sim *sim, int code, const char *fmt, ...)

@@ -30,6 +30,11 @@ typedef struct fs_handler {
     void *ctx;
 } fs_handler;
 
+/* A watcher called by fs_sim_run every `every` events, between two events:
+ * progress reports and event limits live with the caller, and the watcher
+ * stops the run with fs_sim_fail. */
+typedef void (*fs_watch_fn)(fs_sim *sim, void *ctx);
+
 struct fs_sim {
     double now;            /* the clock: time of the event being handled */
     fs_evq queue;
@@ -38,6 +43,9 @@ struct fs_sim {
     uint64_t events;       /* events handled so far */
     int failed;            /* first failure code (errno-style), 0 while fine */
     char failure[256];     /* what failed, for the caller's error message */
+    fs_watch_fn watch;     /* NULL: none (fs_sim_watch) */
+    void *watch_ctx;
+    uint64_t watch_every;
 };
 
 int fs_sim_init(fs_sim *sim);  /* 0 or ENOMEM */
@@ -55,6 +63,11 @@ void fs_sim_schedule(fs_sim *sim, double time, uint8_t priority, uint32_t kind, 
  * run has not failed; then, if the run has not failed and `until` is finite
  * and later than now, sets now = until.  Returns 0 or the failure code. */
 int fs_sim_run(fs_sim *sim, double until);
+
+/* Calls fn(sim, ctx) after every `every` (>= 1) events that fs_sim_run
+ * handles, counted across calls; fn NULL removes the watcher.  sim->events
+ * is up to date when fn runs. */
+void fs_sim_watch(fs_sim *sim, uint64_t every, fs_watch_fn fn, void *ctx);
 
 /* Marks the run failed with a message; the loop stops after this event. */
 void fs_sim_fail(fs_sim *sim, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
