@@ -80,6 +80,7 @@ typedef struct fs_chart {
                         (cut at 36 bytes) except that control characters are
                         spaces; NOT escaped for HTML or Markdown */
     char *caption;   /* one plain-text sentence on how to read the chart; no names */
+    char *script;    /* what STEM.gp holds: gnuplot is fed this text, never the file */
     bool rendered;   /* gnuplot exited 0 and wrote STEM.png and STEM.svg */
 } fs_chart;
 
