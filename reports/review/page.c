@@ -73,20 +73,34 @@ void fs_page_number(fs_page_doc *d, double v)
 
 /* ---- reading results ------------------------------------------------------ */
 
+char *fs_page_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (path)
+        snprintf(path, n, "%s/%s", dir, name);
+    return path;
+}
+
 json_t *fs_page_load(const char *dir, const char *name, bool required, fs_error *err, int *rc)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        if (required)
-            *rc = fs_error_set(err, FS_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
+    char *path = fs_page_path(dir, name);
+    if (!path) {
+        *rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
         return NULL;
     }
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (!doc)
-        *rc = fs_error_set(err, FS_ERR_INPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+    struct stat st;
+    json_t *doc = NULL;
+    if (stat(path, &st) != 0) {
+        if (required || errno != ENOENT)
+            *rc = fs_error_set(err, FS_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
+    } else {
+        json_error_t jerr;
+        doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+        if (!doc)
+            *rc = fs_error_set(err, FS_ERR_INPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+    }
+    free(path);
     return doc;
 }
 

@@ -62,6 +62,9 @@ void fs_page_charts(fs_page_doc *d, const fs_chart_set *charts);
 typedef void (*fs_page_body)(fs_page_doc *d, void *ctx);
 int fs_page_write_pages(const char *out_dir, fs_page_body body, void *ctx, fs_error *err);
 
+/* "dir/name", malloc'ed (any length); NULL when out of memory. */
+char *fs_page_path(const char *dir, const char *name);
+
 /* DIR/NAME parsed as JSON (duplicate keys refused).  NULL when it is missing
  * (then, only if required, *rc = FS_ERR_INPUT naming the file) or malformed
  * (*rc = FS_ERR_INPUT with path:line:column); *rc is untouched otherwise. */

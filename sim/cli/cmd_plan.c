@@ -17,6 +17,7 @@
 #include "study.h"
 #include "sweep.h"
 #include "sweep_table.h"
+#include "terminal.h"
 
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -183,7 +184,7 @@ int fs_cli_plan(int argc, char **argv)
     fs_sweep *sw;
     int rc = fs_sweep_create(opt.positional[0], &sw, &err);
     if (rc != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     }
     fs_plan plan = {.sweep = sw, .replications = (uint32_t)reps,
@@ -215,7 +216,7 @@ int fs_cli_plan(int argc, char **argv)
         rc = fs_plan_print(&plan, grid_runs, stdout, &err);
     status = rc == FS_OK ? FS_EXIT_OK : rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     if (rc != FS_OK)
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
     else if (!ctx.quiet)
         fprintf(stderr, "fleetsim plan: %s/plan.json, plan.csv, frontier.csv\n", dir);
     fs_plan_fini(&plan);
