@@ -4,7 +4,8 @@
  * Three phases: read (results.json with jansson, the CSVs streamed through
  * libcsv into fixed-size accumulators; a plan's points come read already),
  * write (per chart a CSV and a self-contained gnuplot script), render (one
- * gnuplot process per chart, all started at once, then waited for).
+ * gnuplot process per chart, all started at once in a private directory,
+ * then waited for, their images renamed into place).
  *
  * This file holds the public entry points, which run the phases in turn, and
  * the render phase; the others live in the files listed in README.md.
