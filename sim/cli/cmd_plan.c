@@ -66,8 +66,11 @@ static int fs__evaluate(void *arg, size_t point, uint32_t reps, fs_metric_row *r
     if (rc == FS_OK && !ctx->quiet) {
         char label[512];
         fs_sweep_point_label(ctx->sw, point, label, sizeof label);
-        fprintf(stderr, "plan: point %zu (%s): %u replications%s%s\n", point, label, reps,
-                row->refused ? ", refused: " : "", row->refused ? row->refused : "");
+        fprintf(stderr, "plan: point %zu (", point);
+        fs_terminal_write(stderr, label);
+        fprintf(stderr, "): %u replications%s", reps, row->refused ? ", refused: " : "");
+        fs_terminal_write(stderr, row->refused ? row->refused : "");
+        fputc('\n', stderr);
     }
     return rc;
 }
