@@ -9,8 +9,8 @@
  *                frees it all.
  *   fs__writer   one chart being written (chart_script.c): it owns its open
  *                STEM.csv (an output set, output.h), the script and its plot
- *                commands in memory until
- *                fs__writer_finish, or fs__writer_open's failure, frees them.
+ *                commands in memory until fs__writer_finish, or
+ *                fs__writer_open's failure, frees them.
  *   fs__chart_out where the charts go: out_dir and the caller's fs_chart_set,
  *                which fs__writer_finish adds each chart to; borrowed.
  *

@@ -10,8 +10,6 @@
  * written by fs__gp_quote.
  */
 #include <assert.h>
-#include <csv.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
