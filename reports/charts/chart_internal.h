@@ -8,8 +8,9 @@
  *                pools, policies and services point into; fs__data_fini
  *                frees it all.
  *   fs__writer   one chart being written (chart_script.c): it owns its open
- *                STEM.csv and STEM.gp and the plot commands in memory until
- *                fs__writer_finish, or fs__writer_open's failure, frees them.
+ *                STEM.csv (an output set, output.h), the script and its plot
+ *                commands in memory until fs__writer_finish, or
+ *                fs__writer_open's failure, frees them.
  *   fs__chart_out where the charts go: out_dir and the caller's fs_chart_set,
  *                which fs__writer_finish adds each chart to; borrowed.
  *
@@ -26,6 +27,7 @@
 
 #include "charts.h"
 #include "error.h"
+#include "output.h"
 
 #define FS__NAME_SHOWN 48       /* most bytes of a name shown anywhere (then "...") */
 #define FS__NAME_TITLE 36       /* ... in a chart title */
@@ -130,9 +132,10 @@ typedef struct fs__chart_out {
  * which the script repeats once per terminal. */
 typedef struct fs__writer {
     char stem[32];
-    char *csv_path, *gp_path, *body;
-    size_t body_len;
-    FILE *csv, *gp, *bp;
+    fs_output files;        /* STEM.csv now, STEM.gp at finish: renamed into place together */
+    char *script, *body;    /* the whole script and the plot commands, in memory */
+    size_t script_len, body_len;
+    FILE *csv, *gp, *bp;    /* csv: into files; gp, bp: into script and body */
 } fs__writer;
 
 int fs__writer_open(fs__writer *w, const fs__chart_out *o, const char *stem);

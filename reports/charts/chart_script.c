@@ -10,8 +10,6 @@
  * written by fs__gp_quote.
  */
 #include <assert.h>
-#include <csv.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +17,7 @@
 #include <string.h>
 
 #include "chart_internal.h"
+#include "results_csv.h"
 
 const char *const fs__policy_colors[FS__MAX_LINES] = {
     "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"};
@@ -99,10 +98,11 @@ void fs__gp_quote(FILE *fp, const char *s)
     fputc('\'', fp);
 }
 
-/* A CSV field, quoted by libcsv (commas, quotes, newlines stay data). */
+/* A CSV field: the one writer every CSV shares (quoted by libcsv, a
+ * would-be spreadsheet formula neutralised). */
 void fs__csv_str(FILE *fp, const char *s)
 {
-    csv_fwrite(fp, s, strlen(s));
+    fs_results_csv_field(fp, s);
 }
 
 /* A number for a datablock or a CSV: NaN (gnuplot skips the point) or %.9g. */
@@ -124,14 +124,13 @@ char *fs__join(const char *dir, const char *name)
 
 static void fs__writer_discard(fs__writer *w)
 {
-    if (w->csv)
-        fclose(w->csv);
+    if (w->files.dir)
+        fs_output_abort(&w->files); /* closes w->csv */
     if (w->gp)
         fclose(w->gp);
     if (w->bp)
         fclose(w->bp);
-    free(w->csv_path);
-    free(w->gp_path);
+    free(w->script);
     free(w->body);
     memset(w, 0, sizeof *w);
 }
@@ -141,24 +140,21 @@ int fs__writer_open(fs__writer *w, const fs__chart_out *o, const char *stem)
     memset(w, 0, sizeof *w);
     assert(strlen(stem) < sizeof w->stem);
     snprintf(w->stem, sizeof w->stem, "%s", stem);
-    w->csv_path = fs__fmt("%s/%s.csv", o->dir, stem);
-    w->gp_path = fs__fmt("%s/%s.gp", o->dir, stem);
-    if (!w->csv_path || !w->gp_path)
-        goto oom;
-    w->bp = open_memstream(&w->body, &w->body_len);
-    if (!w->bp)
-        goto oom;
-    if (!(w->csv = fopen(w->csv_path, "w"))) {
-        int rc = fs_error_set(o->err, FS_ERR_RUNTIME, "%s: cannot write: %s", w->csv_path,
-                              strerror(errno));
+    char csv_name[sizeof w->stem + 4];
+    snprintf(csv_name, sizeof csv_name, "%s.csv", stem);
+    int rc;
+    if ((rc = fs_output_begin(&w->files, o->dir, o->err)) != FS_OK ||
+        (rc = fs_output_open(&w->files, csv_name, &w->csv, o->err)) != FS_OK) {
         fs__writer_discard(w);
         return rc;
     }
-    if (!(w->gp = fopen(w->gp_path, "w"))) {
-        int rc = fs_error_set(o->err, FS_ERR_RUNTIME, "%s: cannot write: %s", w->gp_path,
-                              strerror(errno));
+    /* The script is kept in memory: gnuplot is fed this text, never the
+     * STEM.gp file, which someone could replace before gnuplot reads it. */
+    w->gp = open_memstream(&w->script, &w->script_len);
+    w->bp = open_memstream(&w->body, &w->body_len);
+    if (!w->gp || !w->bp) {
         fs__writer_discard(w);
-        return rc;
+        return fs_error_set(o->err, FS_ERR_RUNTIME, "charts: out of memory");
     }
     fprintf(w->gp,
             "# fleetsim chart %s: written by fleetsim; render it by running: gnuplot %s.gp (in this directory)\n"
@@ -167,9 +163,6 @@ int fs__writer_open(fs__writer *w, const fs__chart_out *o, const char *stem)
             "sq = sprintf('%%c', 39)  # a single quote, for names that hold one\n",
             stem, stem);
     return FS_OK;
-oom:
-    fs__writer_discard(w);
-    return fs_error_set(o->err, FS_ERR_RUNTIME, "charts: out of memory");
 }
 
 /* Opens chart i of n of a kind: STEM alone, or STEM_1 ... STEM_n when n > 1. */
@@ -183,22 +176,9 @@ int fs__writer_open_nth(fs__writer *w, const fs__chart_out *o, const char *stem,
     return fs__writer_open(w, o, nth);
 }
 
-static int fs__close_checked(FILE **fp, const char *path, fs_error *err)
-{
-    int bad = ferror(*fp);
-    int e = errno;
-    if (fclose(*fp) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    *fp = NULL;
-    if (bad)
-        return fs_error_set(err, FS_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(e));
-    return FS_OK;
-}
-
-/* Finishes the script (the body once for PNG, once for SVG), closes both
- * files and adds the chart to the set.  title and caption are taken over. */
+/* Finishes the script (the body once for PNG, once for SVG), writes STEM.gp
+ * beside STEM.csv (both renamed into place together) and adds the chart,
+ * with its script, to the set.  title and caption are taken over. */
 int fs__writer_finish(fs__writer *w, const fs__chart_out *o, char *title, char *caption)
 {
     int rc = FS_OK;
@@ -206,26 +186,36 @@ int fs__writer_finish(fs__writer *w, const fs__chart_out *o, char *title, char *
         rc = fs_error_set(o->err, FS_ERR_RUNTIME, "charts: out of memory");
         goto out;
     }
-    if (fclose(w->bp) != 0) {
-        w->bp = NULL;
+    int bad = fclose(w->bp);
+    w->bp = NULL;
+    if (bad == 0) {
+        fprintf(w->gp,
+                "set terminal pngcairo size 900,420 noenhanced font 'sans,10'\n"
+                "set output '%s.png'\n",
+                w->stem);
+        fwrite(w->body, 1, w->body_len, w->gp);
+        fprintf(w->gp,
+                "set output\n"
+                "set terminal svg size 900,420 noenhanced font 'sans,10' background '#ffffff'\n"
+                "set output '%s.svg'\n",
+                w->stem);
+        fwrite(w->body, 1, w->body_len, w->gp);
+        fputs("set output\n", w->gp);
+        bad = ferror(w->gp) | fclose(w->gp);
+        w->gp = NULL;
+    }
+    if (bad != 0) {
         rc = fs_error_set(o->err, FS_ERR_RUNTIME, "charts: out of memory");
         goto out;
     }
-    w->bp = NULL;
-    fprintf(w->gp,
-            "set terminal pngcairo size 900,420 noenhanced font 'sans,10'\n"
-            "set output '%s.png'\n",
-            w->stem);
-    fwrite(w->body, 1, w->body_len, w->gp);
-    fprintf(w->gp,
-            "set output\n"
-            "set terminal svg size 900,420 noenhanced font 'sans,10' background '#ffffff'\n"
-            "set output '%s.svg'\n",
-            w->stem);
-    fwrite(w->body, 1, w->body_len, w->gp);
-    fputs("set output\n", w->gp);
-    if ((rc = fs__close_checked(&w->csv, w->csv_path, o->err)) ||
-        (rc = fs__close_checked(&w->gp, w->gp_path, o->err)))
+    char gp_name[sizeof w->stem + 3];
+    snprintf(gp_name, sizeof gp_name, "%s.gp", w->stem);
+    FILE *gp;
+    if ((rc = fs_output_open(&w->files, gp_name, &gp, o->err)) != FS_OK)
+        goto out;
+    fwrite(w->script, 1, w->script_len, gp);
+    w->csv = NULL; /* closed by the commit */
+    if ((rc = fs_output_commit(&w->files, o->err)) != FS_OK)
         goto out;
     fs_chart_set *set = o->set;
     assert(set->n < FS_CHARTS_MAX);
@@ -233,8 +223,9 @@ int fs__writer_finish(fs__writer *w, const fs__chart_out *o, char *title, char *
     memcpy(ch->stem, w->stem, sizeof ch->stem);
     ch->title = title;
     ch->caption = caption;
+    ch->script = w->script;
     ch->rendered = false;
-    title = caption = NULL;
+    title = caption = w->script = NULL;
 out:
     free(title);
     free(caption);

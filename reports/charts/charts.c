@@ -4,7 +4,8 @@
  * Three phases: read (results.json with jansson, the CSVs streamed through
  * libcsv into fixed-size accumulators; a plan's points come read already),
  * write (per chart a CSV and a self-contained gnuplot script), render (one
- * gnuplot process per chart, all started at once, then waited for).
+ * gnuplot process per chart, all started at once in a private directory,
+ * then waited for, their images renamed into place).
  *
  * This file holds the public entry points, which run the phases in turn, and
  * the render phase; the others live in the files listed in README.md.
@@ -25,53 +26,93 @@
 
 /* ------------------------------------------------------------ render */
 
-/* Starts gnuplot for every chart at once (fork + execvp, in out_dir, output
- * to STEM.log), then waits for each.  Never through a shell: the argv is
- * {"gnuplot", "STEM.gp"}, stems are fixed ASCII, so nothing from the results
- * is parsed as a command.  A CLOEXEC pipe tells an exec failure
- * (gnuplot not found) from gnuplot itself failing.  Only failing to create a
- * log file is an error; everything else leaves the chart unrendered. */
-static int fs__render(const char *dir, fs_chart_set *set, fs_error *err)
+/* The stem of the k-th chart this module can write (every kind, each
+ * numbered one up to its maximum), or NULL past the last. */
+static const char *fs__stem_at(size_t k, char stem[32])
 {
-    pid_t pid[FS_CHARTS_MAX];
-    int pipe_rd[FS_CHARTS_MAX];
-    int rc = FS_OK;
-    for (size_t c = 0; c < set->n; c++)
-        pid[c] = -1, pipe_rd[c] = -1; /* so a failed start still waits for the others */
-    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    for (size_t c = 0; c < set->n; c++) {
-        char *log_path = fs__fmt("%s/%s.log", dir, set->charts[c].stem);
-        if (!log_path) {
-            rc = fs_error_set(err, FS_ERR_RUNTIME, "charts: out of memory");
-            break;
+    static const struct { const char *stem; size_t max_nth; } kinds[] = {
+        {"p99_by_hour", FS__MAX_SERVICES}, {"breach_heatmap", FS__MAX_HEATMAPS}, {"cost_by_pool", 0},
+        {"utilization", 0},                {"queue_wait_cdf", 0},                 {"plan_frontier", 0}};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        if (k == 0) {
+            snprintf(stem, 32, "%s", kinds[i].stem);
+            return stem;
         }
-        int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (log < 0) {
-            rc = fs_error_set(err, FS_ERR_RUNTIME, "%s: cannot write: %s", log_path, strerror(errno));
-            free(log_path);
-            break;
+        if (k <= kinds[i].max_nth) {
+            snprintf(stem, 32, "%s_%zu", kinds[i].stem, k);
+            return stem;
         }
-        free(log_path);
-        int fds[2];
-        if (pipe(fds) != 0) {
-            close(log);
-            continue; /* out of descriptors: not rendered */
+        k -= 1 + kinds[i].max_nth;
+    }
+    return NULL;
+}
+
+/* Removes from dir the chart files of this module (STEM.csv, .gp, .png,
+ * .svg, .log) that this set did not write, and the images of a chart that
+ * did not render: a page must never show an earlier report's chart. */
+static int fs__remove_stale(const char *dir, const fs_chart_set *set, fs_error *err)
+{
+    static const char *const exts[] = {"csv", "gp", "log", "png", "svg"}; /* images last */
+    char stem[32];
+    for (size_t k = 0; fs__stem_at(k, stem); k++) {
+        const fs_chart *ch = NULL;
+        for (size_t i = 0; i < set->n && !ch; i++)
+            if (strcmp(set->charts[i].stem, stem) == 0)
+                ch = &set->charts[i];
+        for (size_t e = ch ? (ch->rendered ? 5 : 3) : 0; e < 5; e++) {
+            char *path = fs__fmt("%s/%s.%s", dir, stem, exts[e]);
+            if (!path)
+                return fs_error_set(err, FS_ERR_RUNTIME, "charts: out of memory");
+            int rc = unlink(path) != 0 && errno != ENOENT
+                         ? fs_error_set(err, FS_ERR_RUNTIME, "%s: cannot remove this file of an earlier report: %s",
+                                        path, strerror(errno))
+                         : FS_OK;
+            free(path);
+            if (rc)
+                return rc;
         }
+    }
+    return FS_OK;
+}
+
+/* Starts one gnuplot with the chart's script, kept in memory since it was
+ * written, on its standard input (an unlinked temporary file, so nothing
+ * else can reach or swap it), in the private directory work; output to
+ * work/STEM.log.  Never through a shell: the argv is {"gnuplot"}.  A CLOEXEC
+ * pipe tells an exec failure (gnuplot not found) from gnuplot itself
+ * failing.  Returns the child or -1 (then not rendered); *pipe_rd is the
+ * pipe's end to read. */
+static pid_t fs__start(const char *work, const fs_chart *ch, int *pipe_rd, fs_error *err, int *rc)
+{
+    char *log_path = fs__fmt("%s/%s.log", work, ch->stem);
+    if (!log_path) {
+        *rc = fs_error_set(err, FS_ERR_RUNTIME, "charts: out of memory");
+        return -1;
+    }
+    int log = open(log_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (log < 0)
+        *rc = fs_error_set(err, FS_ERR_RUNTIME, "%s: cannot write: %s", log_path, strerror(errno));
+    free(log_path);
+    if (log < 0)
+        return -1;
+    FILE *script = tmpfile();
+    int fds[2] = {-1, -1};
+    pid_t child = -1;
+    if (script && fwrite(ch->script, 1, strlen(ch->script), script) == strlen(ch->script) &&
+        fflush(script) == 0 && lseek(fileno(script), 0, SEEK_SET) == 0 && pipe(fds) == 0) {
         fcntl(fds[0], F_SETFD, FD_CLOEXEC);
         fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-        char script[sizeof set->charts[c].stem + 3];
-        snprintf(script, sizeof script, "%s.gp", set->charts[c].stem);
+        int in = fileno(script);
         char prog[] = "gnuplot";
-        char *argv[] = {prog, script, NULL};
-        pid_t child = fork();
+        char *argv[] = {prog, NULL};
+        child = fork();
         if (child == 0) {
             /* Only async-signal-safe calls from here to exec. */
             int why[2] = {0, 0};
-            if (devnull >= 0)
-                dup2(devnull, 0);
+            dup2(in, 0);
             dup2(log, 1);
             dup2(log, 2);
-            if (chdir(dir) != 0) {
+            if (chdir(work) != 0) {
                 why[0] = 1, why[1] = errno;
             } else {
                 execvp(prog, argv);
@@ -81,15 +122,42 @@ static int fs__render(const char *dir, fs_chart_set *set, fs_error *err)
             (void)unused;
             _exit(127);
         }
-        close(log);
         close(fds[1]);
-        if (child < 0) {
+        if (child < 0)
             close(fds[0]);
-            continue;
-        }
-        pid[c] = child;
-        pipe_rd[c] = fds[0];
+        else
+            *pipe_rd = fds[0];
     }
+    if (script)
+        fclose(script); /* the child holds its own descriptor */
+    close(log);
+    return child;
+}
+
+/* Renders every chart at once in a private directory made inside dir
+ * (mkdtemp: 0700, new), then moves each STEM.png, STEM.svg and STEM.log
+ * into dir with rename, which replaces a planted symlink instead of writing
+ * through it.  Only failing to create the directory or a log file is an
+ * error; everything else leaves the chart unrendered. */
+static int fs__render(const char *dir, fs_chart_set *set, fs_error *err)
+{
+    pid_t pid[FS_CHARTS_MAX];
+    int pipe_rd[FS_CHARTS_MAX];
+    int rc = FS_OK;
+    char *work = fs__fmt("%s/.render.XXXXXX", dir);
+    if (!work)
+        return fs_error_set(err, FS_ERR_RUNTIME, "charts: out of memory");
+    if (!mkdtemp(work)) {
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "%s: cannot create a directory to render in: %s", dir,
+                          strerror(errno));
+        free(work);
+        return rc;
+    }
+    for (size_t c = 0; c < set->n; c++)
+        pid[c] = -1, pipe_rd[c] = -1; /* so a failed start still waits for the others */
+    for (size_t c = 0; c < set->n && rc == FS_OK; c++)
+        pid[c] = fs__start(work, &set->charts[c], &pipe_rd[c], err, &rc);
+    static const char *const exts[] = {"png", "svg", "log"};
     for (size_t c = 0; c < set->n; c++) {
         if (pid[c] < 0)
             continue;
@@ -106,45 +174,34 @@ static int fs__render(const char *dir, fs_chart_set *set, fs_error *err)
         while (r < 0 && errno == EINTR);
         if (got != (ssize_t)sizeof why) /* the exec succeeded: gnuplot exists */
             set->gnuplot_found = true;
-        if (got == (ssize_t)sizeof why || r != pid[c] || !WIFEXITED(status) ||
-            WEXITSTATUS(status) != 0)
-            continue;
-        bool ok = true;
+        bool ok = got != (ssize_t)sizeof why && r == pid[c] && WIFEXITED(status) && WEXITSTATUS(status) == 0;
         for (int k = 0; k < 2 && ok; k++) {
-            char *img = fs__fmt("%s/%s.%s", dir, set->charts[c].stem, k ? "svg" : "png");
+            char *img = fs__fmt("%s/%s.%s", work, set->charts[c].stem, exts[k]);
             struct stat st;
-            ok = img && stat(img, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+            ok = img && lstat(img, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
             free(img);
         }
         set->charts[c].rendered = ok;
     }
-    if (devnull >= 0)
-        close(devnull);
+    /* Moves what gnuplot wrote out (images only when the chart rendered) and
+     * removes the rest with the private directory. */
+    for (size_t c = 0; c < set->n; c++)
+        for (int k = 0; k < 3; k++) {
+            char *from = fs__fmt("%s/%s.%s", work, set->charts[c].stem, exts[k]);
+            char *to = fs__fmt("%s/%s.%s", dir, set->charts[c].stem, exts[k]);
+            if (from && to && (k == 2 || set->charts[c].rendered) && rename(from, to) != 0 && errno != ENOENT &&
+                rc == FS_OK)
+                rc = fs_error_set(err, FS_ERR_RUNTIME, "%s: cannot move into place: %s", to, strerror(errno));
+            if (from)
+                unlink(from);
+            free(from);
+            free(to);
+        }
+    rmdir(work);
+    free(work);
     set->gnuplot_ran = set->gnuplot_found && set->n > 0;
     for (size_t c = 0; c < set->n; c++)
         set->gnuplot_ran = set->gnuplot_ran && set->charts[c].rendered;
-    return rc;
-}
-
-/* mkdir -p. */
-static int fs__mkdirs(const char *dir, fs_error *err)
-{
-    char *p = fs__strdup(dir);
-    if (!p)
-        return fs_error_set(err, FS_ERR_RUNTIME, "charts: out of memory");
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        mkdir(p, 0777); /* errors show at the last component */
-        *s = '/';
-    }
-    int rc = FS_OK;
-    struct stat st;
-    if (mkdir(p, 0777) != 0 && !(errno == EEXIST && stat(p, &st) == 0 && S_ISDIR(st.st_mode)))
-        rc = fs_error_set(err, FS_ERR_RUNTIME, "%s: cannot create directory: %s", dir,
-                          strerror(errno == EEXIST ? ENOTDIR : errno));
-    free(p);
     return rc;
 }
 
@@ -153,6 +210,8 @@ static int fs__mkdirs(const char *dir, fs_error *err)
 static int fs__render_set(const char *out_dir, fs_chart_set *set, fs_error *err)
 {
     int rc = fs__render(out_dir, set, err);
+    if (rc == FS_OK)
+        rc = fs__remove_stale(out_dir, set, err);
     if (rc)
         return rc;
     size_t len = sizeof "gnuplot";
@@ -180,7 +239,7 @@ int fs_charts_write(const char *results_dir, const char *out_dir, fs_chart_set *
     int rc;
     if ((rc = fs__load_json(&d, err)) || (rc = fs__load_csvs(&d, err)))
         goto out;
-    if ((rc = fs__mkdirs(out_dir, err)) || (rc = fs__chart_p99(&d, &o)) ||
+    if ((rc = fs_output_mkdirs(out_dir, err)) || (rc = fs__chart_p99(&d, &o)) ||
         (rc = fs__chart_cost(&d, &o)) || (rc = fs__chart_utilization(&d, &o)) ||
         (rc = fs__chart_cdf(&d, &o)) || (rc = fs__chart_breaches(&d, &o)))
         goto out;
@@ -201,10 +260,10 @@ int fs_charts_write_frontier(const fs_frontier_chart *plan, const char *out_dir,
     bool any = false;
     for (size_t i = 0; i < plan->n_points && !any; i++)
         any = isfinite(plan->points[i].x) && isfinite(plan->points[i].y);
-    if (!any)
-        return FS_OK;
+    if (!any) /* no chart: an earlier report's is not this plan's */
+        return fs__remove_stale(out_dir, out, err);
     int rc;
-    if ((rc = fs__mkdirs(out_dir, err)) || (rc = fs__chart_frontier(plan, &o)) ||
+    if ((rc = fs_output_mkdirs(out_dir, err)) || (rc = fs__chart_frontier(plan, &o)) ||
         (rc = fs__render_set(out_dir, out, err)))
         fs_charts_free(out);
     return rc;
@@ -217,6 +276,7 @@ void fs_charts_free(fs_chart_set *set)
     for (size_t c = 0; c < set->n; c++) {
         free(set->charts[c].title);
         free(set->charts[c].caption);
+        free(set->charts[c].script);
     }
     free(set->render_hint);
     memset(set, 0, sizeof *set);

@@ -52,8 +52,16 @@
  * text is `noenhanced`, so ^ _ @ { } are drawn as they are.  No script uses
  * backquotes or system(), and the only files a script names are
  * STEM.png and STEM.svg.  gnuplot is started with fork and
- * execvp("gnuplot", {"gnuplot", "STEM.gp"}) in out_dir, never through a
- * shell.  STEM.csv holds the names in full, quoted by libcsv.
+ * execvp("gnuplot", {"gnuplot"}), never through a shell, with the script
+ * fleetsim kept in memory on its standard input (never STEM.gp, which could
+ * be swapped once written), in a private directory made with mkdtemp inside
+ * out_dir, from which STEM.png, STEM.svg and STEM.log are renamed into
+ * out_dir.  STEM.csv and STEM.gp are written through output.h (a temporary
+ * file renamed into place), so no file is ever written through a symlink
+ * planted in out_dir.  Chart files of an earlier report that this one does
+ * not write, and the images of a chart that did not render, are removed.
+ * STEM.csv holds the names in full, quoted by libcsv, a name that looks like
+ * a spreadsheet formula neutralised (results_csv.h).
  *
  * Ownership: fs_chart_set is caller-owned; fs_charts_write fills it and
  * fs_charts_free frees what it holds.  The module keeps nothing between calls.
@@ -80,6 +88,7 @@ typedef struct fs_chart {
                         (cut at 36 bytes) except that control characters are
                         spaces; NOT escaped for HTML or Markdown */
     char *caption;   /* one plain-text sentence on how to read the chart; no names */
+    char *script;    /* what STEM.gp holds: gnuplot is fed this text, never the file */
     bool rendered;   /* gnuplot exited 0 and wrote STEM.png and STEM.svg */
 } fs_chart;
 

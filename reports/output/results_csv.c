@@ -1,10 +1,39 @@
 #include "results_csv.h"
 
 #include <csv.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* A cell a spreadsheet would read as a formula: one starting with = + - @,
+ * a tab or a carriage return, unless the whole cell is a number (a negative
+ * number stays a number). */
+static bool fs__formula_like(const char *text)
+{
+    if (text[0] == '\0' || !strchr("=+-@\t\r", text[0]))
+        return false;
+    char *end;
+    errno = 0;
+    strtod(text, &end);
+    bool number = end != text && *end == '\0' && errno == 0 && !strpbrk(text, "xXpPnNiI");
+    return !number;
+}
 
 void fs_results_csv_field(FILE *fp, const char *text)
 {
+    if (fs__formula_like(text)) {
+        /* OWASP's rule for CSV injection: a leading single quote makes the
+         * cell text, and the cell is quoted (quotes doubled, as libcsv does). */
+        fputs("\"'", fp);
+        for (const char *c = text; *c; c++) {
+            if (*c == '"')
+                fputc('"', fp);
+            fputc(*c, fp);
+        }
+        fputc('"', fp);
+        return;
+    }
     csv_fwrite(fp, text, strlen(text));
 }
 

@@ -27,7 +27,11 @@ int fs_results_csv_training_waits(const fs_results *r, FILE *fp, fs_error *err);
  * row per SLO window in breach (breach heatmaps). */
 int fs_results_csv_slo_breaches(const fs_results *r, FILE *fp, fs_error *err);
 
-/* One CSV field, quoted by libcsv (shared by every CSV this layer writes). */
+/* One CSV text field (a name, a label), quoted by libcsv; shared by every CSV
+ * fleetsim writes.  A cell a spreadsheet would take for a formula (starting
+ * with = + - @, a tab or a carriage return, and not a number) gets a leading
+ * single quote, OWASP's rule against CSV injection: "=1+1" is written
+ * "'=1+1".  Numbers are not written through here. */
 void fs_results_csv_field(FILE *fp, const char *text);
 
 /* FS_OK, or FS_ERR_RUNTIME "cannot write WHAT" if the stream had an error. */

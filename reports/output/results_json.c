@@ -377,7 +377,16 @@ fail:
 
 int fs_results_json_write(const fs_results *r, bool timing, FILE *fp, fs_error *err)
 {
+    return fs_results_json_write_run(r, timing, NULL, fp, err);
+}
+
+int fs_results_json_write_run(const fs_results *r, bool timing, const char *run_id, FILE *fp, fs_error *err)
+{
     json_t *doc = fs_results_json(r, timing);
+    if (doc && run_id && json_object_set_new(doc, "run_id", json_string(run_id)) != 0) {
+        json_decref(doc);
+        doc = NULL;
+    }
     if (!doc)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory building the results JSON");
     /* Ten significant digits: plenty for any figure here, and short enough to

@@ -26,4 +26,9 @@ json_t *fs_results_json(const fs_results *r, bool timing);
 /* Writes the document, pretty-printed, to fp.  FS_OK or FS_ERR_RUNTIME. */
 int fs_results_json_write(const fs_results *r, bool timing, FILE *fp, fs_error *err);
 
+/* The same with "run_id": run_id as the document's last key (when run_id is
+ * not NULL): the identity every file of one run's directory carries, which
+ * `fleetsim report` checks before reading them together. */
+int fs_results_json_write_run(const fs_results *r, bool timing, const char *run_id, FILE *fp, fs_error *err);
+
 #endif

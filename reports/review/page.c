@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "charts.h"
+#include "output.h"
 
 /* ---- one writer, two markups --------------------------------------------
  * The report's content is built once and emitted through these, so the HTML
@@ -72,20 +73,34 @@ void fs_page_number(fs_page_doc *d, double v)
 
 /* ---- reading results ------------------------------------------------------ */
 
+char *fs_page_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    if (path)
+        snprintf(path, n, "%s/%s", dir, name);
+    return path;
+}
+
 json_t *fs_page_load(const char *dir, const char *name, bool required, fs_error *err, int *rc)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        if (required)
-            *rc = fs_error_set(err, FS_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
+    char *path = fs_page_path(dir, name);
+    if (!path) {
+        *rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
         return NULL;
     }
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (!doc)
-        *rc = fs_error_set(err, FS_ERR_INPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+    struct stat st;
+    json_t *doc = NULL;
+    if (stat(path, &st) != 0) {
+        if (required || errno != ENOENT)
+            *rc = fs_error_set(err, FS_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
+    } else {
+        json_error_t jerr;
+        doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+        if (!doc)
+            *rc = fs_error_set(err, FS_ERR_INPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+    }
+    free(path);
     return doc;
 }
 
@@ -162,20 +177,19 @@ void fs_page_charts(fs_page_doc *d, const fs_chart_set *charts)
 
 int fs_page_write_pages(const char *out_dir, fs_page_body body, void *ctx, fs_error *err)
 {
-    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST)
-        return fs_error_set(err, FS_ERR_RUNTIME, "%s: cannot create directory: %s", out_dir, strerror(errno));
     static const char *const names[2] = {"index.html", "report.md"};
-    for (int k = 0; k < 2; k++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", out_dir, names[k]);
-        FILE *fp = fopen(path, "w");
-        if (!fp)
-            return fs_error_set(err, FS_ERR_RUNTIME, "%s: cannot create: %s", path, strerror(errno));
+    fs_output out;
+    int rc = fs_output_begin(&out, out_dir, err);
+    for (int k = 0; k < 2 && rc == FS_OK; k++) {
+        FILE *fp;
+        if ((rc = fs_output_open(&out, names[k], &fp, err)) != FS_OK)
+            break;
         fs_page_doc d = {fp, k == 0};
         body(&d, ctx);
-        if ((ferror(fp) | fclose(fp)) != 0)
-            return fs_error_set(err, FS_ERR_RUNTIME, "%s: write failed", path);
     }
-    return FS_OK;
+    if (rc != FS_OK) {
+        fs_output_abort(&out);
+        return rc;
+    }
+    return fs_output_commit(&out, err);
 }
-

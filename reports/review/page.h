@@ -55,11 +55,15 @@ void fs_page_close(fs_page_doc *d);
  * chart's image, title, caption and data link. */
 void fs_page_charts(fs_page_doc *d, const fs_chart_set *charts);
 
-/* Writes out_dir/index.html then out_dir/report.md (creating out_dir, one
- * level, if missing), calling body once for each.  FS_OK or FS_ERR_RUNTIME
- * naming the file. */
+/* Writes out_dir/index.html and out_dir/report.md (creating out_dir and its
+ * parents if missing), calling body once for each, through output.h: both
+ * renamed into place together, never written through a planted symlink.
+ * FS_OK or FS_ERR_RUNTIME naming the file. */
 typedef void (*fs_page_body)(fs_page_doc *d, void *ctx);
 int fs_page_write_pages(const char *out_dir, fs_page_body body, void *ctx, fs_error *err);
+
+/* "dir/name", malloc'ed (any length); NULL when out of memory. */
+char *fs_page_path(const char *dir, const char *name);
 
 /* DIR/NAME parsed as JSON (duplicate keys refused).  NULL when it is missing
  * (then, only if required, *rc = FS_ERR_INPUT naming the file) or malformed

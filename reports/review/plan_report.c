@@ -623,10 +623,11 @@ static int fs__chart(const fs__plan *p, const char *out_dir, fs_chart_set *chart
 
 bool fs_plan_report_applies(const char *dir)
 {
-    char path[4096];
+    char *path = fs_page_path(dir, "plan.json");
     struct stat st;
-    snprintf(path, sizeof path, "%s/plan.json", dir);
-    return stat(path, &st) == 0;
+    bool applies = path && stat(path, &st) == 0;
+    free(path);
+    return applies;
 }
 
 int fs_plan_report_write(const char *plan_dir, const char *out_dir, fs_error *err)

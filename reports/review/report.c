@@ -335,15 +335,38 @@ static void fs__document(fs_page_doc *d, void *ctx)
     fs_page_close(d);
 }
 
+/* compare.json and results.json are read as one run's: refused, naming both,
+ * unless both carry the same run_id (what run and compare write). */
+static int fs__same_run(const char *dir, json_t *results, json_t *compare, fs_error *err)
+{
+    const char *a = json_string_value(json_object_get(results, "run_id"));
+    const char *b = json_string_value(json_object_get(compare, "run_id"));
+    if (a && b && strcmp(a, b) == 0)
+        return FS_OK;
+    return fs_error_set(err, FS_ERR_INPUT,
+                        "%s/compare.json (run_id %s) and %s/results.json (run_id %s) are not from the same run: "
+                        "rerun 'fleetsim compare --out %s' to write them together",
+                        dir, b ? b : "missing", dir, a ? a : "missing", dir);
+}
+
 int fs_report_write(const char *results_dir, const char *out_dir, fs_error *err)
 {
-    /* A plan directory holds plan.json and no results.json of its own. */
-    if (fs_plan_report_applies(results_dir))
-        return fs_plan_report_write(results_dir, out_dir, err);
-    char path[4096];
     struct stat st;
-    snprintf(path, sizeof path, "%s/results.json", results_dir);
-    if (stat(path, &st) != 0 && errno == ENOENT)
+    char *path = fs_page_path(results_dir, "results.json");
+    if (!path)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    bool has_results = stat(path, &st) == 0 || errno != ENOENT;
+    free(path);
+    /* A plan directory holds plan.json and no results.json of its own. */
+    if (fs_plan_report_applies(results_dir)) {
+        if (has_results)
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s/plan.json and %s/results.json are from different commands (plan; run or "
+                                "compare): give each its own --out directory",
+                                results_dir, results_dir);
+        return fs_plan_report_write(results_dir, out_dir, err);
+    }
+    if (!has_results)
         return fs_error_set(err, FS_ERR_INPUT,
                             "%s: no results.json or plan.json: expected the --out directory of run, compare or plan",
                             results_dir);
@@ -352,6 +375,8 @@ int fs_report_write(const char *results_dir, const char *out_dir, fs_error *err)
     if (!results)
         return rc;
     json_t *compare = fs_page_load(results_dir, "compare.json", false, err, &rc);
+    if (rc == FS_OK && compare)
+        rc = fs__same_run(results_dir, results, compare, err);
     if (rc != FS_OK || !json_is_array(json_object_get(results, "policies"))) {
         json_decref(results);
         json_decref(compare);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "terminal.h"
+
 /* A figure of one policy in one replication; `index` is the service or
  * training stream (unused for the fleet). */
 typedef double (*fs__metric)(const fs_results *r, size_t policy, uint32_t rep, size_t index);
@@ -109,13 +111,6 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
     return 0;
 }
 
-/* Control characters of user-given names print as '?'. */
-static void fs__put_name(FILE *fp, const char *name)
-{
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-        fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, fp);
-}
-
 static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, FILE *fp)
 {
     for (size_t j = 0; j < FS__N_ROWS; j++) {
@@ -142,10 +137,10 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
 {
     const fs_scenario *s = r->scenario;
     fputs("compare: scenario ", fp);
-    fs__put_name(fp, s->name);
+    fs_terminal_write(fp, s->name);
     fprintf(fp, ", %u replication%s on common random numbers; differences to ", s->replications,
             s->replications == 1 ? "" : "s");
-    fs__put_name(fp, r->policies[0].name);
+    fs_terminal_write(fp, r->policies[0].name);
     fputs(" with their 95% CI\n\n", fp);
     fprintf(fp, "  %-26s", "");
     for (size_t p = 0; p < r->n_policies; p++) {
@@ -153,19 +148,19 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
         size_t len = strlen(r->policies[p].name);
         for (size_t pad = len < 14 ? 14 - len : 0; pad > 0; pad--)
             fputc(' ', fp);
-        fs__put_name(fp, r->policies[p].name);
+        fs_terminal_write(fp, r->policies[p].name);
     }
     fputc('\n', fp);
     int rc = 0;
     for (size_t i = 0; i < s->n_services && rc == 0; i++) {
         fputs("service ", fp);
-        fs__put_name(fp, s->services[i].name);
+        fs_terminal_write(fp, s->services[i].name);
         fputc('\n', fp);
         rc = fs__table_rows(r, ROW_SERVICE, i, fp);
     }
     for (size_t i = 0; i < s->n_training && rc == 0; i++) {
         fputs("training ", fp);
-        fs__put_name(fp, s->training[i].name);
+        fs_terminal_write(fp, s->training[i].name);
         fputc('\n', fp);
         rc = fs__table_rows(r, ROW_TRAINING, i, fp);
     }
@@ -184,7 +179,7 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
             header = true;
         }
         fputs("tenant ", fp);
-        fs__put_name(fp, r->tenants[t]);
+        fs_terminal_write(fp, r->tenants[t]);
         fputc('\n', fp);
         rc = fs__table_rows(r, ROW_TENANT, t, fp);
     }

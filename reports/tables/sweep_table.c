@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "results_csv.h"
+#include "terminal.h"
 
 
 static void fs__number(FILE *fp, double v)
@@ -183,8 +184,10 @@ int fs_sweep_points_table(const fs_sweep *sw, const fs_metric_row *rows, FILE *f
         }
     size_t coords[FS_SWEEP_MAX_DIMS];
     fprintf(fp, "%-6s", "point");
-    for (size_t d = 0; d < sw->n_dims; d++)
-        fprintf(fp, "  %s", sw->dims[d].path);
+    for (size_t d = 0; d < sw->n_dims; d++) {
+        fputs("  ", fp);
+        fs_terminal_write(fp, sw->dims[d].path);
+    }
     fprintf(fp, "  |  cost_usd  utilization");
     for (size_t k = 0; k < n_p99; k++)
         fprintf(fp, "  %s", p99[k] + 8);
@@ -194,10 +197,16 @@ int fs_sweep_points_table(const fs_sweep *sw, const fs_metric_row *rows, FILE *f
     for (size_t p = 0; p < sw->n_points; p++) {
         fs_sweep_coords(sw, p, coords);
         fprintf(fp, "%-6zu", p);
-        for (size_t d = 0; d < sw->n_dims; d++)
-            fprintf(fp, "  %*s", (int)strlen(sw->dims[d].path), sw->dims[d].labels[coords[d]]);
+        for (size_t d = 0; d < sw->n_dims; d++) {
+            const char *label = sw->dims[d].labels[coords[d]];
+            int pad = (int)strlen(sw->dims[d].path) - (int)strlen(label);
+            fprintf(fp, "  %*s", pad > 0 ? pad : 0, ""); /* right-aligned under the path */
+            fs_terminal_write(fp, label);
+        }
         if (rows[p].refused) {
-            fprintf(fp, "  |  refused: %s\n", rows[p].refused);
+            fputs("  |  refused: ", fp);
+            fs_terminal_write(fp, rows[p].refused);
+            fputc('\n', fp);
             continue;
         }
         fprintf(fp, "  |  %8.1f  %11.3f", fs__value(&rows[p], "fleet.cost_usd"), fs__value(&rows[p], "fleet.utilization"));
@@ -356,7 +365,9 @@ int fs_plan_print(const fs_plan *plan, uint64_t grid_runs, FILE *fp, fs_error *e
         char label[1024];
         fs_sweep_point_label(sw, e->point, label, sizeof label);
         double ci, v = fs_plan_value(e, plan->minimize_metric, &ci);
-        fprintf(fp, "cheapest point that meets every constraint: point %zu: %s\n", e->point, label);
+        fprintf(fp, "cheapest point that meets every constraint: point %zu: ", e->point);
+        fs_terminal_write(fp, label);
+        fputc('\n', fp);
         fprintf(fp, "  %s = %.6g +/- %.3g (%u replications)\n", plan->minimize_metric, v, ci, e->replications);
         for (size_t k = 0; k < plan->n_constraints; k++) {
             const fs_constraint *c = &plan->constraints[k];
@@ -373,7 +384,9 @@ int fs_plan_print(const fs_plan *plan, uint64_t grid_runs, FILE *fp, fs_error *e
             double ci;
             double cost = fs_plan_value(e, plan->minimize_metric, &ci);
             double lat = fs_plan_value(e, plan->frontier_metric, &ci);
-            fprintf(fp, "  %10.6g  %10.6g  %-7s %s\n", cost, lat, fs_verdict_name(e->verdict), label);
+            fprintf(fp, "  %10.6g  %10.6g  %-7s ", cost, lat, fs_verdict_name(e->verdict));
+            fs_terminal_write(fp, label);
+            fputc('\n', fp);
         }
     }
     return fs_results_csv_check(fp, err, "the plan");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "terminal.h"
 
 /* Beyond this many services the table prints their aggregate, not a row each. */
 #define FS_TABLE_MAX_SERVICE_ROWS 12
@@ -12,10 +13,7 @@
 /* Prints at most `width` bytes of name, padded, with control bytes replaced. */
 static void fs__name(FILE *fp, const char *name, int width)
 {
-    int n = 0;
-    for (const unsigned char *c = (const unsigned char *)name; *c && n < width; c++, n++)
-        fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, fp);
-    for (; n < width; n++)
+    for (int n = fs_terminal_write_n(fp, name, width); n < width; n++)
         fputc(' ', fp);
 }
 

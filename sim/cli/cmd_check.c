@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -42,6 +43,7 @@
 #include "results_json.h"
 #include "run.h"
 #include "scenario.h"
+#include "terminal.h"
 
 enum { CHECK_EXIT_OK = 0, CHECK_EXIT_WORSE = 1, CHECK_EXIT_RUNTIME = 1, CHECK_EXIT_USAGE = 2 };
 
@@ -98,7 +100,7 @@ static int load_baseline(const char *path, json_t **out)
     }
     fs_error err = {0};
     if (fs_check_validate(doc, path, &err) != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         json_decref(doc);
         return CHECK_EXIT_USAGE;
     }
@@ -165,7 +167,7 @@ static int write_baseline(const fs_results *r, const char *path)
         }
     }
     if (rc != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         return CHECK_EXIT_RUNTIME;
     }
     printf("baseline updated: %s\n", path);
@@ -198,7 +200,7 @@ static int compare(const fs_results *r, const char *path, const json_t *baseline
     int worse = fs_check_compare(baseline, path, current, tol, stdout, &err);
     json_decref(current);
     if (worse < 0) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         return err.code == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
     }
     return worse > 0 ? CHECK_EXIT_WORSE : CHECK_EXIT_OK;
@@ -220,9 +222,10 @@ int fs_cli_check(int argc, char **argv)
         fprintf(stderr, "fleetsim check: --baseline FILE is required (see 'fleetsim check --help')\n");
         return CHECK_EXIT_USAGE;
     }
-    size_t len = strlen(path);
-    if (path[len - 1] == '/') {
-        fprintf(stderr, "fleetsim check: --baseline: expected a file, got the directory \"%s\"\n", path);
+    struct stat st;
+    if (path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "fleetsim check: --baseline: \"%s\" is a directory: expected the baseline results "
+                        "JSON file\n", path);
         return CHECK_EXIT_USAGE;
     }
     bool update = opt.values[CHECK_UPDATE] != NULL;
@@ -242,7 +245,7 @@ int fs_cli_check(int argc, char **argv)
     if (rc == FS_OK && (rc = fs_scenario_apply_ci(s, &err)) != FS_OK)
         fs_scenario_destroy(s);
     if (rc != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         return rc == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
     }
     json_t *baseline = NULL;
@@ -255,7 +258,7 @@ int fs_cli_check(int argc, char **argv)
     fs_results *r = NULL;
     rc = fs_progress_run(s, NULL, 0, max_events, &r, &err);
     if (rc != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         status = rc == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
     } else {
         status = update ? write_baseline(r, path) : compare(r, path, baseline, &tol);

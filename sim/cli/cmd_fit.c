@@ -30,6 +30,7 @@
 #include "fit.h"
 #include "help.h"
 #include "options.h"
+#include "terminal.h"
 #include "trace.h"
 
 enum { FIT_EXIT_OK = 0, FIT_EXIT_RUNTIME = 1, FIT_EXIT_USAGE = 2 };
@@ -398,7 +399,7 @@ static void fit_report(FILE *fp, const char *path, const fs_fit_acc *acc, const 
 
 static int fit_fail(int rc, const fs_error *err)
 {
-    fprintf(stderr, "fleetsim: %s\n", err->msg);
+    fs_terminal_error(err->msg);
     return rc == FS_ERR_INPUT ? FIT_EXIT_USAGE : FIT_EXIT_RUNTIME;
 }
 

@@ -18,6 +18,7 @@
 #include "study.h"
 #include "sweep.h"
 #include "sweep_table.h"
+#include "terminal.h"
 
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -69,8 +70,11 @@ static int fs__evaluate(void *arg, size_t point, uint32_t reps, fs_metric_row *r
     if (rc == FS_OK && !ctx->quiet) {
         char label[512];
         fs_sweep_point_label(ctx->sw, point, label, sizeof label);
-        fprintf(stderr, "plan: point %zu (%s): %u replications%s%s\n", point, label, reps,
-                row->refused ? ", refused: " : "", row->refused ? row->refused : "");
+        fprintf(stderr, "plan: point %zu (", point);
+        fs_terminal_write(stderr, label);
+        fprintf(stderr, "): %u replications%s", reps, row->refused ? ", refused: " : "");
+        fs_terminal_write(stderr, row->refused ? row->refused : "");
+        fputc('\n', stderr);
     }
     return rc;
 }
@@ -167,7 +171,7 @@ int fs_cli_plan(int argc, char **argv)
     fs_sweep *sw;
     int rc = fs_sweep_create(opt.positional[0], &sw, &err);
     if (rc != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     }
     fs_plan plan = {.sweep = sw, .replications = (uint32_t)reps,
@@ -199,7 +203,7 @@ int fs_cli_plan(int argc, char **argv)
         rc = fs_plan_print(&plan, grid_runs, stdout, &err);
     status = rc == FS_OK ? FS_EXIT_OK : rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     if (rc != FS_OK)
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
     else if (!ctx.quiet)
         fprintf(stderr, "fleetsim plan: %s/plan.json, plan.csv, frontier.csv\n", dir);
     fs_plan_fini(&plan);

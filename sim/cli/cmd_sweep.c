@@ -16,6 +16,7 @@
 #include "study.h"
 #include "sweep.h"
 #include "sweep_table.h"
+#include "terminal.h"
 
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -26,7 +27,7 @@ static int fs__status(int rc)
 
 static int fs__fail(int rc, const fs_error *err)
 {
-    fprintf(stderr, "fleetsim: %s\n", err->msg);
+    fs_terminal_error(err->msg);
     return fs__status(rc);
 }
 

@@ -9,6 +9,7 @@
  * 2 usage or scenario error.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,9 +28,11 @@
 #include "progress.h"
 #include "results_csv.h"
 #include "results_json.h"
+#include "rng.h"
 #include "run.h"
 #include "scenario.h"
 #include "table.h"
+#include "terminal.h"
 
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -86,10 +89,34 @@ static int load_scenario(const char *path, const fs_cli_parsed *opt, const fs_ed
     fs_error err = {0};
     int rc = edits ? fs_edits_load(path, opt, edits, false, s, &err) : fs_scenario_load(path, s, &err);
     if (rc != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     }
     return FS_EXIT_OK;
+}
+
+/* Every file run and compare write into an --out directory.  Those a run
+ * does not write (compare.json, for run) are removed from it, so that what
+ * the directory holds comes from one run (output.h). */
+static const char *const fs__run_files[] = {"results.json",       "timeseries.csv",   "pools_timeseries.csv",
+                                            "training_waits.csv", "slo_breaches.csv", "compare.json",
+                                            NULL};
+
+/* The run's identity, shared by results.json and compare.json and checked by
+ * `fleetsim report`: a 64-bit hash of the results document without its
+ * wall-clock figures, so it is the same for the same scenario, seed and
+ * options (same seed, same bytes) and differs when any figure differs.  The
+ * hash is the engine's string hash (what names its random streams). */
+static int run_identity(const fs_results *r, char id[17])
+{
+    json_t *doc = fs_results_json(r, false);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(doc);
+    if (!text)
+        return FS_ERR_RUNTIME;
+    snprintf(id, 17, "%016" PRIx64, fs_rng_stream_seed(0, 0, text));
+    free(text);
+    return FS_OK;
 }
 
 /* Writes the run's files into an output set opened before the run (so a
@@ -99,14 +126,16 @@ static int write_outputs(const fs_results *r, fs_output *out, bool timing, bool 
 {
     fs_error err = {0};
     FILE *json, *series, *pools, *waits, *breaches, *cmp = NULL;
-    int rc = FS_OK;
-    if (fs_output_open(out, "results.json", &json, &err) != FS_OK ||
+    char run_id[17];
+    int rc = run_identity(r, run_id) == FS_OK ? FS_OK : fs_error_set(&err, FS_ERR_RUNTIME, "out of memory");
+    fs_output_own(out, fs__run_files);
+    if (rc != FS_OK || fs_output_open(out, "results.json", &json, &err) != FS_OK ||
         fs_output_open(out, "timeseries.csv", &series, &err) != FS_OK ||
         fs_output_open(out, "pools_timeseries.csv", &pools, &err) != FS_OK ||
         fs_output_open(out, "training_waits.csv", &waits, &err) != FS_OK ||
         fs_output_open(out, "slo_breaches.csv", &breaches, &err) != FS_OK ||
         (comparison && fs_output_open(out, "compare.json", &cmp, &err) != FS_OK) ||
-        fs_results_json_write(r, timing, json, &err) != FS_OK ||
+        fs_results_json_write_run(r, timing, run_id, json, &err) != FS_OK ||
         fs_results_csv_timeseries(r, series, &err) != FS_OK ||
         fs_results_csv_pool_timeseries(r, pools, &err) != FS_OK ||
         fs_results_csv_training_waits(r, waits, &err) != FS_OK ||
@@ -114,18 +143,18 @@ static int write_outputs(const fs_results *r, fs_output *out, bool timing, bool 
         rc = FS_ERR_RUNTIME;
     if (rc == FS_OK && cmp) {
         json_t *doc = fs_compare_json(r);
-        if (!doc || json_dumpf(doc, cmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
-            fputc('\n', cmp) == EOF)
+        if (!doc || json_object_set_new(doc, "run_id", json_string(run_id)) != 0 ||
+            json_dumpf(doc, cmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 || fputc('\n', cmp) == EOF)
             rc = fs_error_set(&err, FS_ERR_RUNTIME, "cannot write compare.json");
         json_decref(doc);
     }
     if (rc != FS_OK) {
         fs_output_abort(out);
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         return FS_EXIT_RUNTIME;
     }
     if (fs_output_commit(out, &err) != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         return FS_EXIT_RUNTIME;
     }
     return FS_EXIT_OK;
@@ -187,7 +216,7 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
     if (opt->values[RUN_LENIENT])
         fs_scenario_set_lenient(job->s);
     if (fs_scenario_override(job->s, seed, replications, -1, &err) != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         fs_scenario_destroy(job->s);
         return FS_EXIT_USAGE;
     }
@@ -195,7 +224,7 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
     const char *out_dir = opt->values[RUN_OUT] ? opt->values[RUN_OUT] : opt->values[RUN_REPORT];
     if (out_dir) {
         if (fs_output_begin(&job->out, out_dir, &err) != FS_OK) {
-            fprintf(stderr, "fleetsim: %s\n", err.msg);
+            fs_terminal_error(err.msg);
             fs_scenario_destroy(job->s);
             return FS_EXIT_RUNTIME;
         }
@@ -209,14 +238,16 @@ static void warn_overloaded(const fs_results *r)
     const fs_scenario *s = r->scenario;
     for (size_t p = 0; p < r->n_policies; p++)
         for (size_t i = 0; i < s->n_services; i++)
-            if (r->policies[p].loads[i].offered_load >= 1.0)
-                fprintf(stderr,
-                        "fleetsim: warning: policy \"%s\": service \"%s\" is overloaded (offered load "
-                        "%.2f): %s\n",
-                        r->policies[p].name, s->services[i].name, r->policies[p].loads[i].offered_load,
-                        s->services[i].queue_limit == FS_QUEUE_UNLIMITED
-                            ? "its queue grew without bound"
-                            : "its queue sits at the limit and the excess is dropped");
+            if (r->policies[p].loads[i].offered_load >= 1.0) {
+                fs_error w;
+                fs_error_set(&w, FS_OK,
+                             "warning: policy \"%s\": service \"%s\" is overloaded (offered load %.2f): %s",
+                             r->policies[p].name, s->services[i].name, r->policies[p].loads[i].offered_load,
+                             s->services[i].queue_limit == FS_QUEUE_UNLIMITED
+                                 ? "its queue grew without bound"
+                                 : "its queue sits at the limit and the excess is dropped");
+                fs_terminal_error(w.msg);
+            }
 }
 
 /* Runs the job (all policies, or the listed ones), writes --out, prints. */
@@ -239,7 +270,7 @@ static int execute(fs__job *job, bool comparison)
         rc = fs_progress_run(job->s, NULL, 0, job->max_events, &r, &err);
     }
     if (rc != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
         if (job->has_out)
             fs_output_abort(&job->out);
         fs_scenario_destroy(job->s);
@@ -251,7 +282,7 @@ static int execute(fs__job *job, bool comparison)
     if (status == FS_EXIT_OK && report_dir) {
         const char *results_dir = job->opt.values[RUN_OUT] ? job->opt.values[RUN_OUT] : report_dir;
         if (fs_report_write(results_dir, report_dir, &err) != FS_OK) {
-            fprintf(stderr, "fleetsim: %s\n", err.msg);
+            fs_terminal_error(err.msg);
             status = FS_EXIT_RUNTIME;
         }
     }
@@ -273,7 +304,7 @@ static int execute(fs__job *job, bool comparison)
             rc = fs_table_write(r, stdout, &err);
         }
         if (rc != FS_OK || fflush(stdout) != 0) {
-            fprintf(stderr, "fleetsim: %s\n", rc != FS_OK ? err.msg : "cannot write to standard output");
+            fs_terminal_error(rc != FS_OK ? err.msg : "cannot write to standard output");
             status = FS_EXIT_RUNTIME;
         }
     }
@@ -307,20 +338,77 @@ int fs_cli_report(int argc, char **argv)
                 opt.n_positional);
         return FS_EXIT_USAGE;
     }
-    char dir[4096];
+    char *dir = NULL;
     const char *out = opt.values[REPORT_OUT];
     if (!out) {
-        snprintf(dir, sizeof dir, "%s/report", opt.positional[0]);
+        size_t n = strlen(opt.positional[0]) + sizeof "/report";
+        if ((dir = malloc(n)))
+            snprintf(dir, n, "%s/report", opt.positional[0]);
         out = dir;
     }
     fs_error err = {0};
-    int rc = fs_report_write(opt.positional[0], out, &err);
+    int rc = out ? fs_report_write(opt.positional[0], out, &err) : fs_error_set(&err, FS_ERR_RUNTIME, "out of memory");
     if (rc != FS_OK) {
-        fprintf(stderr, "fleetsim: %s\n", err.msg);
+        fs_terminal_error(err.msg);
+        free(dir);
         return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     }
-    printf("report written to %s/index.html and %s/report.md\n", out, out);
+    printf("report written to ");
+    fs_terminal_write(stdout, out);
+    printf("/index.html and ");
+    fs_terminal_write(stdout, out);
+    printf("/report.md\n");
+    free(dir);
     return FS_EXIT_OK;
+}
+
+/* validate's summary of a scenario that passed every check; names from the
+ * scenario go through fs_terminal_write. */
+static void print_validated(const fs_scenario *s, fs_placement *const *placements)
+{
+    char horizon[32], warmup[32], window[32];
+    fs_duration_format(s->horizon_s, horizon, sizeof horizon);
+    fs_duration_format(s->warmup_s, warmup, sizeof warmup);
+    fs_duration_format(s->window_s, window, sizeof window);
+    fs_terminal_write(stdout, s->path);
+    printf(": ok: scenario \"");
+    fs_terminal_write(stdout, s->name);
+    printf("\", horizon %s, warm-up %s, window %s, seed %llu, %u replication(s)\n", horizon, warmup, window,
+           (unsigned long long)s->seed, s->replications);
+    for (size_t p = 0; p < s->n_policies; p++) {
+        const fs_scenario *v = s->policies[p];
+        printf("  policy ");
+        fs_terminal_write(stdout, v->policy);
+        printf(":\n");
+        for (size_t i = 0; i < v->n_pools; i++) {
+            const fs_pool_spec *pool = &v->pools[i];
+            const fs_pool_units *pu = &placements[p]->pools[i];
+            printf("    pool ");
+            fs_terminal_write(stdout, pool->name);
+            printf(": %u x ", pool->gpus);
+            fs_terminal_write(stdout, pool->gpu);
+            if (pool->partitioning == FS_PARTITION_MIG) {
+                printf(", MIG");
+                for (size_t k = 0; k < pool->mig.n; k++) {
+                    printf("%s ", k ? "," : "");
+                    fs_terminal_write(stdout, pool->mig.profiles[k]->name);
+                    printf("@%u", pool->mig.starts[k]);
+                }
+            } else if (pool->partitioning == FS_PARTITION_TIME_SLICED) {
+                printf(", time-sliced by %u", pool->time_slicing.tenants);
+            }
+            printf(": %zu of %zu units used, %.4g GiB stranded\n", pu->n_units - pu->free_units, pu->n_units,
+                   pu->stranded_memory_gb);
+        }
+    }
+    for (size_t i = 0; i < s->n_services; i++) {
+        const fs_service_spec *svc = &s->services[i];
+        printf("  service ");
+        fs_terminal_write(stdout, svc->name);
+        printf(": %u replica(s) x %u concurrent, %.4g req/s base, %s service time (mean %.4g ms)\n", svc->replicas,
+               svc->concurrency, svc->arrivals.base_rps, fs_dist_kind_name(svc->service_time.kind),
+               fs_dist_mean(&svc->service_time) * 1e3);
+    }
 }
 
 int fs_cli_validate(int argc, char **argv)
@@ -337,50 +425,32 @@ int fs_cli_validate(int argc, char **argv)
     status = load_scenario(opt.positional[0], &opt, NULL, &s);
     if (status != FS_EXIT_OK)
         return status;
-    char horizon[32], warmup[32], window[32];
-    fs_duration_format(s->horizon_s, horizon, sizeof horizon);
-    fs_duration_format(s->warmup_s, warmup, sizeof warmup);
-    fs_duration_format(s->window_s, window, sizeof window);
-    printf("%s: ok: scenario \"%s\", horizon %s, warm-up %s, window %s, seed %llu, %u replication(s)\n",
-           s->path, s->name, horizon, warmup, window, (unsigned long long)s->seed, s->replications);
-    for (size_t p = 0; p < s->n_policies; p++) {
-        const fs_scenario *v = s->policies[p];
-        fs_placement *placement;
+    /* Every check first: "ok" is printed only for a scenario that passed them all. */
+    fs_placement **placements = calloc(s->n_policies ? s->n_policies : 1, sizeof *placements);
+    if (!placements) {
+        fs_terminal_error("out of memory");
+        fs_scenario_destroy(s);
+        return FS_EXIT_RUNTIME;
+    }
+    for (size_t p = 0; p < s->n_policies && status == FS_EXIT_OK; p++) {
         fs_error err = {0};
-        int rc = fs_placement_compute(v, &placement, &err);
+        int rc = fs_placement_compute(s->policies[p], &placements[p], &err);
         if (rc != FS_OK) {
-            fprintf(stderr, "fleetsim: %s%s%s\n", err.msg, s->n_policies > 1 ? " in policy " : "",
-                    s->n_policies > 1 ? v->policy : "");
-            fs_scenario_destroy(s);
-            return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
-        }
-        printf("  policy %s:\n", v->policy);
-        for (size_t i = 0; i < v->n_pools; i++) {
-            const fs_pool_spec *pool = &v->pools[i];
-            const fs_pool_units *pu = &placement->pools[i];
-            printf("    pool %s: %u x %s", pool->name, pool->gpus, pool->gpu);
-            if (pool->partitioning == FS_PARTITION_MIG) {
-                printf(", MIG");
-                for (size_t k = 0; k < pool->mig.n; k++)
-                    printf("%s %s@%u", k ? "," : "", pool->mig.profiles[k]->name, pool->mig.starts[k]);
-            } else if (pool->partitioning == FS_PARTITION_TIME_SLICED) {
-                printf(", time-sliced by %u", pool->time_slicing.tenants);
+            if (s->n_policies > 1) {
+                size_t n = strlen(err.msg);
+                snprintf(err.msg + n, sizeof err.msg - n, " in policy %s", s->policies[p]->policy);
             }
-            printf(": %zu of %zu units used, %.4g GiB stranded\n", pu->n_units - pu->free_units,
-                   pu->n_units, pu->stranded_memory_gb);
+            fs_terminal_error(err.msg);
+            status = rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
         }
-        fs_placement_destroy(placement);
     }
-    for (size_t i = 0; i < s->n_services; i++) {
-        const fs_service_spec *svc = &s->services[i];
-        printf("  service %s: %u replica(s) x %u concurrent, %.4g req/s base, %s service time "
-               "(mean %.4g ms)\n",
-               svc->name, svc->replicas, svc->concurrency,
-               svc->arrivals.base_rps, fs_dist_kind_name(svc->service_time.kind),
-               fs_dist_mean(&svc->service_time) * 1e3);
-    }
+    if (status == FS_EXIT_OK)
+        print_validated(s, placements);
+    for (size_t p = 0; p < s->n_policies; p++)
+        fs_placement_destroy(placements[p]);
+    free(placements);
     fs_scenario_destroy(s);
-    return FS_EXIT_OK;
+    return status;
 }
 
 int main(int argc, char **argv)

@@ -28,6 +28,10 @@ int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options,
     int only_positional = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (a[0] == '\0') {
+            fprintf(stderr, "fleetsim %s: an empty argument: expected a file or directory name\n", command);
+            return -1;
+        }
         if (only_positional || a[0] != '-' || a[1] == '\0') {
             if (out->n_positional == FS_CLI_MAX_POSITIONAL) {
                 fprintf(stderr, "fleetsim %s: too many arguments\n", command);
@@ -73,6 +77,12 @@ int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options,
         } else {
             fprintf(stderr, "fleetsim %s: option '--%s' needs a value (%s)\n", command,
                     table[opt].name, table[opt].arg);
+            return -1;
+        }
+        if (!*out->values[opt] && table[opt].arg && (strstr(table[opt].arg, "DIR") || strstr(table[opt].arg, "FILE"))) {
+            /* "" would name the root, or a buffer's end, as a path. */
+            fprintf(stderr, "fleetsim %s: --%s: expected a %s name, got an empty one\n", command, table[opt].name,
+                    strstr(table[opt].arg, "DIR") ? "directory" : "file");
             return -1;
         }
         out->given[out->n_given].option = opt;

@@ -44,7 +44,9 @@ typedef struct fs_cli_parsed {
     int n_positional;
 } fs_cli_parsed;
 
-/* Returns 0, or -1 after printing "fleetsim CMD: ..." to stderr. */
+/* Returns 0, or -1 after printing "fleetsim CMD: ..." to stderr.  An empty
+ * argument, or an empty value for an option whose argument names a file or
+ * a directory (its name holds FILE or DIR), is refused: "" is no path. */
 int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options, int argc,
                  char **argv, fs_cli_parsed *out);
 

@@ -1,0 +1,381 @@
+/*
+ * Output safety (issue 15, points 6, 7 and 10 to 13), through the built
+ * binary: a planted symlink is replaced, never written through; the umask
+ * survives a --jobs sweep; an empty path is a usage error; a results
+ * directory holds one run (stale files removed, mixed files refused by
+ * `report`); validate says "ok" only when every check passed; names reach a
+ * terminal without their control characters, and a CSV without a formula.
+ */
+#include <jansson.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "output.h"
+#include "testutil.h"
+
+static char tmp[256];
+
+/* Two policies (so compare writes compare.json), one short replication.
+ * %s is the service's name, as JSON string content. */
+static const char *two_policies =
+    "{\"schema\": \"fleetsim/1\", \"name\": \"safety\", \"horizon\": \"1h\", \"warmup\": \"10m\","
+    " \"policies\": {\"a\": {\"pools\": [{\"name\": \"p\", \"gpu\": \"L4-24GB\", \"gpus\": 2}]},"
+    "                \"b\": {\"pools\": [{\"name\": \"p\", \"gpu\": \"L4-24GB\", \"gpus\": 3}]}},"
+    " \"services\": [{\"name\": \"%s\", \"arrivals\": {\"poisson_rps\": 5},"
+    "   \"service_time\": {\"exponential\": {\"mean\": \"100ms\"}}, \"replicas\": 2,"
+    "   \"slo\": {\"p99_ms\": 500}}]}\n";
+
+static void write_scenario(const char *file, const char *service_json)
+{
+    char text[2048];
+    snprintf(text, sizeof text, two_policies, service_json);
+    test_write(test_path("%s/%s", tmp, file), text);
+}
+
+static char *err_text(void)
+{
+    char *err = test_slurp("%s/err.txt", tmp);
+    assert_non_null(err);
+    return err;
+}
+
+/* Point 10: "" is no path.  Before: a one-byte heap overrun in fs__mkdirs
+ * (seen under ASan), then exit 1. */
+static void test_empty_paths_refused(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    const char *cases[] = {"run %s/s.json --out ''", "run %s/s.json --report ''", "compare %s/s.json --out ''",
+                           "report %s --out ''", "check %s/s.json --baseline ''", "report ''"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        assert_int_equal(test_fleetsim(tmp, cases[i], tmp), 2);
+        char *err = err_text();
+        assert_non_null(strstr(err, "empty"));
+        free(err);
+    }
+    assert_int_equal(test_fleetsim(tmp, "sweep scenarios/sweeps/does-not-matter.json --out ''"), 2);
+    char *err = err_text();
+    assert_non_null(strstr(err, "--out: expected a directory name, got an empty one"));
+    free(err);
+}
+
+/* Point 10, in the library: "" is refused where directories are made (it
+ * was read and written one byte past its copy), for results and charts. */
+static void test_empty_directory_in_library(void **state)
+{
+    (void)state;
+    fs_output out;
+    fs_error err = {0};
+    assert_int_equal(fs_output_begin(&out, "", &err), FS_ERR_RUNTIME);
+    assert_non_null(strstr(err.msg, "empty name"));
+    assert_int_equal(fs_output_mkdirs("", &err), FS_ERR_RUNTIME);
+    /* "a//b/" is a//b: made, and fine to make again. */
+    assert_int_equal(fs_output_mkdirs(test_path("%s/a//b/", tmp), &err), FS_OK);
+    assert_int_equal(fs_output_mkdirs(test_path("%s/a//b/", tmp), &err), FS_OK);
+    assert_true(test_exists("%s/a/b", tmp));
+}
+
+/* Point 10: a directory too long for a path, or a name too long for a
+ * directory entry: a message naming the problem, exit 1, no crash. */
+static void test_long_path_is_an_error(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    const char *digits = "0123456789012345678901234567890123456789012345678901234567890123456789";
+    /* 17 components of 250 characters: past PATH_MAX (4096). */
+    assert_int_equal(test_sh("cd '%s' && d='%s' && for k in $(seq 17); do d=\"$d/${k}%.66s%.66s%.66s%.48s\"; done && "
+                             "'%s' run '%s/s.json' --out \"$d\" --report \"$d\" >/dev/null 2>'%s/err.txt'; "
+                             "test $? -eq 1",
+                             FS_SOURCE_DIR, tmp, digits, digits, digits, digits, FS_BINARY, tmp, tmp),
+                     0);
+    char *err = err_text();
+    assert_non_null(strstr(err, "File name too long"));
+    free(err);
+    /* One component of 300 characters. */
+    assert_int_equal(test_fleetsim(tmp, "run %s/s.json --out %s/%.70s%.70s%.70s%.70s%.20s", tmp, tmp, digits, digits,
+                                   digits, digits, digits),
+                     1);
+    err = err_text();
+    assert_non_null(strstr(err, "cannot create directory: File name too long"));
+    free(err);
+}
+
+/* Point 10: --baseline naming a directory says so. */
+static void test_baseline_directory(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    assert_int_equal(test_fleetsim(tmp, "check %s/s.json --baseline %s", tmp, tmp), 2);
+    char *err = err_text();
+    assert_non_null(strstr(err, "is a directory"));
+    assert_null(strstr(err, "'[' or '{' expected"));
+    free(err);
+}
+
+/* Point 11: symlinks planted under every name a run and its report write
+ * are replaced by the files; their target is untouched. */
+static void test_planted_symlinks_not_followed(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    test_write(test_path("%s/victim", tmp), "precious\n");
+    assert_int_equal(test_sh("mkdir -p '%s/planted'", tmp), 0);
+    const char *names[] = {"results.json", "compare.json", "index.html", "report.md", "cost_by_pool.gp",
+                           "cost_by_pool.csv", "cost_by_pool.png", "cost_by_pool.svg", "cost_by_pool.log",
+                           "utilization.gp"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        assert_int_equal(test_sh("ln -s '%s/victim' '%s/planted/%s'", tmp, tmp, names[i]), 0);
+    assert_int_equal(test_fleetsim(tmp, "compare %s/s.json --report %s/planted", tmp, tmp), 0);
+    char *victim = test_slurp("%s/victim", tmp);
+    assert_string_equal(victim, "precious\n");
+    free(victim);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        struct stat st;
+        int rc = lstat(test_path("%s/planted/%s", tmp, names[i]), &st);
+        /* Replaced by a regular file, or (an image or log gnuplot did not
+         * write) removed; never left pointing at the victim. */
+        assert_true(rc != 0 || S_ISREG(st.st_mode));
+    }
+    assert_true(test_nonempty("%s/planted/index.html", tmp));
+}
+
+/* Point 12: files 0644 and directories 0755 under umask 022, after a sweep
+ * whose four workers all wrote files. */
+static void test_umask_kept_by_jobs(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    test_write(test_path("%s/sweep.json", tmp),
+               test_path("{\"schema\": \"fleetsim-sweep/1\", \"scenario\": \"%s/s.json\","
+                         " \"vary\": [{\"path\": \"services[0].arrivals.poisson_rps\", \"values\": [1, 2, 3, 4, 5, 6, 7, 8]}]}\n",
+                         tmp));
+    assert_int_equal(test_sh("cd '%s' && umask 022 && '%s' sweep '%s/sweep.json' --jobs 4 --out '%s/sw'"
+                             " >/dev/null 2>'%s/err.txt'",
+                             FS_SOURCE_DIR, FS_BINARY, tmp, tmp, tmp),
+                     0);
+    assert_int_equal(test_sh("cd '%s' && umask 022 && '%s' run '%s/s.json' --out '%s/sw/after' >/dev/null", FS_SOURCE_DIR,
+                             FS_BINARY, tmp, tmp),
+                     0);
+    /* Any file or directory writable by group or others. */
+    assert_int_equal(test_sh("test -z \"$(find '%s/sw' -perm /022 -print -quit)\"", tmp), 0);
+    assert_int_equal(test_sh("test \"$(stat -c %%a '%s/sw/points.csv')\" = 644", tmp), 0);
+    assert_int_equal(test_sh("test \"$(stat -c %%a '%s/sw/after')\" = 755", tmp), 0);
+}
+
+/* Point 12, in the library itself, where the race was: four threads each
+ * write 1,500 files through fs_output under umask 022; none may come out
+ * writable by group or others.  (Before: each fs_output_open set the umask to
+ * 0 for a moment, so files created meanwhile, and for good when two threads
+ * interleaved, came out 0666.) */
+#define FS__THREAD_FILES 1500
+static void *write_files(void *arg)
+{
+    const char *dir = arg;
+    for (int i = 0; i < FS__THREAD_FILES; i++) {
+        fs_output out;
+        fs_error err = {0};
+        FILE *fp;
+        if (fs_output_begin(&out, dir, &err) != FS_OK)
+            return "begin";
+        if (fs_output_open(&out, "f", &fp, &err) != FS_OK) {
+            fs_output_abort(&out);
+            return "open";
+        }
+        fputs("x\n", fp);
+        if (fs_output_commit(&out, &err) != FS_OK)
+            return "commit";
+        char path[400]; /* not test_path: its buffers are shared by every thread */
+        snprintf(path, sizeof path, "%s/f", dir);
+        struct stat st;
+        if (stat(path, &st) != 0 || (st.st_mode & 022) != 0)
+            return "a file writable by group or others";
+    }
+    return NULL;
+}
+
+static void test_umask_kept_by_threads(void **state)
+{
+    (void)state;
+    mode_t old = umask(022);
+    pthread_t threads[4];
+    char dirs[4][300];
+    for (int t = 0; t < 4; t++) {
+        snprintf(dirs[t], sizeof dirs[t], "%s/threads/%d", tmp, t);
+        assert_int_equal(pthread_create(&threads[t], NULL, write_files, dirs[t]), 0);
+    }
+    const char *failed = NULL;
+    for (int t = 0; t < 4; t++) {
+        void *why;
+        pthread_join(threads[t], &why);
+        if (why && !failed)
+            failed = why;
+    }
+    mode_t now = umask(old);
+    assert_null(failed);
+    assert_int_equal(now, 022);
+    assert_int_equal(test_sh("test -z \"$(find '%s/threads' -perm /022 -print -quit)\"", tmp), 0);
+}
+
+/* Point 7: run over compare's directory removes compare.json; report refuses
+ * a compare.json from another run, naming both files. */
+static void test_one_run_per_directory(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    assert_int_equal(test_fleetsim(tmp, "compare %s/s.json --out %s/mix", tmp, tmp), 0);
+    assert_true(test_exists("%s/mix/compare.json", tmp));
+    json_t *results = json_load_file(test_path("%s/mix/results.json", tmp), 0, NULL);
+    json_t *cmp = json_load_file(test_path("%s/mix/compare.json", tmp), 0, NULL);
+    const char *id = json_string_value(json_object_get(results, "run_id"));
+    assert_non_null(id);
+    assert_string_equal(id, json_string_value(json_object_get(cmp, "run_id")));
+    assert_int_equal(test_fleetsim(tmp, "report %s/mix --out %s/mix-report", tmp, tmp), 0);
+
+    /* An older compare.json kept aside, then brought back beside a new run. */
+    assert_int_equal(test_sh("cp '%s/mix/compare.json' '%s/old-compare.json'", tmp, tmp), 0);
+    assert_int_equal(test_fleetsim(tmp, "run %s/s.json --seed 7 --out %s/mix", tmp, tmp), 0);
+    assert_false(test_exists("%s/mix/compare.json", tmp));
+    assert_int_equal(test_sh("cp '%s/old-compare.json' '%s/mix/compare.json'", tmp, tmp), 0);
+    assert_int_equal(test_fleetsim(tmp, "report %s/mix --out %s/mix-report2", tmp, tmp), 2);
+    char *err = err_text();
+    assert_non_null(strstr(err, "mix/compare.json"));
+    assert_non_null(strstr(err, "mix/results.json"));
+    assert_non_null(strstr(err, "not from the same run"));
+    free(err);
+    assert_false(test_exists("%s/mix-report2/index.html", tmp));
+
+    /* The same scenario and seed: the same identity (same seed, same bytes). */
+    assert_int_equal(test_fleetsim(tmp, "compare %s/s.json --out %s/again", tmp, tmp), 0);
+    json_t *again = json_load_file(test_path("%s/again/results.json", tmp), 0, NULL);
+    assert_string_equal(id, json_string_value(json_object_get(again, "run_id")));
+    json_decref(again);
+    json_decref(results);
+    json_decref(cmp);
+
+    /* A plan's files beside a run's: refused, naming both. */
+    test_write(test_path("%s/mix/plan.json", tmp), "{}\n");
+    assert_int_equal(test_fleetsim(tmp, "report %s/mix --out %s/mix-report3", tmp, tmp), 2);
+    err = err_text();
+    assert_non_null(strstr(err, "mix/plan.json and"));
+    free(err);
+}
+
+/* Point 6: a scenario that loads but cannot be placed: no "ok". */
+static void test_validate_ok_only_when_valid(void **state)
+{
+    (void)state;
+    test_write(test_path("%s/unplaceable.json", tmp),
+               "{\"schema\": \"fleetsim/1\", \"name\": \"v\", \"horizon\": \"1h\","
+               " \"pools\": [{\"name\": \"p\", \"gpu\": \"L4-24GB\", \"gpus\": 1}],"
+               " \"services\": [{\"name\": \"s\", \"arrivals\": {\"poisson_rps\": 1},"
+               "   \"service_time\": {\"exponential\": {\"mean\": \"100ms\"}}, \"replicas\": 5}]}\n");
+    assert_int_equal(test_fleetsim(tmp, "validate %s/unplaceable.json", tmp), 2);
+    char *out = test_slurp("%s/out.txt", tmp);
+    assert_null(strstr(out, "ok"));
+    free(out);
+    write_scenario("s.json", "s");
+    assert_int_equal(test_fleetsim(tmp, "validate %s/s.json", tmp), 0);
+    out = test_slurp("%s/out.txt", tmp);
+    assert_non_null(strstr(out, ": ok: scenario \"safety\""));
+    free(out);
+}
+
+/* Point 13: ESC, BEL and the C1 CSI in a service name never reach the
+ * terminal, in validate's summary, the tables or an error message. */
+static void test_control_characters_not_printed(void **state)
+{
+    (void)state;
+    const char *hostile = "x\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m";
+    write_scenario("esc.json", hostile);
+    const char *cmds[] = {"validate %s/esc.json", "run %s/esc.json", "compare %s/esc.json"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        assert_int_equal(test_fleetsim(tmp, cmds[i], tmp), 0);
+        char *out = test_slurp("%s/out.txt", tmp), *err = err_text();
+        assert_non_null(strstr(out, "x?]0;pwned??[2J?31m"));
+        assert_null(strchr(out, '\033'));
+        assert_null(strchr(err, '\033'));
+        assert_null(strstr(out, "\xc2\x9b"));
+        free(out);
+        free(err);
+    }
+    /* An error message naming the service. */
+    char text[2048];
+    snprintf(text, sizeof text, two_policies, hostile);
+    char *at = strstr(text, "\"replicas\": 2");
+    memcpy(at, "\"replicas\": 9", 13);
+    test_write(test_path("%s/esc-bad.json", tmp), text);
+    assert_int_equal(test_fleetsim(tmp, "validate %s/esc-bad.json", tmp), 2);
+    char *err = err_text();
+    assert_non_null(strstr(err, "x?]0;pwned"));
+    assert_null(strchr(err, '\033'));
+    free(err);
+}
+
+/* Point 13: a name that is a formula is written as text; numbers stay numbers. */
+static void test_csv_formula_neutralised(void **state)
+{
+    (void)state;
+    write_scenario("f.json", "=1+1");
+    assert_int_equal(test_fleetsim(tmp, "compare %s/f.json --out %s/f --report %s/f", tmp, tmp, tmp), 0);
+    char *series = test_slurp("%s/f/timeseries.csv", tmp);
+    assert_non_null(strstr(series, ",\"'=1+1\","));
+    assert_null(strstr(series, ",\"=1+1\""));
+    free(series);
+    assert_int_equal(test_fleetsim(tmp, "run %s/f.json --format csv", tmp), 0);
+    char *out = test_slurp("%s/out.txt", tmp);
+    assert_non_null(strstr(out, "\"'=1+1\""));
+    free(out);
+    /* Every CSV the run and its report wrote: no cell starts with = + - @
+     * unless it is a number. */
+    assert_int_equal(test_sh("! grep -lE '(^|,)\"?[=+@]|(^|,)\"?-[^0-9.]' '%s'/f/*.csv", tmp), 0);
+}
+
+/* Hostile names in the gnuplot scripts and pages stay text: every control
+ * character is gone from the scripts and the pages, and nothing is run. */
+static void test_hostile_name_in_report(void **state)
+{
+    (void)state;
+    const char *hostile = "q\\\"'`$(touch PWNED)\\n</script><b>\\u001b[2J";
+    write_scenario("h.json", hostile);
+    assert_int_equal(test_fleetsim(tmp, "compare %s/h.json --report %s/h", tmp, tmp), 0);
+    assert_false(test_exists("%s/h/PWNED", tmp));
+    assert_false(test_exists("%s/PWNED", FS_SOURCE_DIR));
+    char *html = test_slurp("%s/h/index.html", tmp);
+    assert_null(strstr(html, "</script><b>"));
+    assert_non_null(strstr(html, "&lt;/script&gt;&lt;b&gt;"));
+    assert_null(strchr(html, '\033'));
+    free(html);
+    assert_int_equal(test_sh("! grep -l \"$(printf '\\033')\" '%s'/h/*.gp '%s'/h/*.md", tmp, tmp), 0);
+}
+
+int main(void)
+{
+    if (test_tmpdir(tmp, sizeof tmp, "fleetsim-output-safety") != 0)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty_paths_refused),
+        cmocka_unit_test(test_empty_directory_in_library),
+        cmocka_unit_test(test_long_path_is_an_error),
+        cmocka_unit_test(test_baseline_directory),
+        cmocka_unit_test(test_planted_symlinks_not_followed),
+        cmocka_unit_test(test_umask_kept_by_jobs),
+        cmocka_unit_test(test_umask_kept_by_threads),
+        cmocka_unit_test(test_one_run_per_directory),
+        cmocka_unit_test(test_validate_ok_only_when_valid),
+        cmocka_unit_test(test_control_characters_not_printed),
+        cmocka_unit_test(test_csv_formula_neutralised),
+        cmocka_unit_test(test_hostile_name_in_report),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    if (failed == 0)
+        test_rmdir(tmp);
+    return failed;
+}
