@@ -184,9 +184,9 @@ static int parse_pool_autoscale(fs_jpath *p, const json_t *pool, fs_pool_spec *o
     uint64_t min = 0, max = 0;
     rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
     if (rc == FS_OK)
-        rc = fs_jpath_get_uint(p, obj, "min", true, 0, UINT32_MAX, &min);
+        rc = fs_jpath_get_uint(p, obj, "min", true, 0, FS_SCENARIO_MAX_GPUS, &min);
     if (rc == FS_OK)
-        rc = fs_jpath_get_uint(p, obj, "max", true, 1, UINT32_MAX, &max);
+        rc = fs_jpath_get_uint(p, obj, "max", true, 1, FS_SCENARIO_MAX_GPUS, &max);
     const char *bad = rc != FS_OK ? NULL : min > out->gpus ? "min" : max < out->gpus ? "max" : NULL;
     if (bad != NULL) {
         size_t m = fs_jpath_push_key(p, bad);
@@ -263,7 +263,7 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
     if (rc == FS_OK)
         /* An elastic pool may start empty and grow on demand. */
         rc = fs_jpath_get_uint(p, pool, "gpus", true, json_object_get(pool, "autoscale") ? 0 : 1,
-                               UINT32_MAX, &gpus);
+                               FS_SCENARIO_MAX_GPUS, &gpus);
     out->gpus = (uint32_t)gpus;
     if (rc == FS_OK)
         rc = parse_partitioning(p, pool, &s->gpu_types[out->gpu_type], out);

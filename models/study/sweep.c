@@ -478,13 +478,24 @@ int fs_sweep_finish(fs_sweep *sw, fs_error *err)
         if (rc != FS_OK)
             return rc;
     }
-    sw->n_points = 1;
-    for (size_t d = 0; d < sw->n_dims; d++) {
+    /* Counted in floating point first: the product of the sizes may not
+     * fit in any integer, and the message gives it all the same. */
+    double points = 1;
+    char sizes[256] = "";
+    for (size_t d = 0, len = 0; d < sw->n_dims; d++) {
         size_t n = json_array_size(sw->dims[d].values);
-        if (sw->n_points > SIZE_MAX / 2 / n)
-            return fs_error_set(err, FS_ERR_INPUT, "%s: the sweep has too many points", sw->origin);
-        sw->n_points *= n;
+        points *= (double)n;
+        if (len < sizeof sizes) {
+            int w = snprintf(sizes + len, sizeof sizes - len, "%s%zu", d ? " x " : "", n);
+            len += w > 0 ? (size_t)w : 0;
+        }
     }
+    if (points > FS_SWEEP_MAX_POINTS)
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s: the grid has %.6g points (%s values), more than the %d a study can run; "
+                            "vary fewer values",
+                            sw->origin, points, sizes, FS_SWEEP_MAX_POINTS);
+    sw->n_points = (size_t)points;
     /* Each value must give a valid scenario: try each one with the other
      * dimensions at their first value (sum, not product, of the sizes). */
     if (sw->trusted)
@@ -528,6 +539,18 @@ fingerprint:;
     snprintf(sw->fingerprint, sizeof sw->fingerprint, "%016" PRIx64, fs__fnv1a(text, UINT64_C(0xcbf29ce484222325)));
     free(text);
     return FS_OK;
+}
+
+int fs_sweep_check_runs(const fs_sweep *sw, uint32_t replications, fs_error *err)
+{
+    /* n_points <= FS_SWEEP_MAX_POINTS, so the product fits in 64 bits. */
+    uint64_t runs = (uint64_t)sw->n_points * replications;
+    if (runs <= FS_SWEEP_MAX_RUNS)
+        return FS_OK;
+    return fs_error_set(err, FS_ERR_INPUT,
+                        "%s: %zu points x %" PRIu32 " replications is %" PRIu64
+                        " runs, more than the %d a study can run; vary fewer values or use fewer replications",
+                        sw->origin, sw->n_points, replications, runs, FS_SWEEP_MAX_RUNS);
 }
 
 /* ---- the sweep file ---- */
@@ -627,7 +650,9 @@ int fs_sweep_from_json(const json_t *root, const char *origin, const char *base_
                 rc = fs_jpath_get_array(&p, entry, "values", true, true, &values);
                 json_incref(values);
             } else if (rc == FS_OK) {
-                double from, to, step = 1;
+                /* Initialised although both are required: the message below
+                 * is formatted before rc is looked at. */
+                double from = 0, to = 0, step = 1;
                 rc = fs_jpath_get_number(&p, entry, "from", true, FS_JPATH_ANY, &from);
                 if (rc == FS_OK)
                     rc = fs_jpath_get_number(&p, entry, "to", true, FS_JPATH_ANY, &to);
@@ -646,6 +671,8 @@ int fs_sweep_from_json(const json_t *root, const char *origin, const char *base_
     }
     if (rc == FS_OK)
         rc = fs_sweep_finish(sw, err);
+    if (rc == FS_OK)
+        rc = fs_sweep_check_runs(sw, sw->replications, err);
     const char *written = json_string_value(json_object_get(root, "fingerprint"));
     if (rc == FS_OK && sw->trusted && (!written || strcmp(written, sw->fingerprint) != 0))
         rc = fs_error_set(err, FS_ERR_INPUT, "%s: \"fingerprint\" %s does not match its contents (%s): the file was edited",
