@@ -10,6 +10,8 @@
 #include <jansson.h>
 
 #include "jsonpath.h"
+#include "number.h"
+#include "placement.h"
 #include "run.h"
 #include "scenario.h"
 
@@ -361,25 +363,20 @@ int fs_sweep_parse_values(const char *text, json_t **values, bool *range, fs_err
     const char *dots = strstr(text, "..");
     if (dots) {
         /* strtod would read "2..8" as 2. then .8: parse the head alone. */
-        char head[64], *end;
+        char head[64];
         size_t head_len = (size_t)(dots - text);
         bool ok = head_len > 0 && head_len < sizeof head;
         if (ok) {
             memcpy(head, text, head_len);
             head[head_len] = '\0';
         }
-        double from = ok ? strtod(head, &end) : NAN, to = NAN, step = 1;
+        /* Decimal numbers only (number.h): strtod would take hex and "inf". */
+        double from = NAN, to = NAN, step = 1;
+        const char *end = NULL;
+        ok = ok && fs_number_parse(head, &from) == 0 && fs_number_prefix(dots + 2, &to, &end) == 0;
+        if (ok && *end == ':')
+            ok = fs_number_prefix(end + 1, &step, &end) == 0;
         ok = ok && *end == '\0';
-        if (ok) {
-            to = strtod(dots + 2, &end);
-            ok = end != dots + 2;
-            if (ok && *end == ':') {
-                const char *s = end + 1;
-                step = strtod(s, &end);
-                ok = end != s;
-            }
-            ok = ok && *end == '\0';
-        }
         if (!ok || !(step > 0) || !(to >= from) || !isfinite(from) || !isfinite(to) || (to - from) / step > 1e6)
             return fs_error_set(err, FS_ERR_INPUT,
                                 "\"%s\": expected a range FROM..TO or FROM..TO:STEP with FROM <= TO and STEP > 0", text);
@@ -783,15 +780,26 @@ int fs_sweep_run(const fs_sweep *sw, json_t *work_doc, size_t point, uint32_t re
             variant = v;
     fs_results *r = NULL;
     fs_error run_err = {0};
-    rc = fs_run_replication(s, variant, rep, &r, &run_err);
+    /* Refused means one thing: the point's replicas fit nowhere.  Placement
+     * is tried alone first, so that other bad input met during the run (a
+     * malformed trace row: file:line) stops the study as the error it is
+     * instead of passing for a refused point. */
+    fs_placement *pl = NULL;
+    rc = fs_placement_compute(s->policies ? s->policies[variant] : s, &pl, &run_err);
+    fs_placement_destroy(pl);
     if (rc == FS_ERR_INPUT) {
         rc = fs_metrics_refused(run_err.msg, out, err);
-    } else if (rc != FS_OK) {
-        char label[512];
-        fs_sweep_point_label(sw, point, label, sizeof label);
-        rc = fs_error_set(err, rc, "point %zu (%s), replication %u: %s", point, label, rep, run_err.msg);
     } else {
-        rc = fs_metrics_from_run(r, 0, 0, out, err);
+        if (rc == FS_OK)
+            rc = fs_run_replication(s, variant, rep, &r, &run_err);
+        if (rc != FS_OK) {
+            char label[512];
+            fs_sweep_point_label(sw, point, label, sizeof label);
+            rc = fs_error_set(err, rc, "point %zu (%s), replication %u: %s", point, label, rep,
+                              run_err.msg);
+        } else {
+            rc = fs_metrics_from_run(r, 0, 0, out, err);
+        }
     }
     fs_results_destroy(r);
     fs_scenario_destroy(s);
