@@ -47,6 +47,11 @@
  * today's largest fleets are ~1e5 GPUs. */
 #define FS_SCENARIO_MAX_GPUS 100000
 #define FS_SCENARIO_MAX_REPLICAS 100000
+/* Seats of a time-sliced pool (GPUs, at an elastic pool's "max", x
+ * tenants): placement there weighs every GPU for every replica (each GPU's
+ * room depends on what it holds), O(seats x GPUs); shared dev pools are
+ * small, and 20,000 seats place in well under a second. */
+#define FS_SCENARIO_MAX_SHARED_SEATS 20000
 /* Requests one replica serves at once: engines batch hundreds to a few
  * thousand; each level costs memory per replication. */
 #define FS_SCENARIO_MAX_CONCURRENCY 65536

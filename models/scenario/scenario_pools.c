@@ -275,5 +275,16 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
         rc = parse_pool_class(p, pool, out);
     if (rc == FS_OK)
         rc = parse_pool_autoscale(p, pool, out);
+    uint64_t seats = (uint64_t)(out->max_gpus > out->gpus ? out->max_gpus : out->gpus) *
+                     out->time_slicing.tenants;
+    if (rc == FS_OK && out->partitioning == FS_PARTITION_TIME_SLICED &&
+        seats > FS_SCENARIO_MAX_SHARED_SEATS) {
+        size_t mark = fs_jpath_push_key(p, "time_slicing");
+        rc = fs_jpath_fail(p,
+                           "%" PRIu64 " seats (GPUs x tenants), more than the %d a time-sliced pool "
+                           "may have (the limit); use whole GPUs or MIG for a pool this large",
+                           seats, FS_SCENARIO_MAX_SHARED_SEATS);
+        fs_jpath_pop(p, mark);
+    }
     return rc;
 }
