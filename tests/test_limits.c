@@ -145,6 +145,11 @@ static void test_grid_overflow(void **state)
                  "--vary pools[gpu].gpus=1..4096 --vary warmup=1..4096 --vary horizon=1..4096 "
                  "--vary window=1..4096 --constraint 'service:chat.p99<=250ms' --out %s/plan.out",
                  tmp, tmp);
+    /* plan --search grid runs every point */
+    expect_exit2("1000 points x 2000 replications is 2000000 runs",
+                 "plan %s/grid.json --vary seed=1..1000 --search grid -r 2000 "
+                 "--constraint 'service:chat.p99<=250ms' --out %s/plan.out",
+                 tmp, tmp);
 }
 
 /* A run record whose histogram holds `total` values in the given buckets. */
