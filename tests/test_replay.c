@@ -37,7 +37,7 @@ static int teardown(void **state)
 static fs_scenario *replay_scenario(const char *horizon, const char *trace, const char *replicas, const char *extra)
 {
     fs_scenario *s = test_scenario(
-        "{\"schema\": \"fleetsim/1\", \"horizon\": \"%s\", \"warmup\": \"0s\", \"window\": \"1m\", \"seed\": 2,"
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"%s\", \"warmup\": \"0s\", \"window\": \"5s\", \"seed\": 2,"
         " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 4}],"
         " \"services\": [{\"name\": \"llm\", \"pool\": \"p\", \"arrivals\": {\"trace\": %s},"
         "   \"service_time\": {\"exponential\": {\"mean\": \"1s\"}}, \"replicas\": %s%s}]}",

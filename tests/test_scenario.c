@@ -422,9 +422,9 @@ static void test_load(void **state)
 
     char dir[] = "/tmp/fleetsim-test-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    /* a directory opens but cannot be read */
+    /* a directory opens but is not a file to read */
     assert_int_equal(fs_scenario_load(dir, &s, &err), FS_ERR_INPUT);
-    assert_non_null(strstr(err.msg, "cannot read: Is a directory"));
+    assert_non_null(strstr(err.msg, "expected a regular file, got a directory"));
 
     char path[256];
     snprintf(path, sizeof path, "%s/morning-tail.json", dir);
@@ -596,7 +596,7 @@ static void test_service_autoscale(void **state)
                  "services[0].replicas.autoscale: unknown key \"cooldwn\" (did you mean "
                  "\"cooldown\"?)");
     expect_error(SERVICE(", 'replicas': {'min': 0, 'max': 4}"),
-                 "services[0].replicas.min: expected a positive integer, got 0");
+                 "services[0].replicas.min: expected an integer from 1 to 100000, got 0");
 }
 
 static void test_training(void **state)
@@ -701,7 +701,7 @@ static void test_training(void **state)
                  "training[0].checkpoint.every: expected a positive duration");
     expect_error(TRAINING("[{'name': 'job', 'submit': {'poisson_per_hour': 1}, 'gang': 0, "
                           "'work_gpu_hours': 1}]"),
-                 "training[0].gang: expected a positive integer, got 0");
+                 "training[0].gang: expected an integer from 1 to 100000, got 0");
     expect_error(TRAINING("[{'name': 'job', 'submit': {'poisson_per_hour': 1}, 'gang': 1, "
                           "'work_gpu_hours': 0}]"),
                  "training[0].work_gpu_hours: expected a positive number, got 0");

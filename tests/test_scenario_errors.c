@@ -101,7 +101,7 @@ static void test_wrong_type(void **state)
                  "services[0].replicas: expected a positive integer or an object {\"count\", "
                  "\"min\", \"max\", \"concurrency\", \"autoscale\"}, got \"two\"");
     expect_error(SERVICE(", 'replicas': 2.5"),
-                 "services[0].replicas: expected a positive integer, got 2.5");
+                 "services[0].replicas: expected an integer from 1 to 100000, got 2.5");
     expect_error(SERVICE(", 'queue_limit': -1"),
                  "services[0].queue_limit: expected a non-negative integer, got -1");
     expect_error(SERVICE(", 'tenant': false"),
@@ -129,7 +129,7 @@ static void test_wrong_type(void **state)
     expect_error(
         HEAD
         "'pools': [{'name': 'gpu', 'gpu': 'H100-SXM-80GB', 'gpus': 5000000000}], 'services': []}",
-        "pools[0].gpus: expected a positive integer no larger than 4294967295, got 5000000000");
+        "pools[0].gpus: expected an integer from 1 to 100000, got 5000000000");
     /* long strings are cut so the message stays one readable line */
     expect_error(TOP("'horizon': '1d', 'seed': "
                      "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'"),
@@ -153,9 +153,9 @@ static void test_bad_numbers(void **state)
                  "\"p95_ms\", "
                  "\"p99_ms\", \"p999_ms\"), got none");
     expect_error(SERVICE(", 'replicas': 0"),
-                 "services[0].replicas: expected a positive integer, got 0");
+                 "services[0].replicas: expected an integer from 1 to 100000, got 0");
     expect_error(SERVICE(", 'replicas': {'count': 1, 'concurrency': 0}"),
-                 "services[0].replicas.concurrency: expected a positive integer, got 0");
+                 "services[0].replicas.concurrency: expected an integer from 1 to 65536, got 0");
     expect_error(SERVICE_ARR("{'poisson_rps': -1}"),
                  "services[0].arrivals.poisson_rps: expected a non-negative number, got -1");
     expect_error(

@@ -6,6 +6,7 @@
  * character or the clock field that is wrong.
  */
 #include "duration.h"
+#include "number.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -72,10 +73,9 @@ static size_t number_span(const char *p)
     return n;
 }
 
-/* strtod on a copy of a span already checked by number_span: on the original
- * text strtod would read on into "0x10" or "1e3".  The length check after it
- * catches a locale whose decimal point is not '.'.  64 characters is far
- * beyond any duration a person writes. */
+/* The number in a span already checked by number_span, read from a copy of
+ * just that span ("1e3s" is 1 and the unit "e3s", not 1000 s).  64
+ * characters is far beyond any duration a person writes. */
 static int to_double(const char *p, size_t len, double *out)
 {
     char copy[64];
@@ -83,13 +83,7 @@ static int to_double(const char *p, size_t len, double *out)
         return -1;
     memcpy(copy, p, len);
     copy[len] = '\0';
-    char *end;
-    errno = 0;
-    double v = strtod(copy, &end);
-    if ((size_t)(end - copy) != len || errno == ERANGE || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
+    return fs_number_parse(copy, out);
 }
 
 /* HH:MM or HH:MM:SS(.fff) at p, hours any number of digits, minutes and

@@ -59,7 +59,8 @@ typedef struct fs_placement {
 /* A placement policy picks, for a replica needing `need_gb`, one unit among
  * those with room[u] >= need_gb (room[u] < 0: taken), or FS_UNPLACED.  room
  * is the memory the replica could use there (for a time-sliced seat, what
- * its GPU has left). */
+ * its GPU has left).  It is shown candidates in ascending unit order, one
+ * per group of interchangeable units, and must break ties by that order. */
 typedef size_t (*fs_placement_policy)(const fs_unit *units, const double *room, size_t n,
                                       double need_gb);
 

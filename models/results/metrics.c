@@ -226,7 +226,17 @@ fail:
     return NULL;
 }
 
-static int fs__hist_from_json(const json_t *o, fs_hist *h)
+/* The most values one run's histogram may hold when read back.  Summaries
+ * add the histograms of every run of a point (at most FS_SWEEP_MAX_RUNS, a
+ * million, below 2^20), so 2^44 per run keeps every merged counter below
+ * 2^64; it is 20 days of recording at ten million values a second, beyond
+ * any run the simulator finishes. */
+#define FS__MAX_RECORDED (UINT64_C(1) << 44)
+
+/* Reads a histogram written by fs__hist_json into h (counters zeroed).  NULL,
+ * or what is wrong with it: a run file is input, and a hand-edited or
+ * corrupted one must not make counters wrap when runs are merged. */
+static const char *fs__hist_from_json(const json_t *o, fs_hist *h)
 {
     json_int_t total, min_ns, max_ns;
     double sum_ns;
@@ -234,28 +244,35 @@ static int fs__hist_from_json(const json_t *o, fs_hist *h)
     if (json_unpack((json_t *)o, "{s:I,s:I,s:I,s:F,s:o}", "total", &total, "min_ns", &min_ns, "max_ns",
                     &max_ns, "sum_ns", &sum_ns, "buckets", &buckets) != 0 ||
         !json_is_array(buckets) || total < 0)
-        return -1;
+        return "expected {total, min_ns, max_ns, sum_ns, buckets: [[index, count], ...]}";
+    if ((uint64_t)total > FS__MAX_RECORDED)
+        return "total is beyond the 2^44 values a run can record";
+    if (!isfinite(sum_ns) || sum_ns < 0 || (total > 0 && (min_ns < 0 || min_ns > max_ns)))
+        return "expected a finite, non-negative sum_ns and 0 <= min_ns <= max_ns";
     uint64_t counted = 0;
     size_t k;
     json_t *b;
     json_array_foreach(buckets, k, b) {
         json_int_t i, c;
         if (json_unpack(b, "[I,I]", &i, &c) != 0 || i < 0 || i >= FS_HIST_BUCKETS || c <= 0)
-            return -1;
+            return "expected buckets [[index, count], ...] with indexes in range and positive counts";
+        /* Both at most 2^44 here, so the sum cannot wrap. */
+        if ((uint64_t)c > (uint64_t)total - counted)
+            return "the bucket counts add up to more than total";
         h->counts[i] += (uint64_t)c;
         counted += (uint64_t)c;
         if ((uint32_t)i < h->lo) h->lo = (uint32_t)i;
         if ((uint32_t)i > h->hi) h->hi = (uint32_t)i;
     }
     if (counted != (uint64_t)total)
-        return -1;
+        return "the bucket counts add up to less than total";
     h->total = (uint64_t)total;
     if (total) {
         h->min_ns = (uint64_t)min_ns;
         h->max_ns = (uint64_t)max_ns;
     }
     h->sum_ns = sum_ns;
-    return 0;
+    return NULL;
 }
 
 int fs_metrics_from_json(const json_t *obj, const char *origin, fs_metrics *out, fs_error *err)
@@ -266,8 +283,10 @@ int fs_metrics_from_json(const json_t *obj, const char *origin, fs_metrics *out,
         return fs_metrics_refused(json_string_value(refused), out, err);
     const json_t *values = json_object_get(obj, "values"), *hists = json_object_get(obj, "histograms");
     const json_t *events = json_object_get(obj, "events");
-    if (!json_is_object(values) || !json_is_object(hists) || !json_is_integer(events))
-        return fs_error_set(err, FS_ERR_INPUT, "%s: expected a run record with \"values\", \"histograms\" and \"events\"",
+    /* events is summed over a point's runs: a negative one would wrap. */
+    if (!json_is_object(values) || !json_is_object(hists) || !json_is_integer(events) ||
+        json_integer_value(events) < 0 || (uint64_t)json_integer_value(events) > FS__MAX_RECORDED)
+        return fs_error_set(err, FS_ERR_INPUT, "%s: expected a run record with \"values\", \"histograms\" and \"events\" (0 to 2^44)",
                             origin);
     out->events = (uint64_t)json_integer_value(events);
     const char *key;
@@ -298,12 +317,11 @@ int fs_metrics_from_json(const json_t *obj, const char *origin, fs_metrics *out,
             return fs_error_set(err, FS_ERR_RUNTIME, "out of memory reading %s", origin);
         }
         out->n_hists++;
-        if (fs__hist_from_json(v, &out->hists[out->n_hists - 1]) != 0) {
+        const char *wrong = fs__hist_from_json(v, &out->hists[out->n_hists - 1]);
+        if (wrong) {
+            fs_error_set(err, FS_ERR_INPUT, "%s: histograms.%s: %s", origin, key, wrong);
             fs_metrics_fini(out);
-            return fs_error_set(err, FS_ERR_INPUT,
-                                "%s: histograms.%s: expected {total, min_ns, max_ns, sum_ns, buckets: "
-                                "[[index, count], ...]} with counts adding up to total",
-                                origin, key);
+            return FS_ERR_INPUT;
         }
     }
     return FS_OK;

@@ -19,10 +19,12 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -149,6 +151,18 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
             fs_jpath_push_key(p, c->policy);
         }
         rc = fs__scenario_parse_array_of(p, c->fleet, "pools", c, fs__scenario_parse_pool);
+        /* Each pool is capped; so is the fleet they make, at its largest
+         * (elastic pools at their "max"). */
+        uint64_t fleet_gpus = 0;
+        for (size_t i = 0; rc == FS_OK && i < s->n_pools; i++)
+            fleet_gpus += s->pools[i].max_gpus > s->pools[i].gpus ? s->pools[i].max_gpus
+                                                                  : s->pools[i].gpus;
+        if (rc == FS_OK && fleet_gpus > FS_SCENARIO_MAX_GPUS) {
+            fs_jpath_push_key(p, "pools");
+            rc = fs_jpath_fail(p, "the pools hold up to %" PRIu64 " GPUs, more than the %d a fleet "
+                                  "may have (the limit)",
+                               fleet_gpus, FS_SCENARIO_MAX_GPUS);
+        }
         fs_jpath_pop(p, mark);
     }
     n = array_length(root, "services");
@@ -222,6 +236,8 @@ static int parse_variant(fs_jpath *p, const json_t *root, const json_t *fleet, c
         rc = parse_fields(p, root, &c);
     if (rc == FS_OK)
         rc = parse_policy_settings(p, fleet, policy, s);
+    if (rc == FS_OK)
+        rc = fs__scenario_check_windows(p, root, s);
     free(c.declared);
     free(c.declared_cal);
     return rc;
@@ -375,10 +391,29 @@ int fs__scenario_read_file(const char *path, char **text, size_t *len, fs_error 
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return fs_error_set(err, FS_ERR_INPUT, "%s: cannot read: %s", path, strerror(errno));
+    /* Only a regular file has an end: a device (/dev/zero), a FIFO or a
+     * directory would be read forever, block, or fail with an obscure
+     * message.  The size cap also stops a file that grows while read. */
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        int e = errno;
+        fclose(f);
+        return fs_error_set(err, FS_ERR_INPUT, "%s: cannot read: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fclose(f);
+        return fs_error_set(err, FS_ERR_INPUT, "%s: expected a regular file, got %s", path,
+                            S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+    }
     size_t cap = 64 * 1024, n = 0;
     char *buf = malloc(cap);
     int rc = buf == NULL ? fs_error_set(err, FS_ERR_RUNTIME, "%s: out of memory", path) : FS_OK;
     while (rc == FS_OK) {
+        if (n >= (size_t)FS_SCENARIO_MAX_FILE_BYTES) {
+            rc = fs_error_set(err, FS_ERR_INPUT, "%s: reaches %ld MiB, the limit for a scenario file",
+                              path, FS_SCENARIO_MAX_FILE_BYTES / (1024 * 1024));
+            break;
+        }
         if (n == cap) {
             char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
             if (bigger == NULL) {

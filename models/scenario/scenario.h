@@ -30,6 +30,49 @@
 #include "trace.h"
 
 #define FS_SCENARIO_SCHEMA "fleetsim/1"
+
+/* ---- limits ----------------------------------------------------------------
+ * What a scenario may ask for.  Each is far above what a real fleet or study
+ * needs, and low enough that no count, allocation or run time derived from
+ * it can overflow or run without end; the loader refuses anything beyond with
+ * the JSON path and the limit (scenarios/README.md lists them). */
+/* Two years: capacity plans look a year ahead, and a longer run says nothing
+ * a year does not, at a hundred times a day's cost. */
+#define FS_SCENARIO_MAX_HORIZON_S (2.0 * 365 * 86400)
+/* SLO and time-series windows per service over horizon - warm-up: each is
+ * stored and judged; a million is a 30 s window over a whole year. */
+#define FS_SCENARIO_MAX_WINDOWS 1000000.0
+/* GPUs in a pool (also an elastic pool's "max") and in one variant's fleet,
+ * replicas of a service (also an autoscaler's "max"), a training gang:
+ * today's largest fleets are ~1e5 GPUs. */
+#define FS_SCENARIO_MAX_GPUS 100000
+#define FS_SCENARIO_MAX_REPLICAS 100000
+/* Seats of a time-sliced pool (GPUs, at an elastic pool's "max", x
+ * tenants): placement there weighs every GPU for every replica (each GPU's
+ * room depends on what it holds), O(seats x GPUs); shared dev pools are
+ * small, and 20,000 seats place in well under a second. */
+#define FS_SCENARIO_MAX_SHARED_SEATS 20000
+/* Requests one replica serves at once: engines batch hundreds to a few
+ * thousand; each level costs memory per replication. */
+#define FS_SCENARIO_MAX_CONCURRENCY 65536
+/* A service's peak arrival rate (base x hourly profile x overlapping bursts),
+ * and any one multiplier: a million requests a second is a hyperscaler's
+ * whole front door, and every request is a simulated event. */
+#define FS_SCENARIO_MAX_RATE_RPS 1e6
+#define FS_SCENARIO_MAX_MULTIPLIER 1e3
+/* Bursts per service: each is an event (a launch, an outage); more is a
+ * trace.  The rate lookup scans them, so they are kept few. */
+#define FS_SCENARIO_MAX_BURSTS 1000
+/* Dollars per GPU-hour (any price) and watts per GPU: costs and energy over
+ * the largest fleet and horizon stay finite and printable. */
+#define FS_SCENARIO_MAX_PRICE 1e4
+#define FS_SCENARIO_MAX_WATTS 1e5
+/* GB of memory of a GPU type or of a service's replica: 1e5 GB is a
+ * hundred times today's largest GPU, and stranded-memory sums stay finite. */
+#define FS_SCENARIO_MAX_MEMORY_GB 1e5
+/* The scenario file itself: documents are kilobytes; an empirical
+ * distribution of a million samples still fits. */
+#define FS_SCENARIO_MAX_FILE_BYTES (64L * 1024 * 1024)
 #define FS_QUEUE_UNLIMITED UINT64_MAX
 #define FS_SLO_MAX_TARGETS 5
 

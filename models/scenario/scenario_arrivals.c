@@ -7,6 +7,7 @@
  */
 #include "scenario_parse.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,8 @@ static int parse_profile(fs_jpath *p, const json_t *arrivals, const char *key, d
     for (size_t h = 0; rc == FS_OK && h < 24; h++) {
         size_t m = fs_jpath_push_index(p, h);
         rc = fs_jpath_number(p, json_array_get(v, h), FS_JPATH_NONNEG, &out[h]);
+        if (rc == FS_OK)
+            rc = fs__scenario_cap(p, json_array_get(v, h), out[h], FS_SCENARIO_MAX_MULTIPLIER, "");
         fs_jpath_pop(p, m);
     }
     fs_jpath_pop(p, mark);
@@ -55,6 +58,13 @@ static int parse_bursts(fs_jpath *p, const json_t *arrivals, fs_arrivals *a)
     if (rc != FS_OK || list == NULL || json_array_size(list) == 0)
         return rc;
     size_t n = json_array_size(list);
+    if (n > FS_SCENARIO_MAX_BURSTS) {
+        size_t m = fs_jpath_push_key(p, "bursts");
+        rc = fs_jpath_fail(p, "expected at most %d bursts (the limit; replay a trace for more), got %zu",
+                           FS_SCENARIO_MAX_BURSTS, n);
+        fs_jpath_pop(p, m);
+        return rc;
+    }
     a->bursts = calloc(n, sizeof *a->bursts);
     if (a->bursts == NULL)
         return fs_jpath_oom(p);
@@ -71,7 +81,8 @@ static int parse_bursts(fs_jpath *p, const json_t *arrivals, fs_arrivals *a)
         if (rc == FS_OK)
             rc = fs_jpath_get_duration(p, b, "at", true, FS_JPATH_NONNEG, &out->at_s);
         if (rc == FS_OK)
-            rc = fs_jpath_get_number(p, b, "multiplier", true, FS_JPATH_POSITIVE, &out->multiplier);
+            rc = fs__scenario_get_capped(p, b, "multiplier", true, FS_JPATH_POSITIVE,
+                                         FS_SCENARIO_MAX_MULTIPLIER, "", &out->multiplier);
         if (rc == FS_OK)
             rc = fs_jpath_get_duration(p, b, "duration", true, FS_JPATH_POSITIVE, &out->duration_s);
         fs_jpath_pop(p, m);
@@ -80,6 +91,26 @@ static int parse_bursts(fs_jpath *p, const json_t *arrivals, fs_arrivals *a)
     if (rc == FS_OK)
         qsort(a->bursts, n, sizeof *a->bursts, burst_cmp);
     return rc;
+}
+
+/* The most the bursts multiply the rate by at any time (1 with none).  The
+ * product changes only where a burst starts or ends, so it is evaluated
+ * there: O(n^2) for n <= FS_SCENARIO_MAX_BURSTS, once per load. */
+static double burst_peak(const fs_arrivals *a)
+{
+    double peak = 1;
+    for (size_t i = 0; i < 2 * a->n_bursts; i++) {
+        const fs_burst *at = &a->bursts[i / 2];
+        double t = i % 2 ? at->at_s + at->duration_s : at->at_s;
+        double product = 1;
+        for (size_t j = 0; j < a->n_bursts; j++) {
+            const fs_burst *b = &a->bursts[j];
+            if (t >= b->at_s && t < b->at_s + b->duration_s)
+                product *= b->multiplier;
+        }
+        peak = fmax(peak, product);
+    }
+    return peak;
 }
 
 /* A column name read into *out (owned), if the key is there. */
@@ -191,7 +222,8 @@ int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind 
             rc = fs_jpath_fail(p, "expected a \"preset\", or \"gpus\" and \"duration\" (or \"end\") columns");
     }
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, obj, "rate_scale", false, FS_JPATH_POSITIVE, &spec->rate_scale);
+        rc = fs__scenario_get_capped(p, obj, "rate_scale", false, FS_JPATH_POSITIVE,
+                                     FS_SCENARIO_MAX_MULTIPLIER, "", &spec->rate_scale);
     if (rc == FS_OK)
         rc = fs_jpath_get_duration(p, obj, "shift", false, FS_JPATH_NONNEG, &spec->shift_s);
     if (rc == FS_OK)
@@ -271,7 +303,8 @@ int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a)
     bool has_diurnal = false, has_weekday = false, has_weekend = false;
     rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, obj, "poisson_rps", true, FS_JPATH_NONNEG, &a->base_rps);
+        rc = fs__scenario_get_capped(p, obj, "poisson_rps", true, FS_JPATH_NONNEG,
+                                     FS_SCENARIO_MAX_RATE_RPS, "requests/s", &a->base_rps);
     if (rc == FS_OK)
         rc = parse_profile(p, obj, "diurnal", diurnal, &has_diurnal);
     if (rc == FS_OK)
@@ -283,9 +316,24 @@ int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a)
     fs_jpath_pop(p, mark);
     if (rc != FS_OK)
         return rc;
+    double profile_peak = 0;
     for (int h = 0; h < 24; h++) {
         a->weekday[h] = has_weekday ? weekday[h] : has_diurnal ? diurnal[h] : 1.0;
         a->weekend[h] = has_weekend ? weekend[h] : has_diurnal ? diurnal[h] : 1.0;
+        profile_peak = fmax(profile_peak, fmax(a->weekday[h], a->weekend[h]));
     }
-    return FS_OK;
+    /* Each factor is capped, but their product is the rate the simulation
+     * draws requests at; an upper bound of it (the hourly peak need not
+     * meet the bursts' peak) is held to the same limit as poisson_rps. */
+    double peak = a->base_rps * profile_peak * burst_peak(a);
+    if (peak > FS_SCENARIO_MAX_RATE_RPS) {
+        size_t m = fs_jpath_push_key(p, "arrivals");
+        rc = fs_jpath_fail(p,
+                           "poisson_rps (%g) x the highest hourly multiplier (%g) x the most the "
+                           "bursts multiply at once (%g) may reach %.3g requests/s, more than the "
+                           "%g allowed (the limit)",
+                           a->base_rps, profile_peak, burst_peak(a), peak, FS_SCENARIO_MAX_RATE_RPS);
+        fs_jpath_pop(p, m);
+    }
+    return rc;
 }

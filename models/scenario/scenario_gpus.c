@@ -141,17 +141,19 @@ static int parse_gpu_type(fs_jpath *p, const char *name, const json_t *obj, fs_g
         rc = fs_jpath_get_uint(p, obj, "sms", false, 1, UINT_MAX, &sms);
     out->sms = (unsigned)sms;
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, obj, "price_per_hour", false, FS_JPATH_NONNEG,
-                                 &out->price_on_demand);
+        rc = fs__scenario_get_capped(p, obj, "price_per_hour", false, FS_JPATH_NONNEG,
+                                     FS_SCENARIO_MAX_PRICE, "$/GPU-hour", &out->price_on_demand);
     if (builtin == NULL)
         out->price_spot = out->price_on_demand;
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, obj, "spot_price_per_hour", false, FS_JPATH_NONNEG,
-                                 &out->price_spot);
+        rc = fs__scenario_get_capped(p, obj, "spot_price_per_hour", false, FS_JPATH_NONNEG,
+                                     FS_SCENARIO_MAX_PRICE, "$/GPU-hour", &out->price_spot);
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, obj, "idle_w", false, FS_JPATH_NONNEG, &out->idle_w);
+        rc = fs__scenario_get_capped(p, obj, "idle_w", false, FS_JPATH_NONNEG,
+                                     FS_SCENARIO_MAX_WATTS, "W", &out->idle_w);
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, obj, "busy_w", false, FS_JPATH_NONNEG, &out->busy_w);
+        rc = fs__scenario_get_capped(p, obj, "busy_w", false, FS_JPATH_NONNEG,
+                                     FS_SCENARIO_MAX_WATTS, "W", &out->busy_w);
     if (rc == FS_OK && out->busy_w < out->idle_w) {
         /* Blame the key that was written: an idle_w override can clash with
          * the catalog's busy_w without busy_w appearing in the file. */

@@ -63,8 +63,19 @@ int fs__scenario_get_choice(fs_jpath *p, const json_t *obj, const char *key, con
 /* obj[key], when present, as true or false. */
 int fs__scenario_get_bool(fs_jpath *p, const json_t *obj, const char *key, bool *out);
 /* obj[key], when present, as a memory size in GiB: a JSON number of GiB, or
- * a string with its unit ("80GiB", "85.9GB": memsize.h). */
+ * a string with its unit ("80GiB", "85.9GB": memsize.h); refused above
+ * FS_SCENARIO_MAX_MEMORY_GB. */
 int fs__scenario_get_memory(fs_jpath *p, const json_t *obj, const char *key, fs_jpath_sign sign, double *gib);
+/* obj[key] read as fs_jpath_get_number / fs_jpath_get_duration do, and
+ * refused above max with `expected at most <max> <unit> (the limit), got
+ * <value>`: the scenario limits of scenario.h. */
+int fs__scenario_get_capped(fs_jpath *p, const json_t *obj, const char *key, bool required,
+                            fs_jpath_sign sign, double max, const char *unit, double *out);
+int fs__scenario_get_capped_duration(fs_jpath *p, const json_t *obj, const char *key,
+                                     bool required, fs_jpath_sign sign, double max,
+                                     double *out);
+/* The value at the cursor, already read into x, refused above max the same way. */
+int fs__scenario_cap(fs_jpath *p, const json_t *v, double x, double max, const char *unit);
 /* parent[member] as a distribution object ({"lognormal": {...}}). */
 int fs__scenario_parse_dist(fs_jpath *p, const json_t *parent, const char *member, bool required,
                             fs_dist *d);
@@ -88,6 +99,11 @@ int fs__scenario_load_json(const char *text, size_t len, const char *origin, jso
 /* scenario_run.c: horizon, warmup, window, seed, replications,
  * start_weekday, ci. */
 int fs__scenario_parse_run(fs_jpath *p, const json_t *root, fs_scenario *s);
+
+/* scenario_run.c, once the services are read: the scenario's "window" (when
+ * written) and every SLO window must fit horizon - warm-up, and not cut it
+ * into more than FS_SCENARIO_MAX_WINDOWS. */
+int fs__scenario_check_windows(fs_jpath *p, const json_t *root, const fs_scenario *s);
 
 /* scenario_gpus.c: "gpus" into c->declared; GPU names looked up and placed
  * in s->gpu_types (SIZE_MAX: no such type); obj[key] as a GPU type. */

@@ -184,9 +184,9 @@ static int parse_pool_autoscale(fs_jpath *p, const json_t *pool, fs_pool_spec *o
     uint64_t min = 0, max = 0;
     rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
     if (rc == FS_OK)
-        rc = fs_jpath_get_uint(p, obj, "min", true, 0, UINT32_MAX, &min);
+        rc = fs_jpath_get_uint(p, obj, "min", true, 0, FS_SCENARIO_MAX_GPUS, &min);
     if (rc == FS_OK)
-        rc = fs_jpath_get_uint(p, obj, "max", true, 1, UINT32_MAX, &max);
+        rc = fs_jpath_get_uint(p, obj, "max", true, 1, FS_SCENARIO_MAX_GPUS, &max);
     const char *bad = rc != FS_OK ? NULL : min > out->gpus ? "min" : max < out->gpus ? "max" : NULL;
     if (bad != NULL) {
         size_t m = fs_jpath_push_key(p, bad);
@@ -263,7 +263,7 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
     if (rc == FS_OK)
         /* An elastic pool may start empty and grow on demand. */
         rc = fs_jpath_get_uint(p, pool, "gpus", true, json_object_get(pool, "autoscale") ? 0 : 1,
-                               UINT32_MAX, &gpus);
+                               FS_SCENARIO_MAX_GPUS, &gpus);
     out->gpus = (uint32_t)gpus;
     if (rc == FS_OK)
         rc = parse_partitioning(p, pool, &s->gpu_types[out->gpu_type], out);
@@ -275,5 +275,16 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
         rc = parse_pool_class(p, pool, out);
     if (rc == FS_OK)
         rc = parse_pool_autoscale(p, pool, out);
+    uint64_t seats = (uint64_t)(out->max_gpus > out->gpus ? out->max_gpus : out->gpus) *
+                     out->time_slicing.tenants;
+    if (rc == FS_OK && out->partitioning == FS_PARTITION_TIME_SLICED &&
+        seats > FS_SCENARIO_MAX_SHARED_SEATS) {
+        size_t mark = fs_jpath_push_key(p, "time_slicing");
+        rc = fs_jpath_fail(p,
+                           "%" PRIu64 " seats (GPUs x tenants), more than the %d a time-sliced pool "
+                           "may have (the limit); use whole GPUs or MIG for a pool this large",
+                           seats, FS_SCENARIO_MAX_SHARED_SEATS);
+        fs_jpath_pop(p, mark);
+    }
     return rc;
 }

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "duration.h"
@@ -65,7 +66,8 @@ static int parse_ci(fs_jpath *p, const json_t *root, fs_scenario *s)
     uint64_t replications = 0;
     rc = fs_jpath_check_keys(p, ci, keys, COUNT(keys));
     if (rc == FS_OK)
-        rc = fs_jpath_get_duration(p, ci, "horizon", false, FS_JPATH_POSITIVE, &s->ci_horizon_s);
+        rc = fs__scenario_get_capped_duration(p, ci, "horizon", false, FS_JPATH_POSITIVE,
+                                              FS_SCENARIO_MAX_HORIZON_S, &s->ci_horizon_s);
     if (rc == FS_OK)
         rc = fs_jpath_get_uint(p, ci, "replications", false, 1, MAX_REPLICATIONS, &replications);
     s->ci_replications = (uint32_t)replications;
@@ -131,10 +133,100 @@ static int parse_anchor(fs_jpath *p, const json_t *root, fs_scenario *s)
     return rc;
 }
 
+/* ------------------------------------------------------------------ windows */
+
+/* Why a window of w seconds cannot be judged over [warmup, horizon] (in buf),
+ * or NULL.  A window longer than that span is never judged, so an SLO on it
+ * would hold whatever happened; one so short that the span holds more than
+ * FS_SCENARIO_MAX_WINDOWS of them costs memory and time without end. */
+static const char *window_fault(double w, double horizon, double warmup, char *buf, size_t size)
+{
+    char span[64], limit[64];
+    fs_duration_format(horizon - warmup, span, sizeof span);
+    double n = (horizon - warmup) / w;
+    if (w > horizon - warmup) {
+        snprintf(buf, size, "longer than horizon - warm-up (%s): no window would be judged", span);
+        return buf;
+    }
+    if (n > FS_SCENARIO_MAX_WINDOWS) {
+        fs_duration_format((horizon - warmup) / FS_SCENARIO_MAX_WINDOWS, limit, sizeof limit);
+        snprintf(buf, size,
+                 "so short that horizon - warm-up (%s) holds %.3g windows, more than the %.0f "
+                 "allowed (at least %s here)",
+                 span, n, FS_SCENARIO_MAX_WINDOWS, limit);
+        return buf;
+    }
+    return NULL;
+}
+
+int fs__scenario_check_windows(fs_jpath *p, const json_t *root, const fs_scenario *s)
+{
+    char why[256], w[64];
+    const json_t *written = json_object_get(root, "window");
+    if (written && window_fault(s->window_s, s->horizon_s, s->warmup_s, why, sizeof why)) {
+        size_t mark = fs_jpath_push_key(p, "window");
+        int rc = fs_jpath_fail(p, "%s", why);
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
+    const json_t *services = json_object_get(root, "services");
+    for (size_t i = 0; i < s->n_services; i++) {
+        const fs_slo *slo = &s->services[i].slo;
+        if (slo->n_targets == 0 || !window_fault(slo->window_s, s->horizon_s, s->warmup_s, why,
+                                                 sizeof why))
+            continue;
+        const json_t *obj = json_object_get(json_array_get(services, i), "slo");
+        bool own = json_object_get(obj, "window") != NULL;
+        fs_duration_format(slo->window_s, w, sizeof w);
+        size_t mark = fs_jpath_push_key(p, "services");
+        fs_jpath_push_index(p, i);
+        fs_jpath_push_key(p, "slo");
+        if (own)
+            fs_jpath_push_key(p, "window");
+        int rc = fs_jpath_fail(p, "the SLO window (%s%s) is %s%s", w,
+                               own ? "" : written ? ", the scenario's \"window\"" : ", the default",
+                               why, own ? "" : "; set \"window\" in \"slo\" or at the top level");
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
+    return FS_OK;
+}
+
+/* The same checks for a new horizon or warm-up, on every variant: the first
+ * fault, as an FS_ERR_INPUT message blaming `what`. */
+static int check_windows_again(const fs_scenario *s, double horizon, double warmup,
+                               const char *what, fs_error *err)
+{
+    char why[256], w[64];
+    for (size_t k = 0; k < (s->policies ? s->n_policies : 1); k++) {
+        const fs_scenario *v = s->policies ? s->policies[k] : s;
+        /* The scenario's own window only for its count: parsing refused a
+         * written one longer than the span, and the default one judges
+         * nothing unless an SLO uses it, which the loop below checks. */
+        if (window_fault(v->window_s, horizon, warmup, why, sizeof why) &&
+            v->window_s <= horizon - warmup) {
+            fs_duration_format(v->window_s, w, sizeof w);
+            return fs_error_set(err, FS_ERR_INPUT, "%s: %s: the window (%s) would be %s", s->path,
+                                what, w, why);
+        }
+        for (size_t i = 0; i < v->n_services; i++) {
+            const fs_slo *slo = &v->services[i].slo;
+            if (slo->n_targets && window_fault(slo->window_s, horizon, warmup, why, sizeof why)) {
+                fs_duration_format(slo->window_s, w, sizeof w);
+                return fs_error_set(err, FS_ERR_INPUT,
+                                    "%s: %s: the SLO window of services[%zu] (%s) would be %s",
+                                    s->path, what, i, w, why);
+            }
+        }
+    }
+    return FS_OK;
+}
+
 /* The run settings, in document order after "name" and "description". */
 int fs__scenario_parse_run(fs_jpath *p, const json_t *root, fs_scenario *s)
 {
-    int rc = fs_jpath_get_duration(p, root, "horizon", true, FS_JPATH_POSITIVE, &s->horizon_s);
+    int rc = fs__scenario_get_capped_duration(p, root, "horizon", true, FS_JPATH_POSITIVE,
+                                              FS_SCENARIO_MAX_HORIZON_S, &s->horizon_s);
     s->warmup_s = 0;
     if (rc == FS_OK)
         rc = fs_jpath_get_duration(p, root, "warmup", false, FS_JPATH_NONNEG, &s->warmup_s);
@@ -192,6 +284,16 @@ int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, dou
                                 "%s: horizon (override): expected a duration longer than the "
                                 "warm-up (%s), got %s",
                                 s->path, warmup, got);
+        if (horizon_s > FS_SCENARIO_MAX_HORIZON_S) {
+            char limit[64];
+            fs_duration_format(FS_SCENARIO_MAX_HORIZON_S, limit, sizeof limit);
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s: horizon (override): expected at most %s (the limit), got %s",
+                                s->path, limit, got);
+        }
+        int rc = check_windows_again(s, horizon_s, s->warmup_s, "horizon (override)", err);
+        if (rc != FS_OK)
+            return rc;
     }
     for (size_t k = 0; k < (s->policies ? s->n_policies : 1); k++) {
         fs_scenario *v = s->policies ? s->policies[k] : s;

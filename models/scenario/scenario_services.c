@@ -86,13 +86,14 @@ static int parse_replicas(fs_jpath *p, const json_t *svc, fs_service_spec *out)
             bool has_max = json_object_get(v, "max") != NULL;
             rc = fs_jpath_check_keys(p, v, keys, COUNT(keys));
             if (rc == FS_OK)
-                rc = fs_jpath_get_uint(p, v, "count", false, 1, UINT32_MAX, &count);
+                rc = fs_jpath_get_uint(p, v, "count", false, 1, FS_SCENARIO_MAX_REPLICAS, &count);
             if (rc == FS_OK)
-                rc = fs_jpath_get_uint(p, v, "min", false, 1, UINT32_MAX, &min);
+                rc = fs_jpath_get_uint(p, v, "min", false, 1, FS_SCENARIO_MAX_REPLICAS, &min);
             if (rc == FS_OK)
-                rc = fs_jpath_get_uint(p, v, "max", false, 1, UINT32_MAX, &max);
+                rc = fs_jpath_get_uint(p, v, "max", false, 1, FS_SCENARIO_MAX_REPLICAS, &max);
             if (rc == FS_OK)
-                rc = fs_jpath_get_uint(p, v, "concurrency", false, 1, UINT32_MAX, &concurrency);
+                rc = fs_jpath_get_uint(p, v, "concurrency", false, 1, FS_SCENARIO_MAX_CONCURRENCY,
+                                       &concurrency);
             if (!has_count)
                 count = min;
             if (!has_min)
@@ -128,7 +129,7 @@ static int parse_replicas(fs_jpath *p, const json_t *svc, fs_service_spec *out)
                                    min, max, count);
             }
         } else if (json_is_number(v)) {
-            rc = fs_jpath_uint(p, v, 1, UINT32_MAX, &count);
+            rc = fs_jpath_uint(p, v, 1, FS_SCENARIO_MAX_REPLICAS, &count);
             min = max = count;
         } else {
             rc = fs_jpath_expected(p, v,

@@ -112,8 +112,9 @@ static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
         rc = parse_submit_daily(p, obj, out);
     out->poisson_per_hour = 0;
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, obj, "poisson_per_hour", false, FS_JPATH_POSITIVE,
-                                 &out->poisson_per_hour);
+        rc = fs__scenario_get_capped(p, obj, "poisson_per_hour", false, FS_JPATH_POSITIVE,
+                                     FS_SCENARIO_MAX_RATE_RPS * 3600, "jobs an hour",
+                                     &out->poisson_per_hour);
     fs_jpath_pop(p, mark);
     return rc;
 }
@@ -194,7 +195,7 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
     uint64_t gang = 1;
     out->work_gpu_hours = 1;
     if (rc == FS_OK)
-        rc = fs_jpath_get_uint(p, job, "gang", !traced, 1, UINT32_MAX, &gang);
+        rc = fs_jpath_get_uint(p, job, "gang", !traced, 1, FS_SCENARIO_MAX_GPUS, &gang);
     out->gang = (uint32_t)gang;
     if (rc == FS_OK)
         rc = fs_jpath_get_number(p, job, "work_gpu_hours", !traced, FS_JPATH_POSITIVE,

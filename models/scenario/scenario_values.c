@@ -47,6 +47,50 @@ bool fs__scenario_ascii_iequal(const char *a, const char *b)
     return *a == *b;
 }
 
+/* ------------------------------------------------------------------ limits */
+
+int fs__scenario_cap(fs_jpath *p, const json_t *v, double x, double max, const char *unit)
+{
+    if (x <= max)
+        return FS_OK;
+    if (unit == NULL) {
+        char limit[64];
+        fs_duration_format(max, limit, sizeof limit);
+        return fs_jpath_expected(p, v, "at most %s (the limit)", limit);
+    }
+    return fs_jpath_expected(p, v, "at most %g%s%s (the limit)", max, *unit ? " " : "", unit);
+}
+
+/* Reads obj[key] with read(), then caps it (unit NULL: a duration). */
+static int get_capped(fs_jpath *p, const json_t *obj, const char *key, bool required,
+                      fs_jpath_sign sign, double max, const char *unit, double *out,
+                      int (*read)(fs_jpath *, const json_t *, const char *, bool, fs_jpath_sign,
+                                  double *))
+{
+    double x = *out;
+    int rc = read(p, obj, key, required, sign, &x);
+    if (rc != FS_OK || json_object_get(obj, key) == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, key);
+    rc = fs__scenario_cap(p, json_object_get(obj, key), x, max, unit);
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        *out = x;
+    return rc;
+}
+
+int fs__scenario_get_capped(fs_jpath *p, const json_t *obj, const char *key, bool required,
+                            fs_jpath_sign sign, double max, const char *unit, double *out)
+{
+    return get_capped(p, obj, key, required, sign, max, unit, out, fs_jpath_get_number);
+}
+
+int fs__scenario_get_capped_duration(fs_jpath *p, const json_t *obj, const char *key,
+                                     bool required, fs_jpath_sign sign, double max, double *out)
+{
+    return get_capped(p, obj, key, required, sign, max, NULL, out, fs_jpath_get_duration);
+}
+
 /* ----------------------------------------------------------------- choices */
 
 /* Refuses v (at the cursor) as not one of names[n], listing them and giving
@@ -99,8 +143,11 @@ int fs__scenario_get_bool(fs_jpath *p, const json_t *obj, const char *key, bool 
     return rc;
 }
 
-int fs__scenario_get_memory(fs_jpath *p, const json_t *obj, const char *key, fs_jpath_sign sign, double *gib)
+/* get_capped's reader for memory sizes (never required). */
+static int read_memory(fs_jpath *p, const json_t *obj, const char *key, bool required, fs_jpath_sign sign,
+                       double *gib)
 {
+    (void)required;
     json_t *v = json_object_get(obj, key);
     if (v == NULL || json_is_number(v))
         return fs_jpath_get_number(p, obj, key, false, sign, gib);
@@ -120,6 +167,11 @@ int fs__scenario_get_memory(fs_jpath *p, const json_t *obj, const char *key, fs_
     }
     fs_jpath_pop(p, mark);
     return rc;
+}
+
+int fs__scenario_get_memory(fs_jpath *p, const json_t *obj, const char *key, fs_jpath_sign sign, double *gib)
+{
+    return get_capped(p, obj, key, false, sign, FS_SCENARIO_MAX_MEMORY_GB, "GiB", gib, read_memory);
 }
 
 /* ------------------------------------------------------------ distributions */

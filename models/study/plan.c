@@ -10,6 +10,7 @@
 
 #include "duration.h"
 #include "jsonpath.h"
+#include "number.h"
 
 /* ---- constraints ---- */
 
@@ -36,11 +37,12 @@ int fs_constraint_parse(const char *text, fs_constraint *out, fs_error *err)
                             "constraint \"%s\": expected FIGURE OP LIMIT with OP one of <= < >= >, like "
                             "service:chat.p99<=250ms or fleet.peak_headroom>=0.4",
                             text);
-    char *end;
-    double v = strtod(limit, &end);
-    if (end != limit && *end == '\0') {
+    const char *end;
+    double v;
+    bool number = fs_number_prefix(limit, &v, &end) == 0;
+    if (number && *end == '\0') {
         out->given = v;
-    } else if (end != limit && strcmp(end, "%") == 0) {
+    } else if (number && strcmp(end, "%") == 0) {
         out->given = v / 100;
         strcpy(out->unit, "%");
     } else {

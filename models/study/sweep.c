@@ -10,6 +10,8 @@
 #include <jansson.h>
 
 #include "jsonpath.h"
+#include "number.h"
+#include "placement.h"
 #include "run.h"
 #include "scenario.h"
 
@@ -361,25 +363,20 @@ int fs_sweep_parse_values(const char *text, json_t **values, bool *range, fs_err
     const char *dots = strstr(text, "..");
     if (dots) {
         /* strtod would read "2..8" as 2. then .8: parse the head alone. */
-        char head[64], *end;
+        char head[64];
         size_t head_len = (size_t)(dots - text);
         bool ok = head_len > 0 && head_len < sizeof head;
         if (ok) {
             memcpy(head, text, head_len);
             head[head_len] = '\0';
         }
-        double from = ok ? strtod(head, &end) : NAN, to = NAN, step = 1;
+        /* Decimal numbers only (number.h): strtod would take hex and "inf". */
+        double from = NAN, to = NAN, step = 1;
+        const char *end = NULL;
+        ok = ok && fs_number_parse(head, &from) == 0 && fs_number_prefix(dots + 2, &to, &end) == 0;
+        if (ok && *end == ':')
+            ok = fs_number_prefix(end + 1, &step, &end) == 0;
         ok = ok && *end == '\0';
-        if (ok) {
-            to = strtod(dots + 2, &end);
-            ok = end != dots + 2;
-            if (ok && *end == ':') {
-                const char *s = end + 1;
-                step = strtod(s, &end);
-                ok = end != s;
-            }
-            ok = ok && *end == '\0';
-        }
         if (!ok || !(step > 0) || !(to >= from) || !isfinite(from) || !isfinite(to) || (to - from) / step > 1e6)
             return fs_error_set(err, FS_ERR_INPUT,
                                 "\"%s\": expected a range FROM..TO or FROM..TO:STEP with FROM <= TO and STEP > 0", text);
@@ -478,13 +475,24 @@ int fs_sweep_finish(fs_sweep *sw, fs_error *err)
         if (rc != FS_OK)
             return rc;
     }
-    sw->n_points = 1;
-    for (size_t d = 0; d < sw->n_dims; d++) {
+    /* Counted in floating point first: the product of the sizes may not
+     * fit in any integer, and the message gives it all the same. */
+    double points = 1;
+    char sizes[256] = "";
+    for (size_t d = 0, len = 0; d < sw->n_dims; d++) {
         size_t n = json_array_size(sw->dims[d].values);
-        if (sw->n_points > SIZE_MAX / 2 / n)
-            return fs_error_set(err, FS_ERR_INPUT, "%s: the sweep has too many points", sw->origin);
-        sw->n_points *= n;
+        points *= (double)n;
+        if (len < sizeof sizes) {
+            int w = snprintf(sizes + len, sizeof sizes - len, "%s%zu", d ? " x " : "", n);
+            len += w > 0 ? (size_t)w : 0;
+        }
     }
+    if (points > FS_SWEEP_MAX_POINTS)
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s: the grid has %.6g points (%s values), more than the %d a study can run; "
+                            "vary fewer values",
+                            sw->origin, points, sizes, FS_SWEEP_MAX_POINTS);
+    sw->n_points = (size_t)points;
     /* Each value must give a valid scenario: try each one with the other
      * dimensions at their first value (sum, not product, of the sizes). */
     if (sw->trusted)
@@ -528,6 +536,18 @@ fingerprint:;
     snprintf(sw->fingerprint, sizeof sw->fingerprint, "%016" PRIx64, fs__fnv1a(text, UINT64_C(0xcbf29ce484222325)));
     free(text);
     return FS_OK;
+}
+
+int fs_sweep_check_runs(const fs_sweep *sw, uint32_t replications, fs_error *err)
+{
+    /* n_points <= FS_SWEEP_MAX_POINTS, so the product fits in 64 bits. */
+    uint64_t runs = (uint64_t)sw->n_points * replications;
+    if (runs <= FS_SWEEP_MAX_RUNS)
+        return FS_OK;
+    return fs_error_set(err, FS_ERR_INPUT,
+                        "%s: %zu points x %" PRIu32 " replications is %" PRIu64
+                        " runs, more than the %d a study can run; vary fewer values or use fewer replications",
+                        sw->origin, sw->n_points, replications, runs, FS_SWEEP_MAX_RUNS);
 }
 
 /* ---- the sweep file ---- */
@@ -627,7 +647,9 @@ int fs_sweep_from_json(const json_t *root, const char *origin, const char *base_
                 rc = fs_jpath_get_array(&p, entry, "values", true, true, &values);
                 json_incref(values);
             } else if (rc == FS_OK) {
-                double from, to, step = 1;
+                /* Initialised although both are required: the message below
+                 * is formatted before rc is looked at. */
+                double from = 0, to = 0, step = 1;
                 rc = fs_jpath_get_number(&p, entry, "from", true, FS_JPATH_ANY, &from);
                 if (rc == FS_OK)
                     rc = fs_jpath_get_number(&p, entry, "to", true, FS_JPATH_ANY, &to);
@@ -646,6 +668,8 @@ int fs_sweep_from_json(const json_t *root, const char *origin, const char *base_
     }
     if (rc == FS_OK)
         rc = fs_sweep_finish(sw, err);
+    if (rc == FS_OK)
+        rc = fs_sweep_check_runs(sw, sw->replications, err);
     const char *written = json_string_value(json_object_get(root, "fingerprint"));
     if (rc == FS_OK && sw->trusted && (!written || strcmp(written, sw->fingerprint) != 0))
         rc = fs_error_set(err, FS_ERR_INPUT, "%s: \"fingerprint\" %s does not match its contents (%s): the file was edited",
@@ -756,15 +780,26 @@ int fs_sweep_run(const fs_sweep *sw, json_t *work_doc, size_t point, uint32_t re
             variant = v;
     fs_results *r = NULL;
     fs_error run_err = {0};
-    rc = fs_run_replication(s, variant, rep, &r, &run_err);
+    /* Refused means one thing: the point's replicas fit nowhere.  Placement
+     * is tried alone first, so that other bad input met during the run (a
+     * malformed trace row: file:line) stops the study as the error it is
+     * instead of passing for a refused point. */
+    fs_placement *pl = NULL;
+    rc = fs_placement_compute(s->policies ? s->policies[variant] : s, &pl, &run_err);
+    fs_placement_destroy(pl);
     if (rc == FS_ERR_INPUT) {
         rc = fs_metrics_refused(run_err.msg, out, err);
-    } else if (rc != FS_OK) {
-        char label[512];
-        fs_sweep_point_label(sw, point, label, sizeof label);
-        rc = fs_error_set(err, rc, "point %zu (%s), replication %u: %s", point, label, rep, run_err.msg);
     } else {
-        rc = fs_metrics_from_run(r, 0, 0, out, err);
+        if (rc == FS_OK)
+            rc = fs_run_replication(s, variant, rep, &r, &run_err);
+        if (rc != FS_OK) {
+            char label[512];
+            fs_sweep_point_label(sw, point, label, sizeof label);
+            rc = fs_error_set(err, rc, "point %zu (%s), replication %u: %s", point, label, rep,
+                              run_err.msg);
+        } else {
+            rc = fs_metrics_from_run(r, 0, 0, out, err);
+        }
     }
     fs_results_destroy(r);
     fs_scenario_destroy(s);

@@ -48,6 +48,12 @@ struct json_t;
 #define FS_SWEEP_SCHEMA "fleetsim-sweep/1"
 #define FS_SWEEP_POLICY_PATH "policy"
 #define FS_SWEEP_MAX_DIMS 64 /* callers may keep coordinates on the stack */
+/* A grid is run (or, by plan, searched) point by point, and each point and
+ * each run holds memory of its own: a million points, or a million runs of
+ * seconds each (days of machine time), is more than a study means, and both
+ * bounds keep every count and allocation size far from overflowing. */
+#define FS_SWEEP_MAX_POINTS 1000000
+#define FS_SWEEP_MAX_RUNS 1000000
 
 typedef struct fs_sweep_dim {
     char *path;
@@ -91,8 +97,13 @@ int fs_sweep_add_dim(fs_sweep *sw, const char *path, struct json_t *values, bool
 int fs_sweep_parse_values(const char *text, struct json_t **values, bool *range, fs_error *err);
 
 /* Adds the policy dimension if needed, checks every point's scenario parses
- * (FS_ERR_INPUT naming the point), counts points and fingerprints. */
+ * (FS_ERR_INPUT naming the point), counts points and fingerprints.  A grid
+ * of more than FS_SWEEP_MAX_POINTS points is FS_ERR_INPUT with its size. */
 int fs_sweep_finish(fs_sweep *sw, fs_error *err);
+
+/* FS_OK when every point run `replications` times stays within
+ * FS_SWEEP_MAX_RUNS, else FS_ERR_INPUT with the count. */
+int fs_sweep_check_runs(const fs_sweep *sw, uint32_t replications, fs_error *err);
 
 /* A sweep file, or its resolved form.  FS_OK, FS_ERR_INPUT, FS_ERR_RUNTIME. */
 int fs_sweep_load(const char *path, fs_sweep **out, fs_error *err);

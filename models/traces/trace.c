@@ -24,11 +24,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
+
 enum {
     TRACE_CHUNK = 64 * 1024,   /* bytes per fread */
     TRACE_SLICE = 4 * 1024,    /* bytes per csv_parse */
     TRACE_MAX_PRIORITIES = 256, /* distinct priority strings a trace may use */
-    TRACE_ECHO = 80            /* bytes of a field or row quoted in a message */
+    TRACE_ECHO = 80,           /* bytes of a field or row quoted in a message */
+    /* Bytes in one field: a time, a count or a tenant's name is tens of
+     * bytes, a quoted note a few KiB; without a cap a file with no line
+     * breaks, or an unclosed quote, would be buffered whole as one field. */
+    TRACE_MAX_FIELD = 1024 * 1024
 };
 
 /* The columns a spec can name, in the order of fs_trace_spec. */
@@ -280,6 +286,14 @@ static bool trace_is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+/* libcsv's allocator for its field buffer, refusing to grow it past
+ * TRACE_MAX_FIELD (libcsv then stops with CSV_ENOMEM, which trace_fill
+ * tells from a real lack of memory by the buffer's size). */
+static void *trace_csv_realloc(void *p, size_t size)
+{
+    return size > TRACE_MAX_FIELD + 1 ? NULL : realloc(p, size);
+}
+
 /* One field: counted for line numbers (a quoted field may hold newlines),
  * trimmed (libcsv trims unquoted fields only), and kept with its row. */
 static void trace_on_field(void *data, size_t len, void *arg)
@@ -290,6 +304,13 @@ static void trace_on_field(void *data, size_t len, void *arg)
         return;
     if (t->cur_n == 0)
         t->cur_line = t->line;
+    /* A NUL would cut the field short wherever it is read as a string, so
+     * the rest of it would be ignored unseen: a binary file, not CSV text. */
+    if (memchr(s, '\0', len) != NULL) {
+        trace_failed(t, FS_ERR_INPUT, "%s:%llu: a NUL byte in field %zu (binary data, not CSV text)",
+                     t->path, (unsigned long long)t->line, t->cur_n + 1);
+        return;
+    }
     t->after_cr = false;
     for (size_t i = 0; i < len; i++)
         t->line += s[i] == '\n';
@@ -317,17 +338,24 @@ static void trace_echo_row(const fs_trace *t, char *out, size_t size)
         n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", t->cur.data + t->cur_field[i]);
 }
 
-/* The header: every named column must be there.  The first of two equal
- * names wins. */
+/* The header: every named column must be there, once: of two equal names
+ * neither is more the column than the other. */
 static void trace_map_header(fs_trace *t)
 {
     t->header_fields = t->cur_n;
     for (int c = 0; c < NCOLS; c++) {
         if (t->col[c] == NULL)
             continue;
-        for (size_t i = 0; i < t->cur_n && t->index[c] < 0; i++)
-            if (strcmp(t->cur.data + t->cur_field[i], t->col[c]) == 0)
-                t->index[c] = (int)i;
+        for (size_t i = 0; i < t->cur_n; i++) {
+            if (strcmp(t->cur.data + t->cur_field[i], t->col[c]) != 0)
+                continue;
+            if (t->index[c] >= 0) {
+                trace_failed(t, FS_ERR_INPUT, "%s:%llu: column \"%s\" is named twice (fields %d and %zu)",
+                             t->path, (unsigned long long)t->cur_line, t->col[c], t->index[c] + 1, i + 1);
+                return;
+            }
+            t->index[c] = (int)i;
+        }
         if (t->index[c] >= 0)
             continue;
         char names[768] = "";
@@ -422,9 +450,15 @@ static int trace_fill(fs_trace *t, fs_error *err)
         size_t n = t->chunk_len - t->chunk_pos;
         if (n > TRACE_SLICE)
             n = TRACE_SLICE;
-        if (csv_parse(&t->parser, t->chunk + t->chunk_pos, n, trace_on_field, trace_on_row, t) != n)
-            trace_failed(t, FS_ERR_RUNTIME, "%s: line %llu: %s", t->path, (unsigned long long)t->line,
-                         csv_strerror(csv_error(&t->parser)));
+        if (csv_parse(&t->parser, t->chunk + t->chunk_pos, n, trace_on_field, trace_on_row, t) != n) {
+            if (csv_error(&t->parser) == CSV_ENOMEM && t->parser.entry_size >= TRACE_MAX_FIELD)
+                trace_failed(t, FS_ERR_INPUT,
+                             "%s:%llu: a field longer than %d KiB (the limit; an unclosed quote?)",
+                             t->path, (unsigned long long)t->line, TRACE_MAX_FIELD / 1024);
+            else
+                trace_failed(t, FS_ERR_RUNTIME, "%s: line %llu: %s", t->path,
+                             (unsigned long long)t->line, csv_strerror(csv_error(&t->parser)));
+        }
         t->chunk_pos += n;
     }
     /* Rows queued before a failure are handed out first. */
@@ -535,6 +569,7 @@ int fs_trace_open(const fs_trace_spec *spec, fs_trace **out, fs_error *err)
         return fs_error_set(err, FS_ERR_RUNTIME, "trace %s: out of memory", path);
     }
     t->parser_ready = true;
+    csv_set_realloc_func(&t->parser, trace_csv_realloc);
     /* The header; an empty file has none and simply has no rows. */
     while (!t->header_seen && !t->eof) {
         if (trace_fill(t, err) != 0) {
@@ -570,15 +605,11 @@ static int trace_bad(fs_trace *t, uint64_t line, const char *got, fs_error *err,
     return -1;
 }
 
-/* A whole field as a finite number. */
+/* A whole field as a finite decimal number (number.h: no hex, "inf" or
+ * "nan", which strtod would take). */
 static bool trace_number(const char *s, double *out)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
+    return fs_number_parse(s, out) == 0;
 }
 
 /* n decimal digits at *p (advancing it) into *out. */
@@ -800,6 +831,16 @@ int fs_trace_next(fs_trace *t, fs_trace_row *row, fs_error *err)
                 return rc;
             }
             continue;
+        }
+        /* A file with no data row at all replays no traffic: a run of it
+         * would report a quiet service that never was.  Refused unless
+         * lenient, where the caller warns. */
+        if (t->pass == 0 && t->rows == 0 && t->skipped == 0 && !t->lenient) {
+            fs_error_set(err, FS_ERR_INPUT,
+                         "%s: no data rows (the file is empty or holds only its header): a replay "
+                         "of it has no traffic (--lenient runs it anyway)",
+                         t->path);
+            return -1;
         }
         /* The end of the file: a pass without a valid row would repeat forever. */
         if (!t->repeat || t->pass_rows == 0)

@@ -21,7 +21,10 @@
  * Bad rows (a time that does not parse, a negative or non-numeric size or
  * GPU count or duration, a row with too few fields, time going backwards by
  * more than the tolerance) are errors naming file:line and what was wrong;
- * with `lenient` they are skipped and counted.  A row earlier than the one
+ * with `lenient` they are skipped and counted.  A file with no data row at
+ * all is an error at its end unless lenient.  Whatever `lenient` says, a NUL
+ * byte, a named column that appears twice in the header, and a field over
+ * 1 MiB stop the reading (FS_ERR_INPUT, file:line).  A row earlier than the one
  * before it by no more than the tolerance is replayed at the earlier row's
  * time (traces logged by several hosts are slightly out of order).
  *

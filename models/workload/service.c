@@ -367,7 +367,7 @@ static void fs__scale_down(fs_service *svc, double now)
     }
     if (svc->n_ready <= 1)
         return;
-    for (uint32_t l = 0; l <= svc->concurrency; l++) {
+    for (uint64_t l = 0; l <= svc->concurrency; l++) {
         uint32_t r = svc->bucket_head[l];
         if (r == FS__NONE)
             continue;
@@ -489,7 +489,10 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->next = malloc(svc->n_slots * sizeof *svc->next);
     svc->prev = malloc(svc->n_slots * sizeof *svc->prev);
     svc->state = calloc(svc->n_slots, sizeof *svc->state);
-    svc->bucket_head = malloc((svc->concurrency + 1) * sizeof *svc->bucket_head);
+    /* concurrency + 1 lists, counted in size_t: the loader bounds
+     * concurrency (FS_SCENARIO_MAX_CONCURRENCY), but a uint32_t sum would
+     * wrap to 0 at UINT32_MAX, and calloc checks the product. */
+    svc->bucket_head = calloc((size_t)svc->concurrency + 1, sizeof *svc->bucket_head);
     svc->unit = calloc(svc->n_slots, sizeof *svc->unit);
     svc->scale = calloc(svc->n_slots, sizeof *svc->scale);
     svc->ring_mask = 1023;
@@ -504,7 +507,7 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
         svc->scale[r] = fs_placement_scale(placement, index, r);
         svc->state[r] = FS__READY;
     }
-    for (uint32_t l = 0; l <= svc->concurrency; l++)
+    for (uint64_t l = 0; l <= svc->concurrency; l++)
         svc->bucket_head[l] = FS__NONE;
     for (uint32_t r = spec->replicas; r-- > 0;)
         fs__bucket_insert(svc, r); /* replica 0 ends up first */

@@ -187,6 +187,9 @@ int fs_cli_plan(int argc, char **argv)
         rc = fs_error_set(&err, FS_ERR_RUNTIME, "out of memory");
     if (rc == FS_OK)
         rc = fs_sweep_finish(sw, &err);
+    /* --search grid runs every point; the staircase a few along each range. */
+    if (rc == FS_OK && plan.grid)
+        rc = fs_sweep_check_runs(sw, plan.replications, &err);
     sw->replications = plan.replications;
     char dir[4096];
     fs_cli_out_dir(opt.values[PL_OUT], opt.positional[0], ".plan", dir, sizeof dir);

@@ -219,6 +219,10 @@ int fs_cli_sweep(int argc, char **argv)
         return fs__fail(rc, &err);
     if (reps)
         sw->replications = (uint32_t)reps;
+    if ((rc = fs_sweep_check_runs(sw, sw->replications, &err)) != FS_OK) {
+        fs_sweep_destroy(sw);
+        return fs__fail(rc, &err);
+    }
     char dir[4096];
     fs_cli_out_dir(opt.values[SW_OUT], opt.positional[0], ".out", dir, sizeof dir);
     if ((rc = fs_study_open(sw, dir, &err)) != FS_OK) {

@@ -250,6 +250,24 @@ static void warn_overloaded(const fs_results *r)
             }
 }
 
+/* A replayed trace that gave no row (only --lenient lets an empty or
+ * header-only file, or one whose every row is bad, get this far): its
+ * service's figures describe no traffic, which the user must be told. */
+static void warn_empty_traces(const fs_results *r)
+{
+    const fs_scenario *s = r->scenario;
+    if (r->n_policies == 0 || r->policies[0].n_reps == 0)
+        return;
+    const fs_rep_result *rep = &r->policies[0].reps[0];
+    for (size_t i = 0; i < s->n_services; i++)
+        if (rep->services[i].traced && rep->services[i].trace_rows == 0)
+            fprintf(stderr,
+                    "fleetsim: warning: service \"%s\": trace %s replayed no rows (%" PRIu64
+                    " skipped as bad): the service had no traffic\n",
+                    s->services[i].name, s->services[i].arrivals.trace->path,
+                    rep->services[i].trace_skipped);
+}
+
 /* Runs the job (all policies, or the listed ones), writes --out, prints. */
 static int execute(fs__job *job, bool comparison)
 {
@@ -277,6 +295,7 @@ static int execute(fs__job *job, bool comparison)
         return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     }
     warn_overloaded(r);
+    warn_empty_traces(r);
     int status = job->has_out ? write_outputs(r, &job->out, job->timing, comparison) : FS_EXIT_OK;
     const char *report_dir = job->opt.values[RUN_REPORT];
     if (status == FS_EXIT_OK && report_dir) {
