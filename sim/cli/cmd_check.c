@@ -135,7 +135,7 @@ typedef int (*write_fn)(FILE *fp, const void *what, fs_error *err);
 /* Writes path atomically through reports/output/output.h, which works on a
  * directory: it gets path's directory and base name.  FS_OK, or an error
  * with err set (nothing is left at path). */
-static int write_file(const char *path, write_fn write, const void *what, fs_error *err)
+static int write_file(const char *path, write_fn writer, const void *what, fs_error *err)
 {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path; /* not empty: check_path refused that */
@@ -157,7 +157,7 @@ static int write_file(const char *path, write_fn write, const void *what, fs_err
     free(dir);
     if (rc != FS_OK)
         return rc;
-    if (fs_output_open(&out, name, &fp, err) != FS_OK || write(fp, what, err) != FS_OK) {
+    if (fs_output_open(&out, name, &fp, err) != FS_OK || writer(fp, what, err) != FS_OK) {
         fs_output_abort(&out);
         return FS_ERR_RUNTIME;
     }
