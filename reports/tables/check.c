@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,8 +281,9 @@ static int fs__validate(const fs__doc *d, const json_t *doc)
 
 typedef struct fs__ctx {
     const fs_check_tolerances *tol;
-    FILE *fp;
-    size_t checked, worse;
+    fs_check_result *out;
+    size_t cap;
+    bool out_of_memory; /* a row could not be kept: the result is incomplete */
 } fs__ctx;
 
 void fs_check_write_cell(FILE *fp, const char *name)
@@ -293,6 +295,30 @@ void fs_check_write_cell(FILE *fp, const char *name)
             fputc(' ', fp);
         else
             fputc(*c, fp);
+    }
+}
+
+void fs_check_write_markup(FILE *fp, const char *name, bool markdown)
+{
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        switch (*c) {
+        case '&': fputs("&amp;", fp); break;
+        case '<': fputs("&lt;", fp); break;
+        case '>': fputs("&gt;", fp); break;
+        case '"': fputs("&quot;", fp); break;
+        case '\'': fputs("&#39;", fp); break;
+        default:
+            if (*c < 0x20 || *c == 0x7f)
+                fputc(' ', fp);
+            /* CommonMark lets any ASCII punctuation be escaped; "-./," are
+             * left as they are: inside a cell or after a heading's first
+             * words they never start a list or a numbered item, and file
+             * names stay readable in the Markdown source. */
+            else if (markdown && *c < 0x80 && strchr("!#$%()*+:;=?@[\\]^_`{|}~", *c))
+                fprintf(fp, "\\%c", *c);
+            else
+                fputc(*c, fp);
+        }
     }
 }
 
@@ -320,26 +346,41 @@ static void fs__format(char *buf, size_t size, fs__unit unit, double v)
     }
 }
 
-/* One table row; NULL cells print as "-". */
+/* Keeps one row; NULL texts become "" (the table's "-").  The outcome is
+ * the verdict's first word. */
 static void fs__row(fs__ctx *c, const char *policy, const char *kind, const char *item, const char *metric,
-                    const char *base, const char *cur, const char *change, const char *verdict, bool worse)
+                    const char *base, const char *cur, const char *change, const char *verdict)
 {
-    c->checked++;
-    if (worse)
-        c->worse++;
-    fputs("| ", c->fp);
-    fs_check_write_cell(c->fp, policy);
-    fputs(" | ", c->fp);
-    if (kind) {
-        fprintf(c->fp, "%s%s", kind, item ? " " : "");
-        if (item)
-            fs_check_write_cell(c->fp, item);
-    } else {
-        fputs("-", c->fp);
+    fs_check_result *r = c->out;
+    if (r->n_rows == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 32;
+        fs_check_row *grown = cap < SIZE_MAX / sizeof *grown ? realloc(r->rows, cap * sizeof *grown) : NULL;
+        if (!grown) {
+            c->out_of_memory = true;
+            return;
+        }
+        r->rows = grown;
+        c->cap = cap;
     }
-    fprintf(c->fp, " | %s | %s | %s | %s | %s |\n", metric ? metric : "-", base ? base : "-", cur ? cur : "-",
-            change ? change : "-", verdict);
+    fs_check_row *row = &r->rows[r->n_rows++];
+    *row = (fs_check_row){.policy = policy, .kind = kind, .item = item, .metric = metric};
+    snprintf(row->baseline, sizeof row->baseline, "%s", base ? base : "");
+    snprintf(row->current, sizeof row->current, "%s", cur ? cur : "");
+    snprintf(row->change, sizeof row->change, "%s", change ? change : "");
+    snprintf(row->verdict, sizeof row->verdict, "%s", verdict);
+    row->outcome = strncmp(verdict, "WORSE", 5) == 0 ? FS_CHECK_WORSE
+                   : strcmp(verdict, "better") == 0  ? FS_CHECK_BETTER
+                                                     : FS_CHECK_SAME;
+    if (row->outcome == FS_CHECK_WORSE)
+        r->worse++;
+    else if (row->outcome == FS_CHECK_BETTER)
+        r->better++;
 }
+
+/* A figure's 95% half-width beside it (the results writer's FIELD_ci95),
+ * as "±0.4 ms" in the figure's unit; "" when the document has none (one
+ * replication) or it is not a finite number. */
+static void fs__ci(char *buf, size_t size, const json_t *item, const fs__metric *m);
 
 /* A figure's state in one document. */
 typedef enum fs__state { FS__ABSENT, FS__NULL, FS__NUMBER } fs__state;
@@ -372,14 +413,13 @@ static void fs__compare_metric(fs__ctx *c, const char *policy, const char *kind,
         if (bs == FS__ABSENT && cs == FS__ABSENT)
             return; /* neither side reports it: nothing to compare (an older writer) */
         fs__row(c, policy, kind, item, key, bs == FS__ABSENT ? NULL : bt, cs == FS__ABSENT ? NULL : ct, NULL,
-                bs == FS__ABSENT ? "WORSE (missing in baseline)" : "WORSE (missing in current)", true);
+                bs == FS__ABSENT ? "WORSE (missing in baseline)" : "WORSE (missing in current)");
         return;
     }
     if (bs == FS__NULL || cs == FS__NULL) {
         bool both = bs == cs;
         fs__row(c, policy, kind, item, key, bt, ct, NULL,
-                both ? "ok" : bs == FS__NULL ? "WORSE (no value in baseline)" : "WORSE (no value in current)",
-                !both);
+                both ? "ok" : bs == FS__NULL ? "WORSE (no value in baseline)" : "WORSE (no value in current)");
         return;
     }
     double tol = c->tol->percent[id];
@@ -397,7 +437,12 @@ static void fs__compare_metric(fs__ctx *c, const char *policy, const char *kind,
         snprintf(verdict, sizeof verdict, "WORSE (tolerance %g%%)", tol);
     else
         snprintf(verdict, sizeof verdict, "%s", better ? "better" : "ok");
-    fs__row(c, policy, kind, item, key, bt, ct, change, verdict, worse);
+    fs__row(c, policy, kind, item, key, bt, ct, change, verdict);
+    if (!c->out_of_memory) {
+        fs_check_row *row = &c->out->rows[c->out->n_rows - 1];
+        fs__ci(row->baseline_ci, sizeof row->baseline_ci, b_item, m);
+        fs__ci(row->current_ci, sizeof row->current_ci, c_item, m);
+    }
 }
 
 static const json_t *fs__find(const json_t *list, const char *name)
@@ -424,7 +469,7 @@ static void fs__compare_items(fs__ctx *c, const char *policy, const json_t *b_po
     for (size_t i = 0; i < json_array_size(bl); i++) {
         const json_t *bi = json_array_get(bl, i), *ci = fs__find(cl, fs__name(bi));
         if (!ci) {
-            fs__row(c, policy, kind, fs__name(bi), NULL, NULL, NULL, NULL, "WORSE (missing in current)", true);
+            fs__row(c, policy, kind, fs__name(bi), NULL, NULL, NULL, NULL, "WORSE (missing in current)");
             continue;
         }
         for (int m = 0; m < FS_CHECK_N_METRICS; m++)
@@ -434,7 +479,7 @@ static void fs__compare_items(fs__ctx *c, const char *policy, const json_t *b_po
     for (size_t i = 0; i < json_array_size(cl); i++) {
         const json_t *ci = json_array_get(cl, i);
         if (!fs__find(bl, fs__name(ci)))
-            fs__row(c, policy, kind, fs__name(ci), NULL, NULL, NULL, NULL, "WORSE (missing in baseline)", true);
+            fs__row(c, policy, kind, fs__name(ci), NULL, NULL, NULL, NULL, "WORSE (missing in baseline)");
     }
 }
 
@@ -445,7 +490,7 @@ static void fs__compare_docs(fs__ctx *c, const json_t *baseline, const json_t *c
         const json_t *bp = json_array_get(bl, i), *cp = fs__find(cl, fs__name(bp));
         const char *name = fs__name(bp);
         if (!cp) {
-            fs__row(c, name, NULL, NULL, NULL, NULL, NULL, NULL, "WORSE (policy missing in current)", true);
+            fs__row(c, name, NULL, NULL, NULL, NULL, NULL, NULL, "WORSE (policy missing in current)");
             continue;
         }
         fs__compare_items(c, name, bp, cp, "services", "service", FS__SERVICE);
@@ -460,8 +505,7 @@ static void fs__compare_docs(fs__ctx *c, const json_t *baseline, const json_t *c
     for (size_t i = 0; i < json_array_size(cl); i++) {
         const json_t *cp = json_array_get(cl, i);
         if (!fs__find(bl, fs__name(cp)))
-            fs__row(c, fs__name(cp), NULL, NULL, NULL, NULL, NULL, NULL, "WORSE (policy missing in baseline)",
-                    true);
+            fs__row(c, fs__name(cp), NULL, NULL, NULL, NULL, NULL, NULL, "WORSE (policy missing in baseline)");
     }
 }
 
@@ -471,21 +515,83 @@ int fs_check_validate(const json_t *doc, const char *name, fs_error *err)
     return fs__validate(&d, doc);
 }
 
-int fs_check_compare(const json_t *baseline, const char *baseline_name, const json_t *current,
-                     const fs_check_tolerances *tol, FILE *fp, fs_error *err)
+static void fs__ci(char *buf, size_t size, const json_t *item, const fs__metric *m)
 {
+    char key[64];
+    snprintf(key, sizeof key, "%s_ci95", m->member);
+    const json_t *holder = m->object ? json_object_get(item, m->object) : item;
+    const json_t *ci = holder ? json_object_get(holder, key) : NULL;
+    buf[0] = '\0';
+    if (json_is_number(ci) && isfinite(json_number_value(ci))) {
+        char v[48]; /* "±" and the figure fit in 64 */
+        fs__format(v, sizeof v, m->unit, json_number_value(ci));
+        snprintf(buf, size, "\u00b1%s", v);
+    }
+}
+
+void fs_check_result_fini(fs_check_result *r)
+{
+    free(r->rows);
+    *r = (fs_check_result){0};
+}
+
+int fs_check_run(const json_t *baseline, const char *baseline_name, const json_t *current,
+                 const fs_check_tolerances *tol, fs_check_result *out, fs_error *err)
+{
+    *out = (fs_check_result){0};
     if (fs_check_validate(baseline, baseline_name, err) != FS_OK ||
         fs_check_validate(current, "current results", err) != FS_OK)
-        return -1;
-    fs__ctx c = {tol, fp, 0, 0};
+        return err->code;
+    fs__ctx c = {tol, out, 0, false};
+    fs__compare_docs(&c, baseline, current);
+    if (c.out_of_memory) {
+        fs_check_result_fini(out);
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory comparing the results");
+    }
+    return FS_OK;
+}
+
+static const char *fs__cell(const char *text)
+{
+    return *text ? text : "-";
+}
+
+int fs_check_write_table(const fs_check_result *r, FILE *fp, fs_error *err)
+{
     fputs("| policy | item | metric | baseline | current | change | verdict |\n"
           "|---|---|---|---|---|---|---|\n",
           fp);
-    fs__compare_docs(&c, baseline, current);
-    fprintf(fp, "\n%zu metrics checked, %zu worse\n", c.checked, c.worse);
-    if (ferror(fp) || fflush(fp) != 0) {
-        fs_error_set(err, FS_ERR_RUNTIME, "cannot write the check table");
-        return -1;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const fs_check_row *row = &r->rows[i];
+        fputs("| ", fp);
+        fs_check_write_cell(fp, row->policy);
+        fputs(" | ", fp);
+        if (row->kind) {
+            fprintf(fp, "%s%s", row->kind, row->item ? " " : "");
+            if (row->item)
+                fs_check_write_cell(fp, row->item);
+        } else {
+            fputs("-", fp);
+        }
+        fprintf(fp, " | %s | %s | %s | %s | %s |\n", row->metric ? row->metric : "-", fs__cell(row->baseline),
+                fs__cell(row->current), fs__cell(row->change), row->verdict);
     }
-    return c.worse > (size_t)INT_MAX ? INT_MAX : (int)c.worse;
+    fprintf(fp, "\n%zu metrics checked, %zu worse\n", r->n_rows, r->worse);
+    if (ferror(fp) || fflush(fp) != 0)
+        return fs_error_set(err, FS_ERR_RUNTIME, "cannot write the check table");
+    return FS_OK;
+}
+
+int fs_check_compare(const json_t *baseline, const char *baseline_name, const json_t *current,
+                     const fs_check_tolerances *tol, FILE *fp, fs_error *err)
+{
+    fs_check_result r;
+    if (fs_check_run(baseline, baseline_name, current, tol, &r, err) != FS_OK)
+        return -1;
+    int rc = fs_check_write_table(&r, fp, err);
+    size_t worse = r.worse;
+    fs_check_result_fini(&r);
+    if (rc != FS_OK)
+        return -1;
+    return worse > (size_t)INT_MAX ? INT_MAX : (int)worse;
 }

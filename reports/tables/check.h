@@ -96,6 +96,43 @@ int fs_check_tolerances_parse(fs_check_tolerances *t, const char *spec, fs_error
  * null, got a string`. */
 int fs_check_validate(const json_t *doc, const char *name, fs_error *err);
 
+/* A comparison's outcome, kept as rows so that each of its forms (the
+ * terminal's Markdown table here, JUnit XML in check_junit.h, a job summary
+ * in check_summary.h) is written from one comparison. */
+typedef enum fs_check_verdict { FS_CHECK_SAME, FS_CHECK_BETTER, FS_CHECK_WORSE } fs_check_verdict;
+
+typedef struct fs_check_row {
+    /* Names borrowed from the documents compared: valid while they live. */
+    const char *policy;
+    const char *kind;     /* "service", "training", "fleet"; NULL on a row about a whole policy */
+    const char *item;     /* the service's or stream's name; NULL for the fleet or a policy */
+    const char *metric;   /* the metric's key ("p99"); NULL on a row about a whole item */
+    /* Texts as the table shows them, "" where the table has "-". */
+    char baseline[64], current[64]; /* "12.3 ms", or "null" for the writer's non-finite figure */
+    char baseline_ci[64], current_ci[64]; /* "±0.4 ms": the document's 95% half-width (FIELD_ci95) */
+    char change[64];      /* "+13.8%", "n/a (from 0)" */
+    char verdict[64];     /* "ok", "better", "WORSE (tolerance 5%)", "WORSE (missing in current)" */
+    fs_check_verdict outcome;
+} fs_check_row;
+
+typedef struct fs_check_result {
+    fs_check_row *rows;   /* in the table's order */
+    size_t n_rows;
+    size_t worse, better; /* rows by outcome; the rest are the same */
+} fs_check_result;
+
+/* Validates both documents (as fs_check_compare) and compares them into
+ * *out (owned by the caller: fs_check_result_fini).  FS_OK, or FS_ERR_INPUT
+ * as fs_check_compare, FS_ERR_RUNTIME (out of memory), with *out empty. */
+int fs_check_run(const json_t *baseline, const char *baseline_name, const json_t *current,
+                 const fs_check_tolerances *tol, fs_check_result *out, fs_error *err);
+
+void fs_check_result_fini(fs_check_result *r);
+
+/* The Markdown table and the summary line of fs_check_compare.  FS_OK or
+ * FS_ERR_RUNTIME when fp cannot be written. */
+int fs_check_write_table(const fs_check_result *r, FILE *fp, fs_error *err);
+
 /* Compares current with baseline under tol and writes the Markdown table and
  * the summary line to fp.  baseline_name (a file name) starts messages about
  * the baseline's structure.  Returns the number of WORSE rows (0 = the gate
@@ -114,5 +151,12 @@ int fs_check_compare(const json_t *baseline, const char *baseline_name, const js
 /* Writes name to fp made safe for a Markdown table cell: `|` as `\|`,
  * newlines and other control characters as spaces. */
 void fs_check_write_cell(FILE *fp, const char *name);
+
+/* Writes name to fp as inert markup: & < > " ' as entities (valid in XML
+ * and HTML, text or attribute), control characters as spaces (XML 1.0
+ * cannot carry them at all); with markdown, also the ASCII punctuation that
+ * can start Markdown (| * _ [ ] ( ) ` $ ! # ...) behind a backslash, for a
+ * page GitHub renders as Markdown with HTML inside. */
+void fs_check_write_markup(FILE *fp, const char *name, bool markdown);
 
 #endif

@@ -2,6 +2,7 @@
  * fleetsim check — the CI regression gate.
  *
  *   fleetsim check SCENARIO --baseline FILE [--tolerance p99=5%,cost=2%] [--update]
+ *                  [--junit FILE] [--summary FILE]
  *
  * Loads SCENARIO with the command line's edits (--set, --horizon, --warmup,
  * --window: edits.h), applies its "ci" settings (a shorter horizon, fewer
@@ -15,7 +16,10 @@
  * or malformed baseline fails in a moment rather than after the simulation.
  * --update writes FILE through reports/output/output.h (a temporary file in FILE's
  * directory, renamed into place), so an interrupted update never leaves half
- * a baseline.
+ * a baseline.  --junit (JUnit XML, reports/tables/check_junit.h) and
+ * --summary (Markdown for a pull request, reports/tables/check_summary.h)
+ * write the comparison the same way, after the table on standard output;
+ * they describe a comparison, so --update refuses them.
  *
  * Exit status: 0 nothing worse (or the baseline updated); 1 a metric worse,
  * or a runtime failure (out of memory, a baseline that cannot be written):
@@ -33,6 +37,8 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_junit.h"
+#include "check_summary.h"
 #include "commands.h"
 #include "duration.h"
 #include "edits.h"
@@ -48,7 +54,7 @@
 enum { CHECK_EXIT_OK = 0, CHECK_EXIT_WORSE = 1, CHECK_EXIT_RUNTIME = 1, CHECK_EXIT_USAGE = 2 };
 
 enum { CHECK_BASELINE, CHECK_TOLERANCE, CHECK_UPDATE, CHECK_HORIZON, CHECK_WARMUP, CHECK_WINDOW,
-       CHECK_WINDOW_ANCHOR, CHECK_SET, CHECK_MAX_EVENTS, CHECK_HELP };
+       CHECK_WINDOW_ANCHOR, CHECK_SET, CHECK_MAX_EVENTS, CHECK_JUNIT, CHECK_SUMMARY, CHECK_HELP };
 static const fs_cli_option check_options[] = {
     [CHECK_BASELINE] = {"baseline", 'b', "FILE", "the baseline results JSON (required)"},
     [CHECK_TOLERANCE] = {"tolerance", 't', "LIST", "tolerances overriding the defaults, e.g. p99=5%,cost=2%"},
@@ -56,6 +62,8 @@ static const fs_cli_option check_options[] = {
     [CHECK_HORIZON] = FS_EDITS_ROW_HORIZON, [CHECK_WARMUP] = FS_EDITS_ROW_WARMUP,
     [CHECK_WINDOW] = FS_EDITS_ROW_WINDOW, [CHECK_WINDOW_ANCHOR] = FS_EDITS_ROW_WINDOW_ANCHOR,
     [CHECK_SET] = FS_EDITS_ROW_SET, [CHECK_MAX_EVENTS] = FS_PROGRESS_ROW_MAX_EVENTS,
+    [CHECK_JUNIT] = {"junit", 0, "FILE", "also write the comparison as JUnit XML (a test case per metric)"},
+    [CHECK_SUMMARY] = {"summary", 0, "FILE", "also write it as Markdown for a pull request or job summary"},
     [CHECK_HELP] = {"help", 'h', NULL, "show this help"},
 };
 /* --horizon and --warmup replace the "ci" ones (edits.h). */
@@ -133,18 +141,20 @@ static void warn_settings(const char *path, const json_t *baseline, const json_t
     }
 }
 
-/* Writes the results document to path atomically: reports/output/output.h works
- * on a directory, so it gets path's directory and base name. */
-static int write_baseline(const fs_results *r, const char *path)
+/* What a file holds: one of the writers below, with what it writes. */
+typedef int (*write_fn)(FILE *fp, const void *what, fs_error *err);
+
+/* Writes path atomically through reports/output/output.h, which works on a
+ * directory: it gets path's directory and base name.  FS_OK, or an error
+ * with err set (nothing is left at path). */
+static int write_file(const char *path, write_fn writer, const void *what, fs_error *err)
 {
     const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path; /* not empty: fs_cli_check refused that */
+    const char *name = slash ? slash + 1 : path; /* not empty: check_path refused that */
     size_t dir_len = slash ? (size_t)(slash - path) : 1;
     char *dir = malloc(dir_len + 1);
-    if (!dir) {
-        fprintf(stderr, "fleetsim: out of memory\n");
-        return CHECK_EXIT_RUNTIME;
-    }
+    if (!dir)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     if (!slash)
         strcpy(dir, ".");
     else if (dir_len == 0)
@@ -153,25 +163,66 @@ static int write_baseline(const fs_results *r, const char *path)
         memcpy(dir, path, dir_len);
         dir[dir_len] = '\0';
     }
-    fs_error err = {0};
     fs_output out;
     FILE *fp;
-    int rc = fs_output_begin(&out, dir, &err);
+    int rc = fs_output_begin(&out, dir, err);
     free(dir);
-    if (rc == FS_OK) {
-        if (fs_output_open(&out, name, &fp, &err) != FS_OK || fs_results_json_write(r, false, fp, &err) != FS_OK) {
-            fs_output_abort(&out);
-            rc = FS_ERR_RUNTIME;
-        } else {
-            rc = fs_output_commit(&out, &err);
-        }
+    if (rc != FS_OK)
+        return rc;
+    if (fs_output_open(&out, name, &fp, err) != FS_OK || writer(fp, what, err) != FS_OK) {
+        fs_output_abort(&out);
+        return FS_ERR_RUNTIME;
     }
-    if (rc != FS_OK) {
+    return fs_output_commit(&out, err);
+}
+
+static int write_results(FILE *fp, const void *what, fs_error *err)
+{
+    return fs_results_json_write(what, false, fp, err);
+}
+
+static int write_baseline(const fs_results *r, const char *path)
+{
+    fs_error err = {0};
+    if (write_file(path, write_results, r, &err) != FS_OK) {
         fs_terminal_error(err.msg);
         return CHECK_EXIT_RUNTIME;
     }
     printf("baseline updated: %s\n", path);
     return CHECK_EXIT_OK;
+}
+
+/* The comparison and the names its CI forms show. */
+typedef struct check_report {
+    const fs_check_result *result;
+    const char *scenario, *baseline;
+} check_report;
+
+static int write_junit(FILE *fp, const void *what, fs_error *err)
+{
+    const check_report *c = what;
+    return fs_check_junit_write(c->result, c->scenario, c->baseline, fp, err);
+}
+
+static int write_summary(FILE *fp, const void *what, fs_error *err)
+{
+    const check_report *c = what;
+    return fs_check_summary_write(c->result, c->scenario, c->baseline, fp, err);
+}
+
+/* An output file's path as given: not empty, not a directory's. */
+static bool check_path(const char *option, const char *path)
+{
+    size_t len = strlen(path);
+    if (len == 0) {
+        fprintf(stderr, "fleetsim check: --%s: expected a file name, got an empty one\n", option);
+        return false;
+    }
+    if (path[len - 1] == '/') {
+        fprintf(stderr, "fleetsim check: --%s: expected a file, got the directory \"%s\"\n", option, path);
+        return false;
+    }
+    return true;
 }
 
 /* The current results as --update would have written them: the document
@@ -188,7 +239,13 @@ static json_t *current_results(const fs_results *r)
     return reread;
 }
 
-static int compare(const fs_results *r, const char *path, const json_t *baseline, const fs_check_tolerances *tol)
+/* The files --junit and --summary name (NULL: not asked for). */
+typedef struct check_outputs {
+    const char *junit, *summary;
+} check_outputs;
+
+static int compare(const fs_results *r, const char *scenario, const char *path, const json_t *baseline,
+                   const fs_check_tolerances *tol, const check_outputs *outputs)
 {
     json_t *current = current_results(r);
     if (!current) {
@@ -197,11 +254,22 @@ static int compare(const fs_results *r, const char *path, const json_t *baseline
     }
     warn_settings(path, baseline, current);
     fs_error err = {0};
-    int worse = fs_check_compare(baseline, path, current, tol, stdout, &err);
-    json_decref(current);
-    if (worse < 0) {
+    fs_check_result result;
+    int rc = fs_check_run(baseline, path, current, tol, &result, &err);
+    if (rc == FS_OK) {
+        check_report report = {&result, scenario, path};
+        rc = fs_check_write_table(&result, stdout, &err);
+        if (rc == FS_OK && outputs->junit)
+            rc = write_file(outputs->junit, write_junit, &report, &err);
+        if (rc == FS_OK && outputs->summary)
+            rc = write_file(outputs->summary, write_summary, &report, &err);
+    }
+    size_t worse = result.worse;
+    fs_check_result_fini(&result);
+    json_decref(current); /* after the writers: the rows borrow its names */
+    if (rc != FS_OK) {
         fs_terminal_error(err.msg);
-        return err.code == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
+        return rc == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
     }
     return worse > 0 ? CHECK_EXIT_WORSE : CHECK_EXIT_OK;
 }
@@ -223,12 +291,30 @@ int fs_cli_check(int argc, char **argv)
         return CHECK_EXIT_USAGE;
     }
     struct stat st;
-    if (path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         fprintf(stderr, "fleetsim check: --baseline: \"%s\" is a directory: expected the baseline results "
                         "JSON file\n", path);
         return CHECK_EXIT_USAGE;
     }
+    check_outputs outputs = {opt.values[CHECK_JUNIT], opt.values[CHECK_SUMMARY]};
+    if (!check_path("baseline", path) || (outputs.junit && !check_path("junit", outputs.junit)) ||
+        (outputs.summary && !check_path("summary", outputs.summary)))
+        return CHECK_EXIT_USAGE;
     bool update = opt.values[CHECK_UPDATE] != NULL;
+    if (update && (outputs.junit || outputs.summary)) {
+        fprintf(stderr, "fleetsim check: --%s reports a comparison, and --update makes none\n",
+                outputs.junit ? "junit" : "summary");
+        return CHECK_EXIT_USAGE;
+    }
+    const char *same = outputs.junit && strcmp(outputs.junit, path) == 0       ? "junit"
+                       : outputs.summary && strcmp(outputs.summary, path) == 0 ? "summary"
+                                                                                : NULL;
+    if (!same && outputs.junit && outputs.summary && strcmp(outputs.junit, outputs.summary) == 0)
+        same = "summary";
+    if (same) {
+        fprintf(stderr, "fleetsim check: --%s names a file another option also names\n", same);
+        return CHECK_EXIT_USAGE;
+    }
     fs_check_tolerances tol;
     fs_check_tolerances_init(&tol);
     fs_error err = {0};
@@ -261,7 +347,7 @@ int fs_cli_check(int argc, char **argv)
         fs_terminal_error(err.msg);
         status = rc == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
     } else {
-        status = update ? write_baseline(r, path) : compare(r, path, baseline, &tol);
+        status = update ? write_baseline(r, path) : compare(r, opt.positional[0], path, baseline, &tol, &outputs);
         if (fflush(stdout) != 0) {
             fprintf(stderr, "fleetsim: cannot write to standard output\n");
             status = CHECK_EXIT_RUNTIME;

@@ -65,13 +65,16 @@ const fs_cli_command fs_cli_help_commands[] = {
                     "exit status 2 with the file, line:column or JSON path on any error.",
      .options = &fs_cli_validate_options, .main = fs_cli_validate},
     {.name = "check", .operand = "SCENARIO", .summary = "rerun and compare with a baseline; exit 1 if worse",
-     .synopsis = "check SCENARIO --baseline FILE [--tolerance LIST] [--update]",
+     .synopsis = "check SCENARIO --baseline FILE [--tolerance LIST] [--update] [--junit FILE] [--summary FILE]\n"
+                 "[--set PATH=VALUE]... [--horizon D] [--warmup D] [--window D] [--max-events N]",
      .description = "Runs SCENARIO with its \"ci\" settings (horizon, replications, warmup) and\n"
                     "compares each policy's figures with FILE, matching policies, services and\n"
                     "training streams by name.  Prints a Markdown table and \"N metrics checked,\n"
                     "K worse\".  A policy, item or figure on one side only counts as worse.\n"
                     "--horizon and --warmup replace the \"ci\" ones; --set edits the scenario\n"
-                    "before \"ci\" applies.",
+                    "before \"ci\" applies.  --junit and --summary also write the comparison\n"
+                    "for CI: JUnit XML (a test case per metric) and Markdown for a pull request\n"
+                    "or job summary.",
      .options = &fs_cli_check_options,
      .notes = "metrics: a figure is WORSE when it moved the wrong way by more than its\n"
               "tolerance (percent of the baseline) and by more than the absolute floor\n"
