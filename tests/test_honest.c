@@ -38,15 +38,17 @@ static int teardown(void **state)
     return test_rmdir(dir);
 }
 
-/* 2 h of service per request in a 1 h run: nothing completes.  8 slots,
- * about 3600 arrivals: most wait, all are past the 500 ms target soon. */
-#define NEVER_DONE                                                                                        \
+/* 2 h of service per request in a 1 h run: nothing completes.  With 8
+ * slots and 1 arrival/s most requests wait; with 2000 slots and one arrival
+ * every 20 s all are in service.  Either way they are soon past 500 ms. */
+#define NEVER_DONE_FMT                                                                                    \
     "{\"schema\": \"fleetsim/1\", \"name\": \"never done\", \"horizon\": \"1h\", \"warmup\": \"0s\","     \
     " \"window\": \"10m\", \"seed\": 1,"                                                                  \
     " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 2}],"                           \
-    " \"services\": [{\"name\": \"slow\", \"arrivals\": {\"poisson_rps\": 1},"                            \
+    " \"services\": [{\"name\": \"slow\", \"arrivals\": {\"poisson_rps\": %g},"                           \
     "   \"service_time\": {\"deterministic\": {\"value\": \"2h\"}},"                                      \
-    "   \"replicas\": {\"count\": 2, \"concurrency\": 4}, \"slo\": {\"p99_ms\": 500, \"window\": \"10m\"}}]}"
+    "   \"replicas\": {\"count\": 2, \"concurrency\": %d}, \"slo\": {\"p99_ms\": 500, \"window\": \"10m\"}}]}"
+#define NEVER_DONE NEVER_DONE_FMT, 1.0, 4
 
 static json_t *load_json(const char *path)
 {
@@ -70,6 +72,7 @@ static void test_unfinished_requests_are_misses(void **state)
     fs_scenario *s = test_scenario(NEVER_DONE);
     fs_results *r = test_run(s);
     const fs_service_rep *rep = &r->policies[0].reps[0].services[0];
+    assert_true(rep->in_flight_end > 8 * 100); /* most are waiting */
     fs_service_summary sum;
     assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
     printf("  completed %llu, in flight at the end %llu, unfinished past the SLO %llu, breach windows %u of %u\n",
@@ -93,12 +96,32 @@ static void test_unfinished_requests_are_misses(void **state)
     fs_scenario_destroy(s);
 }
 
+/* All of them in service, none waiting: still misses, still breaches. */
+static void test_unfinished_in_service_are_misses(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(NEVER_DONE_FMT, 0.05, 1000);
+    fs_results *r = test_run(s);
+    const fs_service_rep *rep = &r->policies[0].reps[0].services[0];
+    printf("  in service at the end %llu (peak queue %llu), unfinished past the SLO %llu, breach windows %u of %u\n",
+           (unsigned long long)rep->in_flight_end, (unsigned long long)rep->peak_queue,
+           (unsigned long long)rep->unfinished_past_slo[0], rep->slo_breach_windows, rep->slo_windows);
+    assert_int_equal(rep->peak_queue, 0);
+    assert_true(rep->in_flight_end > 100);
+    assert_int_equal(rep->unfinished_past_slo[0], rep->in_flight_end); /* none arrived in the last 500 ms */
+    assert_int_equal(rep->slo_breach_windows, 6);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
 /* The same through the binary: results.json, the CSV summary, the table and
  * the report all say it. */
 static void test_unfinished_through_every_output(void **state)
 {
     (void)state;
-    test_write(test_path("%s/never.json", dir), NEVER_DONE);
+    char json[2048];
+    snprintf(json, sizeof json, NEVER_DONE);
+    test_write(test_path("%s/never.json", dir), json);
     assert_int_equal(test_fleetsim(dir, "run %s/never.json --out %s/never", dir, dir), 0);
     char *table = test_slurp("%s/out.txt", dir);
     assert_non_null(table);
@@ -436,6 +459,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unfinished_requests_are_misses),
+        cmocka_unit_test(test_unfinished_in_service_are_misses),
         cmocka_unit_test(test_unfinished_through_every_output),
         cmocka_unit_test(test_no_data_is_not_meets),
         cmocka_unit_test(test_metrics_keep_no_data),

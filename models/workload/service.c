@@ -410,13 +410,9 @@ static void fs__on_scale_tick(fs_sim *sim, const fs_event *ev, void *ctx)
         fs_sim_schedule(sim, now + as->interval_s, 0, svc->kind_scale, 0, 0);
 }
 
-/* Requests waiting or in service at `now` that are older than target j's
- * threshold, into late[j]: misses whatever their latency turns out to be.
- * The waiting ring is in arrival order (a binary search per target); a
- * request in service is found through its departure event, which carries
- * its arrival time: one pass over the event queue, only when any is in
- * service. */
-static void fs__late_in_system(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS])
+/* Requests waiting at `now` that are older than target j's threshold, into
+ * late[j]: the waiting ring is in arrival order, so a binary search each. */
+static void fs__late_waiting(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS])
 {
     const fs_slo *slo = &svc->spec->slo;
     for (size_t j = 0; j < slo->n_targets; j++) {
@@ -431,6 +427,14 @@ static void fs__late_in_system(const fs_service *svc, double now, uint64_t late[
         }
         late[j] = lo;
     }
+}
+
+/* Adds the requests in service at `now` older than each threshold: each is
+ * found through its departure event, which carries its arrival time.  One
+ * pass over the event queue, so callers ask only when the answer matters. */
+static void fs__late_in_service(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS])
+{
+    const fs_slo *slo = &svc->spec->slo;
     const fs_evq *q = &svc->sim->queue;
     for (size_t e = 0; svc->in_service && e < q->len; e++) {
         if (q->heap[e].kind != svc->kind_departure)
@@ -463,11 +467,20 @@ static void fs__on_slo_tick(fs_sim *sim, const fs_event *ev, void *ctx)
     (void)ev;
     fs_service *svc = ctx;
     const fs_slo *slo = &svc->spec->slo;
-    uint64_t none[FS_SLO_MAX_TARGETS] = {0}, late[FS_SLO_MAX_TARGETS] = {0};
+    uint64_t none[FS_SLO_MAX_TARGETS] = {0}, late[FS_SLO_MAX_TARGETS] = {0}, most[FS_SLO_MAX_TARGETS];
     bool breached = fs__window_breached(slo, svc->slo_total, svc->slo_bad, none);
     if (!breached && (svc->waiting || svc->in_service)) {
-        fs__late_in_system(svc, sim->now, late);
+        fs__late_waiting(svc, sim->now, late);
         breached = fs__window_breached(slo, svc->slo_total, svc->slo_bad, late);
+        /* More late requests only make a breach likelier: count those in
+         * service (a pass over the event queue) only when all of them being
+         * late would breach the window. */
+        for (size_t j = 0; j < slo->n_targets; j++)
+            most[j] = late[j] + svc->in_service;
+        if (!breached && svc->in_service && fs__window_breached(slo, svc->slo_total, svc->slo_bad, most)) {
+            fs__late_in_service(svc, sim->now, late);
+            breached = fs__window_breached(slo, svc->slo_total, svc->slo_bad, late);
+        }
     }
     for (size_t j = 0; j < slo->n_targets; j++)
         svc->slo_bad[j] = 0;
@@ -661,7 +674,8 @@ void fs_service_finish(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
     rep->in_flight_end = svc->waiting + svc->in_service;
-    fs__late_in_system(svc, now, rep->unfinished_past_slo);
+    fs__late_waiting(svc, now, rep->unfinished_past_slo);
+    fs__late_in_service(svc, now, rep->unfinished_past_slo);
     if (svc->trace) {
         rep->traced = true;
         rep->trace_rows = svc->all_arrivals;
