@@ -146,9 +146,10 @@ static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_er
     }
     fprintf(fp, "%zu services: %.0f requests, %.0f dropped", s->n_services, requests, dropped);
     if (with_slo) {
-        fprintf(fp, "; %zu of %zu with a p99 SLO meet it over the run (%zu with no data); %.4g of %.0f SLO "
-                    "windows in breach\ntightest: ",
-                within, with_slo, no_data, breaches, windows);
+        fprintf(fp, "; %zu of %zu with a p99 SLO meet it over the run", within, with_slo);
+        if (no_data)
+            fprintf(fp, " (%zu with no data: nothing completed)", no_data);
+        fprintf(fp, "; %.4g of %.0f SLO windows in breach\ntightest: ", breaches, windows);
         fs__name(fp, s->services[worst].name, (int)strlen(s->services[worst].name));
         if (isinf(worst_ratio))
             fputs(" with requests unfinished past its p99 target", fp);
