@@ -114,6 +114,36 @@ static void test_unfinished_in_service_are_misses(void **state)
     fs_scenario_destroy(s);
 }
 
+/* The whole-run verdict on p99 <= 500 ms with 1000 completions of 100 ms:
+ * 5 requests unfinished past 500 ms leave rank ceil(0.99 x 1005) = 995
+ * among the completions (met); 20 put it at 1010, among the unfinished
+ * (missed, the quantile past any threshold). */
+static void test_verdict_counts_unfinished(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(NEVER_DONE_FMT, 1.0, 4);
+    fs_results *r;
+    assert_int_equal(fs_results_create(s, NULL, 0, &r), 0);
+    fs_rep_result *rep = &r->policies[0].reps[0];
+    assert_int_equal(fs_rep_result_init(rep, s, 0, r->n_tenants), 0);
+    for (int k = 0; k < 1000; k++)
+        fs_hist_record(&rep->services[0].latency, 100000000);
+    const uint64_t late[] = {0, 5, 10, 11, 20};
+    const fs_slo_verdict want[] = {FS_SLO_MET, FS_SLO_MET, FS_SLO_MET, FS_SLO_MISSED, FS_SLO_MISSED};
+    for (size_t i = 0; i < sizeof late / sizeof *late; i++) {
+        rep->services[0].unfinished_past_slo[0] = late[i];
+        fs_service_summary sum;
+        assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
+        printf("  %llu unfinished: %s, quantile %g ms\n", (unsigned long long)late[i],
+               sum.slo_verdict[0] == FS_SLO_MET ? "met" : "missed", sum.slo_quantile_ms[0]);
+        assert_int_equal(sum.slo_verdict[0], want[i]);
+        assert_true(want[i] == FS_SLO_MET ? fabs(sum.slo_quantile_ms[0] - 100) < 1 : isinf(sum.slo_quantile_ms[0]));
+        assert_true(fabs(sum.merged_p99_ms - 100) < 1); /* the completions' own p99 is unchanged */
+    }
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
 /* The same through the binary: results.json, the CSV summary, the table and
  * the report all say it. */
 static void test_unfinished_through_every_output(void **state)
@@ -460,6 +490,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unfinished_requests_are_misses),
         cmocka_unit_test(test_unfinished_in_service_are_misses),
+        cmocka_unit_test(test_verdict_counts_unfinished),
         cmocka_unit_test(test_unfinished_through_every_output),
         cmocka_unit_test(test_no_data_is_not_meets),
         cmocka_unit_test(test_metrics_keep_no_data),

@@ -1,6 +1,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +248,11 @@ static void fs__slo_verdict(const fs_policy_result *pol, size_t service, const f
         out->slo_quantile_ms[j] = NAN;
         return;
     }
-    double rank = ceil(t->quantile * all - 1e-9 * all);
+    /* ceil(q n), forgiving the rounding of q n just above an integer (as
+     * fs_hist_quantile does). */
+    double x = t->quantile * all, rank = ceil(x);
+    if (rank >= 2 && x - (rank - 1) <= 4 * DBL_EPSILON * x)
+        rank -= 1;
     if (rank < 1)
         rank = 1;
     if (rank > done) {
