@@ -209,8 +209,8 @@ const fs_hist *fs_results_wait_hist(const fs_results *r, size_t policy, uint32_t
     return &r->policies[policy].reps[rep].training[stream].wait;
 }
 
-int fs_results_percentile(const fs_results *r, size_t policy, fs_results_hist_fn hist, size_t index, double q,
-                          double scale, fs_percentile *out)
+int fs_results_percentiles(const fs_results *r, size_t policy, fs_results_hist_fn hist, size_t index,
+                           const double *q, size_t n_q, double scale, fs_percentile *out)
 {
     uint32_t n = r->policies[policy].n_reps;
     double *x = malloc((n ? n : 1) * sizeof *x);
@@ -219,16 +219,23 @@ int fs_results_percentile(const fs_results *r, size_t policy, fs_results_hist_fn
         free(x);
         return ENOMEM;
     }
-    for (uint32_t k = 0; k < n; k++) {
-        const fs_hist *h = hist(r, policy, k, index);
-        x[k] = fs_results_hist_figure(h, q, scale);
-        fs_hist_merge(&merged, h);
+    for (uint32_t k = 0; k < n; k++)
+        fs_hist_merge(&merged, hist(r, policy, k, index));
+    for (size_t f = 0; f < n_q; f++) {
+        for (uint32_t k = 0; k < n; k++)
+            x[k] = fs_results_hist_figure(hist(r, policy, k, index), q[f], scale);
+        out[f].value = fs_results_hist_figure(&merged, q[f], scale);
+        out[f].spread = fs_results_summary_known(x, 1, n);
     }
-    out->value = fs_results_hist_figure(&merged, q, scale);
-    out->spread = fs_results_summary_known(x, 1, n);
     fs_hist_fini(&merged);
     free(x);
     return 0;
+}
+
+int fs_results_percentile(const fs_results *r, size_t policy, fs_results_hist_fn hist, size_t index, double q,
+                          double scale, fs_percentile *out)
+{
+    return fs_results_percentiles(r, policy, hist, index, &q, 1, scale, out);
 }
 
 /* Target j over the whole run: completions plus the requests unfinished past
@@ -281,11 +288,6 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     out->dropped = fs__summarize(pol, service, measured, FS_SFIG_DROPPED, x);
     out->in_flight_start = fs__summarize(pol, service, measured, FS_SFIG_IN_FLIGHT_START, x);
     out->in_flight_end = fs__summarize(pol, service, measured, FS_SFIG_IN_FLIGHT_END, x);
-    out->mean_ms = fs__summarize(pol, service, measured, FS_SFIG_MEAN_MS, x);
-    out->p50_ms = fs__summarize(pol, service, measured, FS_SFIG_P50_MS, x);
-    out->p95_ms = fs__summarize(pol, service, measured, FS_SFIG_P95_MS, x);
-    out->p99_ms = fs__summarize(pol, service, measured, FS_SFIG_P99_MS, x);
-    out->p999_ms = fs__summarize(pol, service, measured, FS_SFIG_P999_MS, x);
     out->wait_mean_ms = fs__summarize(pol, service, measured, FS_SFIG_WAIT_MEAN_MS, x);
     out->wait_probability = fs__summarize(pol, service, measured, FS_SFIG_WAIT_PROBABILITY, x);
     out->mean_in_system = fs__summarize(pol, service, measured, FS_SFIG_MEAN_IN_SYSTEM, x);
@@ -311,14 +313,28 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
         out->unfinished_past_slo[j] = fs_summary_of(x, 1, pol->n_reps);
     }
 
-    for (uint32_t k = 0; k < pol->n_reps; k++)
+    /* Latency figures: the one percentile definition (fs_results_percentiles). */
+    static const double qs[] = {-1, 0.50, 0.95, 0.99, 0.999, 2};
+    fs_percentile pc[sizeof qs / sizeof *qs];
+    if (fs_results_percentiles(r, policy, fs_results_latency_hist, service, qs, sizeof qs / sizeof *qs,
+                               FS__NS_TO_MS, pc) != 0) {
+        fs_hist_fini(&merged);
+        free(x);
+        return ENOMEM;
+    }
+    out->merged_mean_ms = pc[0].value;
+    out->mean_ms = pc[0].spread;
+    out->merged_p50_ms = pc[1].value;
+    out->p50_ms = pc[1].spread;
+    out->merged_p95_ms = pc[2].value;
+    out->p95_ms = pc[2].spread;
+    out->merged_p99_ms = pc[3].value;
+    out->p99_ms = pc[3].spread;
+    out->merged_p999_ms = pc[4].value;
+    out->p999_ms = pc[4].spread;
+    out->merged_max_ms = pc[5].value;
+    for (uint32_t k = 0; spec->slo.n_targets && k < pol->n_reps; k++)
         fs_hist_merge(&merged, &pol->reps[k].services[service].latency);
-    out->merged_mean_ms = fs_results_hist_figure(&merged, -1, FS__NS_TO_MS);
-    out->merged_p50_ms = fs_results_hist_figure(&merged, 0.50, FS__NS_TO_MS);
-    out->merged_p95_ms = fs_results_hist_figure(&merged, 0.95, FS__NS_TO_MS);
-    out->merged_p99_ms = fs_results_hist_figure(&merged, 0.99, FS__NS_TO_MS);
-    out->merged_p999_ms = fs_results_hist_figure(&merged, 0.999, FS__NS_TO_MS);
-    out->merged_max_ms = fs_results_hist_figure(&merged, 2, FS__NS_TO_MS);
     for (size_t j = 0; j < spec->slo.n_targets; j++)
         fs__slo_verdict(pol, service, &merged, j, out);
     fs_hist_fini(&merged);
@@ -452,17 +468,15 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
     for (size_t f = 0; f < T_COUNT; f++)
         *dst[f] = fs_summary_of(x + f, T_COUNT, n);
     free(x);
-    fs_percentile p50, p95, max, mean;
-    if (fs_results_percentile(r, policy, fs_results_wait_hist, stream, 0.50, 1e-9, &p50) ||
-        fs_results_percentile(r, policy, fs_results_wait_hist, stream, 0.95, 1e-9, &p95) ||
-        fs_results_percentile(r, policy, fs_results_wait_hist, stream, 2, 1e-9, &max) ||
-        fs_results_percentile(r, policy, fs_results_wait_hist, stream, -1, 1e-9, &mean))
+    static const double qs[] = {0.50, 0.95, 2, -1};
+    fs_percentile pc[sizeof qs / sizeof *qs];
+    if (fs_results_percentiles(r, policy, fs_results_wait_hist, stream, qs, sizeof qs / sizeof *qs, 1e-9, pc) != 0)
         return ENOMEM;
-    out->wait_p50_s = p50.value;
-    out->wait_p95_s = p95.value;
-    out->wait_max_s = max.value;
-    out->wait_mean_s = mean.value;
-    out->wait_p50_spread = p50.spread;
-    out->wait_p95_spread = p95.spread;
+    out->wait_p50_s = pc[0].value;
+    out->wait_p95_s = pc[1].value;
+    out->wait_max_s = pc[2].value;
+    out->wait_mean_s = pc[3].value;
+    out->wait_p50_spread = pc[0].spread;
+    out->wait_p95_spread = pc[1].spread;
     return 0;
 }

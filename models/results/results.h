@@ -229,9 +229,14 @@ const fs_hist *fs_results_latency_hist(const fs_results *r, size_t policy, uint3
 const fs_hist *fs_results_wait_hist(const fs_results *r, size_t policy, uint32_t rep, size_t stream);
 
 /* q in [0, 1] a quantile, q < 0 the mean, q > 1 the maximum; scale converts
- * ns to the figure's unit.  0 or ENOMEM. */
+ * ns to the figure's unit.  0 or ENOMEM.  The service and training
+ * summaries, compare, and through them every output, call these. */
 int fs_results_percentile(const fs_results *r, size_t policy, fs_results_hist_fn hist, size_t index, double q,
                           double scale, fs_percentile *out);
+
+/* The same for q[0..n_q-1] into out[0..n_q-1], merging the histograms once. */
+int fs_results_percentiles(const fs_results *r, size_t policy, fs_results_hist_fn hist, size_t index,
+                           const double *q, size_t n_q, double scale, fs_percentile *out);
 
 /* One histogram's figure (q as above) times scale; NaN when it is empty. */
 double fs_results_hist_figure(const fs_hist *h, double q, double scale);
