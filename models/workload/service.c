@@ -436,7 +436,7 @@ static void fs__late_in_service(const fs_service *svc, double now, uint64_t late
 {
     const fs_slo *slo = &svc->spec->slo;
     const fs_evq *q = &svc->sim->queue;
-    for (size_t e = 0; svc->in_service && e < q->len; e++) {
+    for (size_t e = 0; svc->in_service && slo->n_targets && e < q->len; e++) {
         if (q->heap[e].kind != svc->kind_departure)
             continue;
         for (size_t j = 0; j < slo->n_targets; j++)
