@@ -350,6 +350,12 @@ static void test_waiting_gang_is_a_censored_wait(void **state)
     assert_non_null(strstr(out, ">=300.0"));
     assert_non_null(strstr(out, ">= : censored"));
     free(out);
+    assert_int_equal(test_fleetsim(dir, "compare %s/stuck.json", dir), 0);
+    out = test_slurp("%s/out.txt", dir);
+    const char *stuck = strstr(out, "training stuck\n");
+    assert_non_null(stuck);
+    assert_non_null(strstr(stuck, "(queue waits count jobs still waiting at the horizon"));
+    free(out);
 }
 
 /* Every job is accounted for, in every replication, with a warm-up:

@@ -91,6 +91,17 @@ static bool fs__tenant_charged(const fs_results *r, size_t t)
 }
 #define FS__N_ROWS (sizeof rows / sizeof *rows)
 
+/* Whether any policy's stream i ended with jobs that never started: its
+ * queue-wait figures are then lower bounds. */
+static bool fs__waits_censored(const fs_results *r, size_t i)
+{
+    for (size_t p = 0; p < r->n_policies; p++)
+        for (uint32_t k = 0; k < r->policies[p].n_reps; k++)
+            if (r->policies[p].reps[k].training[i].waits_censored > 0)
+                return true;
+    return false;
+}
+
 /* Policy p's figure, and the paired difference to policy 0 (NaN: no data).
  * A percentile's value, and its difference, come from the merged
  * histograms (fs_results_percentile); every CI comes from the spread of
@@ -195,6 +206,9 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
         fs__put_name(fp, s->training[i].name);
         fputc('\n', fp);
         rc = fs__table_rows(r, ROW_TRAINING, i, fp);
+        if (rc == 0 && fs__waits_censored(r, i))
+            fputs("  (queue waits count jobs still waiting at the horizon with their wait so far: lower bounds)\n",
+                  fp);
     }
     if (rc == 0) {
         fputs("fleet\n", fp);
