@@ -337,7 +337,6 @@ static void test_waiting_gang_is_a_censored_wait(void **state)
     fs_results_destroy(r);
     fs_scenario_destroy(s);
 
-    test_write(test_path("%s/stuck.json", dir), "");
     char json[2048];
     snprintf(json, sizeof json,
              TEN_GPUS ", \"training\": [{\"name\": \"hog\", \"submit\": {\"at\": [0]}, \"gang\": 8,"
