@@ -298,15 +298,15 @@ static void test_nulls(void **state)
     json_t *b = results(&base_figures), *c = results(&base_figures);
     char *out;
     fs_error err = {0};
-    /* the writer's null is a non-finite figure: null on one side is worse */
+    /* the writer's null is "no data" (nothing completed): null on one side is worse */
     json_object_set_new(json_object_get(svc0(c), "latency_ms"), "p99", json_null());
     assert_int_equal(run_check(b, c, NULL, &out, &err), 1);
-    expect_in(out, "| p99 | 200.0 ms | null | - | WORSE (no value in current) |\n");
+    expect_in(out, "| p99 | 200.0 ms | no data | - | WORSE (no data in current) |\n");
     free(out);
-    /* and on both, ok */
+    /* and on both too: no data is never "the same", so it never passes the gate */
     json_object_set_new(json_object_get(svc0(b), "latency_ms"), "p99", json_null());
-    assert_int_equal(run_check(b, c, NULL, &out, &err), 0);
-    expect_in(out, "| p99 | null | null | - | ok |\n");
+    assert_int_equal(run_check(b, c, NULL, &out, &err), 1);
+    expect_in(out, "| p99 | no data | no data | - | WORSE (no data in baseline or current) |\n");
     free(out);
     json_decref(c);
     json_decref(b);

@@ -411,6 +411,30 @@ static void test_more_replications_near_a_limit(void **state)
     fs_sweep_destroy(sw);
 }
 
+/* The cheapest points have no data (nothing completed): they fail at once,
+ * however many replications would follow, and are never the answer. */
+static double none_when_cheap(const size_t *c)
+{
+    return c[0] < 2 ? NAN : monotone_latency(c);
+}
+
+static void test_no_data_never_meets(void **state)
+{
+    (void)state;
+    fs_sweep *sw = synthetic_sweep(6, 1, 1);
+    landscape l = {.sw = sw, .latency = none_when_cheap, .noise = 2.5};
+    fs_plan plan;
+    run_plan(sw, &l, true, 5000, &plan);
+    for (size_t i = 0; i < plan.n_evaluated; i++) {
+        const fs_plan_point *e = &plan.evaluated[i];
+        assert_int_equal(e->verdict, e->point < 2 ? FS_VERDICT_FAILS : FS_VERDICT_MEETS);
+        assert_int_equal(e->replications, 2);
+    }
+    assert_int_equal(plan.evaluated[plan.best].point, 2);
+    fs_plan_fini(&plan);
+    fs_sweep_destroy(sw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_constraints),
         cmocka_unit_test(test_staircase_matches_grid),
         cmocka_unit_test(test_more_replications_near_a_limit),
+        cmocka_unit_test(test_no_data_never_meets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

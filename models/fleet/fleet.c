@@ -148,8 +148,11 @@ static void fs__evict(fs_fleet *f, size_t pool, size_t u)
 static bool fs__try(fs_fleet *f, const fs_request *r)
 {
     const fs_scenario *s = f->scenario;
-    size_t chosen[256];
-    if (r->units > 256)
+    /* No pool holds more units than the largest: such a request can never
+     * be served here (the scenario loader and the training stream refuse
+     * it before it gets this far). */
+    size_t *chosen = f->chosen;
+    if (r->units > f->max_pool_units)
         return false;
     for (size_t p = 0; p < s->n_pools; p++) {
         if (!f->policy->eligible(s, r, p))
@@ -517,7 +520,11 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
     f->present_gpus = calloc(n, sizeof *f->present_gpus);
     f->provisioning_gpus = calloc(n, sizeof *f->provisioning_gpus);
     f->rng = fs_rng_create(seed, replication, "fleet");
-    if (!f->units || !f->gpus || !f->present_gpus || !f->provisioning_gpus || !f->rng)
+    for (size_t p = 0; p < s->n_pools; p++)
+        if (placement->pools[p].n_units_max > f->max_pool_units)
+            f->max_pool_units = placement->pools[p].n_units_max;
+    f->chosen = malloc((f->max_pool_units ? f->max_pool_units : 1) * sizeof *f->chosen);
+    if (!f->units || !f->gpus || !f->present_gpus || !f->provisioning_gpus || !f->rng || !f->chosen)
         goto nomem;
     int64_t k_sw = fs_sim_register(sim, fs__on_switched, f);
     int64_t k_pr = fs_sim_register(sim, fs__on_provisioned, f);
@@ -566,6 +573,15 @@ nomem:
     return ENOMEM;
 }
 
+size_t fs_fleet_largest_pool(const fs_fleet *f, size_t *pool)
+{
+    *pool = 0;
+    for (size_t p = 0; p < f->scenario->n_pools; p++)
+        if (f->placement->pools[p].n_units_max > f->placement->pools[*pool].n_units_max)
+            *pool = p;
+    return f->max_pool_units;
+}
+
 void fs_fleet_fini(fs_fleet *f)
 {
     for (size_t p = 0; f->scenario && p < f->scenario->n_pools; p++) {
@@ -579,6 +595,7 @@ void fs_fleet_fini(fs_fleet *f)
     free(f->present_gpus);
     free(f->provisioning_gpus);
     free(f->pending);
+    free(f->chosen);
     fs_rng_destroy(f->rng);
     *f = (fs_fleet){0};
 }

@@ -114,6 +114,8 @@ struct fs_fleet {
     uint32_t kind_switched, kind_provisioned, kind_tick, kind_reclaim;
     double horizon;
     uint64_t reclaims;           /* spot GPUs taken back */
+    size_t max_pool_units;       /* units of the largest pool at its largest size */
+    size_t *chosen;              /* max_pool_units: scratch for picking a gang's units */
 };
 
 /* 0, or ENOMEM.  Units placed at t = 0 (the static placement) start held and
@@ -124,6 +126,10 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
 void fs_fleet_fini(fs_fleet *f);
 
 void fs_fleet_set_holder(fs_fleet *f, fs_holder_kind kind, const fs_holder_ops *ops, void *ctx);
+
+/* The most units one pool can ever hold (at its largest size), and the
+ * index of that pool in *pool: a gang larger than this can never start. */
+size_t fs_fleet_largest_pool(const fs_fleet *f, size_t *pool);
 
 /* Asks for units; grants at once if it can (the holder's `ready` follows
  * after warm-up), else queues the request.  0, or ENOMEM. */

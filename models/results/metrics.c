@@ -91,10 +91,14 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
             if (fs__add(m, "service", name, fs__service_figure_names[f], fig[f]))
                 return ENOMEM;
         const fs_service_rep *sr = &rep->services[i];
-        double max_ms = sr->latency.total ? (double)sr->latency.max_ns * 1e-6 : 0;
         double arrivals = fig[FS_SFIG_REQUESTS];
-        if (fs__add(m, "service", name, "max_ms", max_ms) ||
-            fs__add(m, "service", name, "drop_rate", arrivals > 0 ? fig[FS_SFIG_DROPPED] / arrivals : 0) ||
+        /* Past the tightest threshold: a miss of at least one target. */
+        uint64_t late = 0;
+        for (size_t j = 0; j < s->services[i].slo.n_targets; j++)
+            late = sr->unfinished_past_slo[j] > late ? sr->unfinished_past_slo[j] : late;
+        if (fs__add(m, "service", name, "max_ms", fs_results_hist_figure(&sr->latency, 2, 1e-6)) ||
+            fs__add(m, "service", name, "drop_rate", arrivals > 0 ? fig[FS_SFIG_DROPPED] / arrivals : NAN) ||
+            fs__add(m, "service", name, "unfinished_past_slo", (double)late) ||
             fs__add_hist(m, "service", name, "latency", &sr->latency))
             return ENOMEM;
     }
@@ -128,10 +132,13 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
             fs__add(m, "training", name, "gpu_hours_done", tr->gpu_hours_done) ||
             fs__add(m, "training", name, "gpu_hours_lost", tr->gpu_hours_lost) ||
             fs__add(m, "training", name, "waiting_end", (double)tr->waiting_end) ||
-            fs__add(m, "training", name, "queue_mean_s", fs_hist_mean(w) * 1e-9) ||
-            fs__add(m, "training", name, "queue_p50_s", fs_hist_quantile(w, 0.50) * 1e-9) ||
-            fs__add(m, "training", name, "queue_p95_s", fs_hist_quantile(w, 0.95) * 1e-9) ||
-            fs__add(m, "training", name, "queue_max_s", w->total ? (double)w->max_ns * 1e-9 : 0) ||
+            fs__add(m, "training", name, "running_end", (double)tr->running_end) ||
+            fs__add(m, "training", name, "waits_censored", (double)tr->waits_censored) ||
+            fs__add(m, "training", name, "refused_impossible", (double)tr->refused_impossible) ||
+            fs__add(m, "training", name, "queue_mean_s", fs_results_hist_figure(w, -1, 1e-9)) ||
+            fs__add(m, "training", name, "queue_p50_s", fs_results_hist_figure(w, 0.50, 1e-9)) ||
+            fs__add(m, "training", name, "queue_p95_s", fs_results_hist_figure(w, 0.95, 1e-9)) ||
+            fs__add(m, "training", name, "queue_max_s", fs_results_hist_figure(w, 2, 1e-9)) ||
             fs__add_hist(m, "training", name, "wait", w))
             return ENOMEM;
     }
@@ -212,8 +219,9 @@ json_t *fs_metrics_to_json(const fs_metrics *m)
     if (json_object_set_new(o, "events", json_integer((json_int_t)m->events)) ||
         json_object_set_new(o, "values", values) || json_object_set_new(o, "histograms", hists))
         goto fail;
+    /* No data (NaN) has no JSON number: it is written as null and read back as NaN. */
     for (size_t i = 0; i < m->n_values; i++)
-        if (json_object_set_new(values, m->names[i], json_real(m->values[i])))
+        if (json_object_set_new(values, m->names[i], isnan(m->values[i]) ? json_null() : json_real(m->values[i])))
             goto fail;
     for (size_t i = 0; i < m->n_hists; i++) {
         json_t *h = fs__hist_json(&m->hists[i]);
@@ -292,9 +300,10 @@ int fs_metrics_from_json(const json_t *obj, const char *origin, fs_metrics *out,
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)values, key, v) {
-        if (!json_is_number(v)) {
+        if (!json_is_number(v) && !json_is_null(v)) {
             fs_metrics_fini(out);
-            return fs_error_set(err, FS_ERR_INPUT, "%s: values.%s: expected a number", origin, key);
+            return fs_error_set(err, FS_ERR_INPUT, "%s: values.%s: expected a number or null (no data)", origin,
+                                key);
         }
         if (fs__grow((void **)&out->names, out->n_values, sizeof *out->names) ||
             fs__grow((void **)&out->values, out->n_values, sizeof *out->values) ||
@@ -302,7 +311,7 @@ int fs_metrics_from_json(const json_t *obj, const char *origin, fs_metrics *out,
             fs_metrics_fini(out);
             return fs_error_set(err, FS_ERR_RUNTIME, "out of memory reading %s", origin);
         }
-        out->values[out->n_values++] = json_number_value(v);
+        out->values[out->n_values++] = json_is_null(v) ? NAN : json_number_value(v);
     }
     json_object_foreach((json_t *)hists, key, v) {
         if (fs__grow((void **)&out->hist_names, out->n_hists, sizeof *out->hist_names) ||
@@ -369,10 +378,7 @@ static int fs__merged_value(char *const *names, const fs_hist *merged, size_t n_
         size_t h = fs__find(names, n_hists, hist_name);
         if (h == SIZE_MAX)
             return 0;
-        const fs_hist *m = &merged[h];
-        double q = fs__merged[f].quantile;
-        double ns = q < 0 ? fs_hist_mean(m) : q > 1 ? (m->total ? (double)m->max_ns : 0) : fs_hist_quantile(m, q);
-        *v = ns * fs__merged[f].scale;
+        *v = fs_results_hist_figure(&merged[h], fs__merged[f].quantile, fs__merged[f].scale);
         return 1;
     }
     return 0;
@@ -468,7 +474,7 @@ int fs_metric_row_summarize(const fs_metrics *runs, size_t n, fs_metric_row *out
                 if (at != SIZE_MAX)
                     x[have++] = runs[j].values[at];
             }
-            fs_summary sum = fs_summary_of(x, 1, have);
+            fs_summary sum = fs_results_summary_known(x, 1, have);
             double from_hist;
             out->value[out->n] =
                 fs__merged_value(runs[first].hist_names, merged, n_hists, name, &from_hist) ? from_hist : sum.mean;

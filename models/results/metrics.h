@@ -11,6 +11,7 @@
  *                         .slo_breach_windows .slo_breach_windows_per_week
  *                         .mean_ready_replicas .in_flight_start
  *                         .in_flight_end .mean_in_system .queue_growth_per_h
+ *                         .unfinished_past_slo (past the tightest target)
  *   pool:NAME.  and fleet.  gpu_hours busy_gpu_hours idle_gpu_hours
  *                         switch_gpu_hours utilization cost_usd energy_kwh
  *                         peak_headroom
@@ -18,7 +19,12 @@
  *                         slo_breach_windows and dropped summed over services)
  *   training:NAME.        submitted started completed preemptions
  *                         gpu_hours_done gpu_hours_lost waiting_end
+ *                         running_end waits_censored refused_impossible
  *                         queue_mean_s queue_p50_s queue_p95_s queue_max_s
+ *
+ * A figure with no data (a latency with no completion) is NaN, written as
+ * null in JSON and read back as NaN; summaries leave such runs out of the
+ * interval, and a plan never judges it to meet a constraint.
  *
  * Each run also keeps its latency (service:NAME.latency) and queue-wait
  * (training:NAME.wait) histograms, so a summary's quantiles come from the

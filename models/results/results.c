@@ -1,6 +1,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,13 +132,14 @@ static double f_completed(const fs_service_rep *s, double m) { (void)m; return (
 static double f_dropped(const fs_service_rep *s, double m) { (void)m; return (double)s->dropped; }
 static double f_in_start(const fs_service_rep *s, double m) { (void)m; return (double)s->in_flight_start; }
 static double f_in_end(const fs_service_rep *s, double m) { (void)m; return (double)s->in_flight_end; }
-static double f_mean(const fs_service_rep *s, double m) { (void)m; return fs_hist_mean(&s->latency) * FS__NS_TO_MS; }
-static double f_p50(const fs_service_rep *s, double m) { (void)m; return fs_hist_quantile(&s->latency, 0.50) * FS__NS_TO_MS; }
-static double f_p95(const fs_service_rep *s, double m) { (void)m; return fs_hist_quantile(&s->latency, 0.95) * FS__NS_TO_MS; }
-static double f_p99(const fs_service_rep *s, double m) { (void)m; return fs_hist_quantile(&s->latency, 0.99) * FS__NS_TO_MS; }
-static double f_p999(const fs_service_rep *s, double m) { (void)m; return fs_hist_quantile(&s->latency, 0.999) * FS__NS_TO_MS; }
-static double f_wait(const fs_service_rep *s, double m) { (void)m; return s->started ? s->wait_sum_s / (double)s->started * 1e3 : 0; }
-static double f_pwait(const fs_service_rep *s, double m) { (void)m; return s->started ? (double)s->waited / (double)s->started : 0; }
+static double f_mean(const fs_service_rep *s, double m) { (void)m; return fs_results_hist_figure(&s->latency, -1, FS__NS_TO_MS); }
+static double f_p50(const fs_service_rep *s, double m) { (void)m; return fs_results_hist_figure(&s->latency, 0.50, FS__NS_TO_MS); }
+static double f_p95(const fs_service_rep *s, double m) { (void)m; return fs_results_hist_figure(&s->latency, 0.95, FS__NS_TO_MS); }
+static double f_p99(const fs_service_rep *s, double m) { (void)m; return fs_results_hist_figure(&s->latency, 0.99, FS__NS_TO_MS); }
+static double f_p999(const fs_service_rep *s, double m) { (void)m; return fs_results_hist_figure(&s->latency, 0.999, FS__NS_TO_MS); }
+/* No request started: no wait was seen, which is no data, not a zero wait. */
+static double f_wait(const fs_service_rep *s, double m) { (void)m; return s->started ? s->wait_sum_s / (double)s->started * 1e3 : NAN; }
+static double f_pwait(const fs_service_rep *s, double m) { (void)m; return s->started ? (double)s->waited / (double)s->started : NAN; }
 static double f_in_system(const fs_service_rep *s, double m) { (void)m; return s->mean_in_system; }
 static double f_tput(const fs_service_rep *s, double m) { return m > 0 ? (double)s->completed / m : 0; }
 static double f_breach(const fs_service_rep *s, double m) { (void)m; return (double)s->slo_breach_windows; }
@@ -170,7 +172,103 @@ static fs_summary fs__summarize(const fs_policy_result *pol, size_t service, dou
     fs__service_field field = fs__service_fields[figure];
     for (uint32_t k = 0; k < pol->n_reps; k++)
         scratch[k] = field(&pol->reps[k].services[service], measured_s);
-    return fs_summary_of(scratch, 1, pol->n_reps);
+    return fs_results_summary_known(scratch, 1, pol->n_reps);
+}
+
+fs_summary fs_results_summary_known(const double *x, size_t stride, size_t n)
+{
+    double *known = malloc((n ? n : 1) * sizeof *known);
+    size_t have = 0;
+    for (size_t k = 0; known && k < n; k++)
+        if (!isnan(x[k * stride]))
+            known[have++] = x[k * stride];
+    fs_summary s = {.mean = NAN, .sd = NAN, .half_width = NAN};
+    if (have)
+        s = fs_summary_of(known, 1, have);
+    else if (!known) /* out of memory: the plain summary, NaNs and all, rather than none */
+        s = fs_summary_of(x, stride, n ? n : 1);
+    free(known);
+    return s;
+}
+
+double fs_results_hist_figure(const fs_hist *h, double q, double scale)
+{
+    if (h->total == 0)
+        return NAN;
+    double ns = q < 0 ? fs_hist_mean(h) : q > 1 ? (double)h->max_ns : fs_hist_quantile(h, q);
+    return ns * scale;
+}
+
+const fs_hist *fs_results_latency_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service)
+{
+    return &r->policies[policy].reps[rep].services[service].latency;
+}
+
+const fs_hist *fs_results_wait_hist(const fs_results *r, size_t policy, uint32_t rep, size_t stream)
+{
+    return &r->policies[policy].reps[rep].training[stream].wait;
+}
+
+int fs_results_percentiles(const fs_results *r, size_t policy, fs_results_hist_fn hist, size_t index,
+                           const double *q, size_t n_q, double scale, fs_percentile *out)
+{
+    uint32_t n = r->policies[policy].n_reps;
+    double *x = malloc((n ? n : 1) * sizeof *x);
+    fs_hist merged;
+    if (!x || fs_hist_init(&merged) != 0) {
+        free(x);
+        return ENOMEM;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        fs_hist_merge(&merged, hist(r, policy, k, index));
+    for (size_t f = 0; f < n_q; f++) {
+        for (uint32_t k = 0; k < n; k++)
+            x[k] = fs_results_hist_figure(hist(r, policy, k, index), q[f], scale);
+        out[f].value = fs_results_hist_figure(&merged, q[f], scale);
+        out[f].spread = fs_results_summary_known(x, 1, n);
+    }
+    fs_hist_fini(&merged);
+    free(x);
+    return 0;
+}
+
+int fs_results_percentile(const fs_results *r, size_t policy, fs_results_hist_fn hist, size_t index, double q,
+                          double scale, fs_percentile *out)
+{
+    return fs_results_percentiles(r, policy, hist, index, &q, 1, scale, out);
+}
+
+/* Target j over the whole run: completions plus the requests unfinished past
+ * its threshold at the horizon, which count as later than any threshold.
+ * The target's quantile is the completions' value at the same rank in that
+ * population, or INFINITY when the rank falls among the unfinished. */
+static void fs__slo_verdict(const fs_policy_result *pol, size_t service, const fs_hist *merged, size_t j,
+                            fs_service_summary *out)
+{
+    const fs_slo_target *t = &pol->scenario->services[service].slo.targets[j];
+    double late = 0;
+    for (uint32_t k = 0; k < pol->n_reps; k++)
+        late += (double)pol->reps[k].services[service].unfinished_past_slo[j];
+    double done = (double)merged->total, all = done + late;
+    if (all == 0) {
+        out->slo_verdict[j] = FS_SLO_NO_DATA;
+        out->slo_quantile_ms[j] = NAN;
+        return;
+    }
+    /* ceil(q n), forgiving the rounding of q n just above an integer (as
+     * fs_hist_quantile does). */
+    double x = t->quantile * all, rank = ceil(x);
+    if (rank >= 2 && x - (rank - 1) <= 4 * DBL_EPSILON * x)
+        rank -= 1;
+    if (rank < 1)
+        rank = 1;
+    if (rank > done) {
+        out->slo_verdict[j] = FS_SLO_MISSED;
+        out->slo_quantile_ms[j] = INFINITY;
+        return;
+    }
+    out->slo_quantile_ms[j] = fs_hist_quantile(merged, rank / done) * FS__NS_TO_MS;
+    out->slo_verdict[j] = out->slo_quantile_ms[j] <= t->threshold_s * 1e3 ? FS_SLO_MET : FS_SLO_MISSED;
 }
 
 /* Whether each latency figure has settled (settle.h): its CI, and the batch
@@ -238,11 +336,6 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     out->dropped = fs__summarize(pol, service, measured, FS_SFIG_DROPPED, x);
     out->in_flight_start = fs__summarize(pol, service, measured, FS_SFIG_IN_FLIGHT_START, x);
     out->in_flight_end = fs__summarize(pol, service, measured, FS_SFIG_IN_FLIGHT_END, x);
-    out->mean_ms = fs__summarize(pol, service, measured, FS_SFIG_MEAN_MS, x);
-    out->p50_ms = fs__summarize(pol, service, measured, FS_SFIG_P50_MS, x);
-    out->p95_ms = fs__summarize(pol, service, measured, FS_SFIG_P95_MS, x);
-    out->p99_ms = fs__summarize(pol, service, measured, FS_SFIG_P99_MS, x);
-    out->p999_ms = fs__summarize(pol, service, measured, FS_SFIG_P999_MS, x);
     out->wait_mean_ms = fs__summarize(pol, service, measured, FS_SFIG_WAIT_MEAN_MS, x);
     out->wait_probability = fs__summarize(pol, service, measured, FS_SFIG_WAIT_PROBABILITY, x);
     out->mean_in_system = fs__summarize(pol, service, measured, FS_SFIG_MEAN_IN_SYSTEM, x);
@@ -252,17 +345,47 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     out->queue_growth_per_h = fs__summarize(pol, service, measured, FS_SFIG_QUEUE_GROWTH_PER_H, x);
     out->mean_ready_replicas = fs__summarize(pol, service, measured, FS_SFIG_MEAN_READY_REPLICAS, x);
     out->slo_windows = pol->reps[0].services[service].slo_windows;
-    out->queue_unbounded = pol->loads[service].offered_load >= 1.0;
+    const fs_service_spec *spec = &pol->scenario->services[service];
+    out->queue = pol->loads[service].offered_load < 1.0         ? FS_QUEUE_STABLE
+                 : spec->queue_limit == FS_QUEUE_UNLIMITED ? FS_QUEUE_UNBOUNDED
+                                                           : FS_QUEUE_AT_LIMIT;
+    out->queue_unbounded = out->queue == FS_QUEUE_UNBOUNDED;
+    for (uint32_t k = 0; k < pol->n_reps; k++) {
+        const fs_service_rep *rep = &pol->reps[k].services[service];
+        x[k] = rep->requests ? (double)rep->dropped / (double)rep->requests : NAN;
+    }
+    out->drop_fraction = fs_results_summary_known(x, 1, pol->n_reps);
+    for (size_t j = 0; j < spec->slo.n_targets; j++) {
+        for (uint32_t k = 0; k < pol->n_reps; k++)
+            x[k] = (double)pol->reps[k].services[service].unfinished_past_slo[j];
+        out->unfinished_past_slo[j] = fs_summary_of(x, 1, pol->n_reps);
+    }
 
-    for (uint32_t k = 0; k < pol->n_reps; k++)
+    /* Latency figures: the one percentile definition (fs_results_percentiles). */
+    static const double qs[] = {-1, 0.50, 0.95, 0.99, 0.999, 2};
+    fs_percentile pc[sizeof qs / sizeof *qs];
+    if (fs_results_percentiles(r, policy, fs_results_latency_hist, service, qs, sizeof qs / sizeof *qs,
+                               FS__NS_TO_MS, pc) != 0) {
+        fs_hist_fini(&merged);
+        free(x);
+        return ENOMEM;
+    }
+    out->merged_mean_ms = pc[0].value;
+    out->mean_ms = pc[0].spread;
+    out->merged_p50_ms = pc[1].value;
+    out->p50_ms = pc[1].spread;
+    out->merged_p95_ms = pc[2].value;
+    out->p95_ms = pc[2].spread;
+    out->merged_p99_ms = pc[3].value;
+    out->p99_ms = pc[3].spread;
+    out->merged_p999_ms = pc[4].value;
+    out->p999_ms = pc[4].spread;
+    out->merged_max_ms = pc[5].value;
+    for (uint32_t k = 0; spec->slo.n_targets && k < pol->n_reps; k++)
         fs_hist_merge(&merged, &pol->reps[k].services[service].latency);
-    out->merged_mean_ms = fs_hist_mean(&merged) * FS__NS_TO_MS;
-    out->merged_p50_ms = fs_hist_quantile(&merged, 0.50) * FS__NS_TO_MS;
-    out->merged_p95_ms = fs_hist_quantile(&merged, 0.95) * FS__NS_TO_MS;
-    out->merged_p99_ms = fs_hist_quantile(&merged, 0.99) * FS__NS_TO_MS;
-    out->merged_p999_ms = fs_hist_quantile(&merged, 0.999) * FS__NS_TO_MS;
-    out->merged_max_ms = merged.total ? (double)merged.max_ns * FS__NS_TO_MS : 0;
     fs__settling(pol, service, out);
+    for (size_t j = 0; j < spec->slo.n_targets; j++)
+        fs__slo_verdict(pol, service, &merged, j, out);
     fs_hist_fini(&merged);
     free(x);
     return 0;
@@ -317,7 +440,8 @@ void fs_results_pool_figures(const fs_results *r, size_t policy, uint32_t replic
     for (size_t i = 0; i < s->n_services; i++)
         if (pool == SIZE_MAX || s->services[i].pool == pool)
             completed += (double)rep->services[i].completed;
-    fig[FS_FIG_COST_PER_M] = completed > 0 ? fig[FS_FIG_COST] / (completed / 1e6) : 0;
+    /* Nothing completed: a cost per request is no data, not free. */
+    fig[FS_FIG_COST_PER_M] = completed > 0 ? fig[FS_FIG_COST] / (completed / 1e6) : NAN;
 }
 
 int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_pool_summary *out)
@@ -335,7 +459,7 @@ int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_
                                 &out->peak_headroom, &out->cost_per_million_requests,
                                 &out->switch_gpu_hours};
     for (size_t f = 0; f < FS_FIG_COUNT; f++)
-        *dst[f] = fs_summary_of(x + f, FS_FIG_COUNT, n);
+        *dst[f] = fs_results_summary_known(x + f, FS_FIG_COUNT, n);
     free(x);
     return 0;
 }
@@ -366,13 +490,11 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
 {
     const fs_policy_result *pol = &r->policies[policy];
     uint32_t n = pol->n_reps;
-    enum { T_SUB, T_START, T_DONE, T_PRE, T_WORK, T_LOST, T_WAITING, T_COUNT };
+    enum { T_SUB, T_START, T_DONE, T_PRE, T_WORK, T_LOST, T_WAITING, T_RUNNING, T_IN_START, T_REFUSED,
+           T_CENSORED, T_COUNT };
     double *x = malloc((size_t)T_COUNT * n * sizeof *x);
-    fs_hist merged;
-    if (!x || fs_hist_init(&merged) != 0) {
-        free(x);
+    if (!x)
         return ENOMEM;
-    }
     for (uint32_t k = 0; k < n; k++) {
         const fs_training_rep *t = &pol->reps[k].training[stream];
         double *row = x + (size_t)k * T_COUNT;
@@ -383,17 +505,27 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
         row[T_WORK] = t->gpu_hours_done;
         row[T_LOST] = t->gpu_hours_lost;
         row[T_WAITING] = (double)t->waiting_end;
-        fs_hist_merge(&merged, &t->wait);
+        row[T_RUNNING] = (double)t->running_end;
+        row[T_IN_START] = (double)t->in_flight_start;
+        row[T_REFUSED] = (double)t->refused_impossible;
+        row[T_CENSORED] = (double)t->waits_censored;
     }
     fs_summary *dst[T_COUNT] = {&out->submitted, &out->started, &out->completed, &out->preemptions,
-                                &out->gpu_hours_done, &out->gpu_hours_lost, &out->waiting_end};
+                                &out->gpu_hours_done, &out->gpu_hours_lost, &out->waiting_end,
+                                &out->running_end, &out->in_flight_start, &out->refused_impossible,
+                                &out->waits_censored};
     for (size_t f = 0; f < T_COUNT; f++)
         *dst[f] = fs_summary_of(x + f, T_COUNT, n);
-    out->wait_p50_s = fs_hist_quantile(&merged, 0.50) * 1e-9;
-    out->wait_p95_s = fs_hist_quantile(&merged, 0.95) * 1e-9;
-    out->wait_max_s = merged.total ? (double)merged.max_ns * 1e-9 : 0;
-    out->wait_mean_s = fs_hist_mean(&merged) * 1e-9;
-    fs_hist_fini(&merged);
     free(x);
+    static const double qs[] = {0.50, 0.95, 2, -1};
+    fs_percentile pc[sizeof qs / sizeof *qs];
+    if (fs_results_percentiles(r, policy, fs_results_wait_hist, stream, qs, sizeof qs / sizeof *qs, 1e-9, pc) != 0)
+        return ENOMEM;
+    out->wait_p50_s = pc[0].value;
+    out->wait_p95_s = pc[1].value;
+    out->wait_max_s = pc[2].value;
+    out->wait_mean_s = pc[3].value;
+    out->wait_p50_spread = pc[0].spread;
+    out->wait_p95_spread = pc[1].spread;
     return 0;
 }

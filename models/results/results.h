@@ -32,7 +32,7 @@
 typedef struct fs_service_window {
     double start_s, end_s;
     uint64_t arrivals, completed, dropped;
-    double mean_ms, p50_ms, p95_ms, p99_ms, max_ms; /* of completions in the window; 0 if none */
+    double mean_ms, p50_ms, p95_ms, p99_ms, max_ms; /* of completions in the window; NaN (no data) if none */
     double mean_in_system;   /* time average of requests waiting or in service */
     uint64_t queue_end;      /* requests waiting at the window's end */
 } fs_service_window;
@@ -64,6 +64,10 @@ typedef struct fs_service_rep {
     double queue_growth_per_h;/* least-squares slope of queue length at window ends */
     uint32_t slo_windows;     /* complete SLO windows */
     uint32_t slo_breach_windows;
+    /* Requests still waiting or in service at the horizon whose age
+     * (horizon - arrival) already exceeds SLO target j's threshold: misses
+     * whatever their latency turns out to be (censored, not lost). */
+    uint64_t unfinished_past_slo[FS_SLO_MAX_TARGETS];
     double *slo_breach_starts;/* start of every breached SLO window (for heatmaps) */
     size_t n_slo_breaches, cap_slo_breaches;
     fs_service_window *windows;
@@ -89,12 +93,22 @@ typedef struct fs_job_wait {
     double submitted_s, wait_s;
 } fs_job_wait;
 
+/* Conservation over the measured interval:
+ *   in_flight_start + submitted
+ *     = completed + running_end + waiting_end + refused_impossible. */
 typedef struct fs_training_rep {
     uint64_t submitted, started, completed, preemptions;
     fs_job_wait *waits;       /* every job that started, in start order (for CDFs) */
     size_t n_waits, cap_waits;
-    fs_hist wait;             /* submission to first start, of jobs that started */
-    uint64_t waiting_end;     /* jobs still waiting at the horizon */
+    /* Submission to first start, of jobs that started, and (censored) the
+     * wait so far of jobs that never started by the horizon: with any
+     * censored wait its quantiles are lower bounds. */
+    fs_hist wait;
+    uint64_t waits_censored;  /* of those, jobs that had not started at the horizon */
+    uint64_t in_flight_start; /* jobs queued, warming or running at the warm-up instant */
+    uint64_t waiting_end;     /* jobs still waiting at the horizon (first start or after preemption) */
+    uint64_t running_end;     /* jobs warming or running at the horizon */
+    uint64_t refused_impossible; /* trace jobs asking for more GPUs than any pool holds (--lenient) */
     double gpu_hours_done;    /* useful work: completed jobs' and progress kept by checkpoints */
     double gpu_hours_lost;    /* work lost to preemption (since the last checkpoint) */
 } fs_training_rep;
@@ -156,7 +170,22 @@ typedef struct fs_settling {
 /* Why a figure has not settled, in words (fs_settle_why), into buf. */
 char *fs_settling_why(const fs_settling *st, char *buf, size_t size);
 
-/* Summary of one service across replications. */
+/* What a run says about a service's SLO target over the whole run. */
+typedef enum fs_slo_verdict {
+    FS_SLO_NO_DATA,           /* nothing completed and nothing is known to be late: no claim */
+    FS_SLO_MET,
+    FS_SLO_MISSED
+} fs_slo_verdict;
+
+/* What becomes of a service's queue when arrivals outrun capacity. */
+typedef enum fs_queue_state {
+    FS_QUEUE_STABLE,          /* offered load < 1 */
+    FS_QUEUE_UNBOUNDED,       /* offered load >= 1, no queue_limit: it grows without bound */
+    FS_QUEUE_AT_LIMIT         /* offered load >= 1, bounded at queue_limit: the excess is dropped */
+} fs_queue_state;
+
+/* Summary of one service across replications.  A figure with no data (a
+ * latency with no completion) is NaN, never 0: see fs_results_percentile. */
 typedef struct fs_service_summary {
     fs_summary requests, completed, dropped, in_flight_start, in_flight_end;
     fs_summary mean_ms, p50_ms, p95_ms, p99_ms, p999_ms; /* per-replication spread, for the CI */
@@ -166,8 +195,17 @@ typedef struct fs_service_summary {
     fs_summary slo_breach_windows, slo_breach_windows_per_week;
     fs_summary queue_growth_per_h;
     fs_summary mean_ready_replicas;
+    fs_summary drop_fraction;  /* dropped / arrivals, per replication */
     uint32_t slo_windows;
-    bool queue_unbounded;     /* offered load >= 1 */
+    /* Per SLO target: requests unfinished past it at the horizon (mean over
+     * replications), the verdict over the whole run, and the target's
+     * quantile with those requests counted as later than any threshold
+     * (merged; INFINITY when they alone decide it, NaN with no data). */
+    fs_summary unfinished_past_slo[FS_SLO_MAX_TARGETS];
+    fs_slo_verdict slo_verdict[FS_SLO_MAX_TARGETS];
+    double slo_quantile_ms[FS_SLO_MAX_TARGETS];
+    bool queue_unbounded;     /* offered load >= 1 and no queue_limit */
+    fs_queue_state queue;
     fs_settling settling[FS_SETTLE_FIGURES]; /* mean, p50, p95, p99, p999 (fs_settle_figure) */
     bool ci_from_batches;     /* one replication: settling[].ci95 comes from its batches */
 } fs_service_summary;
@@ -185,11 +223,48 @@ typedef struct fs_pool_summary {
 } fs_pool_summary;
 
 /* One training stream across replications: counts are means; queue-wait
- * quantiles come from the merged histogram, in seconds. */
+ * figures come from the merged histogram (fs_results_percentile), in
+ * seconds, NaN with no data; with waits_censored > 0 they are lower bounds
+ * (jobs still waiting at the horizon count with their wait so far). */
 typedef struct fs_training_summary {
     fs_summary submitted, started, completed, preemptions, gpu_hours_done, gpu_hours_lost, waiting_end;
+    fs_summary running_end, in_flight_start, refused_impossible, waits_censored;
     double wait_p50_s, wait_p95_s, wait_max_s, wait_mean_s;
+    fs_summary wait_p50_spread, wait_p95_spread; /* per-replication, for the CI */
 } fs_training_summary;
+
+/* A percentile across replications, the one definition every output uses
+ * (table, JSON, CSV, compare, report, check, plan): the value is the
+ * percentile of the histograms of every replication merged; its CI comes
+ * from the spread of the per-replication percentiles (replications with no
+ * data left out).  value is NaN when no replication recorded anything. */
+typedef struct fs_percentile {
+    double value;
+    fs_summary spread;
+} fs_percentile;
+
+/* The histogram a percentile reads in one replication: a service's latency
+ * or a training stream's queue wait. */
+typedef const fs_hist *(*fs_results_hist_fn)(const fs_results *r, size_t policy, uint32_t rep, size_t index);
+const fs_hist *fs_results_latency_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service);
+const fs_hist *fs_results_wait_hist(const fs_results *r, size_t policy, uint32_t rep, size_t stream);
+
+/* q in [0, 1] a quantile, q < 0 the mean, q > 1 the maximum; scale converts
+ * ns to the figure's unit.  0 or ENOMEM.  The service and training
+ * summaries, compare, and through them every output, call these. */
+int fs_results_percentile(const fs_results *r, size_t policy, fs_results_hist_fn hist, size_t index, double q,
+                          double scale, fs_percentile *out);
+
+/* The same for q[0..n_q-1] into out[0..n_q-1], merging the histograms once. */
+int fs_results_percentiles(const fs_results *r, size_t policy, fs_results_hist_fn hist, size_t index,
+                           const double *q, size_t n_q, double scale, fs_percentile *out);
+
+/* One histogram's figure (q as above) times scale; NaN when it is empty. */
+double fs_results_hist_figure(const fs_hist *h, double q, double scale);
+
+/* fs_summary_of over the figures that are not NaN (a replication without
+ * data says nothing); mean NaN and valid false when none is. */
+fs_summary fs_results_summary_known(const double *x, size_t stride, size_t n);
 
 /* What a service is charged for: the GPU-hours its units hold (a MIG
  * instance holds compute slices / 7 of a GPU, a time-sliced seat 1 / tenants),

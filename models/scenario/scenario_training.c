@@ -163,6 +163,42 @@ static int check_training_name(fs_jpath *p, const fs_scenario *s, size_t index, 
     return rc;
 }
 
+/* The most units (whole GPUs, MIG instances or time-sliced seats) one pool
+ * can ever hold, at its largest size, and that pool in *which: the fleet
+ * grants a gang from one pool, so a bigger gang can never start. */
+static uint64_t largest_pool_units(const fs_scenario *s, size_t *which)
+{
+    uint64_t most = 0;
+    *which = 0;
+    for (size_t i = 0; i < s->n_pools; i++) {
+        const fs_pool_spec *pool = &s->pools[i];
+        uint64_t per_gpu = pool->partitioning == FS_PARTITION_MIG           ? pool->mig.n
+                           : pool->partitioning == FS_PARTITION_TIME_SLICED ? pool->time_slicing.tenants
+                                                                            : 1;
+        uint64_t units = (uint64_t)(pool->max_gpus > pool->gpus ? pool->max_gpus : pool->gpus) * per_gpu;
+        if (units > most) {
+            most = units;
+            *which = i;
+        }
+    }
+    return most;
+}
+
+static int check_gang_fits(fs_jpath *p, const fs_scenario *s, uint64_t gang, const char *policy)
+{
+    size_t which;
+    uint64_t most = largest_pool_units(s, &which);
+    if (gang <= most || s->n_pools == 0)
+        return FS_OK;
+    size_t mark = fs_jpath_push_key(p, "gang");
+    int rc = fs_jpath_fail(p, "a gang of %llu units can never start: the largest pool%s%s%s (\"%s\") holds at most "
+                              "%llu",
+                           (unsigned long long)gang, policy ? " of policy \"" : "", policy ? policy : "",
+                           policy ? "\"" : "", s->pools[which].name, (unsigned long long)most);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, parse_ctx *c)
 {
     static const char *const keys[] = {"name",       "tenant",         "submit",
@@ -197,6 +233,8 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
     if (rc == FS_OK)
         rc = fs_jpath_get_uint(p, job, "gang", !traced, 1, FS_SCENARIO_MAX_GPUS, &gang);
     out->gang = (uint32_t)gang;
+    if (rc == FS_OK && !traced)
+        rc = check_gang_fits(p, s, gang, c->policy);
     if (rc == FS_OK)
         rc = fs_jpath_get_number(p, job, "work_gpu_hours", !traced, FS_JPATH_POSITIVE,
                                  &out->work_gpu_hours);

@@ -128,6 +128,8 @@ static fs_verdict fs__judge_one(const fs_constraint *c, const fs_metric_row *row
     if (i == SIZE_MAX)
         return FS_VERDICT_FAILS; /* a point without the figure cannot show it meets */
     double v = row->value[i], h = row->ci95[i];
+    if (isnan(v))
+        return FS_VERDICT_FAILS; /* no data (a latency with no completion) never meets a constraint */
     if (isnan(h))
         return FS_VERDICT_UNSURE;
     double lo = v - h, hi = v + h;

@@ -427,21 +427,80 @@ static void fs__on_scale_tick(fs_sim *sim, const fs_event *ev, void *ctx)
         fs_sim_schedule(sim, now + as->interval_s, 0, svc->kind_scale, 0, 0);
 }
 
+/* Requests waiting at `now` that are older than target j's threshold, into
+ * late[j]: the waiting ring is in arrival order, so a binary search each. */
+static void fs__late_waiting(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS])
+{
+    const fs_slo *slo = &svc->spec->slo;
+    for (size_t j = 0; j < slo->n_targets; j++) {
+        double cutoff = now - slo->targets[j].threshold_s;
+        uint64_t lo = 0, hi = svc->waiting;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (svc->ring[(svc->head + mid) & svc->ring_mask] < cutoff)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        late[j] = lo;
+    }
+}
+
+/* Adds the requests in service at `now` older than each threshold: each is
+ * found through its departure event, which carries its arrival time.  One
+ * pass over the event queue, so callers ask only when the answer matters. */
+static void fs__late_in_service(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS])
+{
+    const fs_slo *slo = &svc->spec->slo;
+    const fs_evq *q = &svc->sim->queue;
+    for (size_t e = 0; svc->in_service && slo->n_targets && e < q->len; e++) {
+        if (q->heap[e].kind != svc->kind_departure)
+            continue;
+        for (size_t j = 0; j < slo->n_targets; j++)
+            late[j] += q->heap[e].data < now - slo->targets[j].threshold_s;
+    }
+}
+
+/* Whether a window with `total` requests judged, `bad[j]` of them past
+ * target j, plus late[j] still unfinished past it, breaches a target. */
+static bool fs__window_breached(const fs_slo *slo, uint64_t total, const uint64_t *bad, const uint64_t *late)
+{
+    for (size_t j = 0; j < slo->n_targets; j++) {
+        uint64_t n = total + late[j];
+        double needed = ceil(slo->targets[j].quantile * (double)n - 1e-9);
+        if ((double)(n - bad[j] - late[j]) < needed)
+            return true;
+    }
+    return false;
+}
+
 /* A window meets a target q if at least ceil(q n) of its n requests did:
  * exactly "the window's q-quantile is within the threshold", with drops
- * counted as misses. */
+ * counted as misses, and so are requests still waiting or in service at the
+ * window's end whose age already exceeds the threshold (a window where
+ * requests sat past the SLO is breached even if none of them completed). */
 static void fs__on_slo_tick(fs_sim *sim, const fs_event *ev, void *ctx)
 {
     (void)ev;
     fs_service *svc = ctx;
     const fs_slo *slo = &svc->spec->slo;
-    bool breached = false;
-    for (size_t j = 0; j < slo->n_targets; j++) {
-        double needed = ceil(slo->targets[j].quantile * (double)svc->slo_total - 1e-9);
-        if ((double)(svc->slo_total - svc->slo_bad[j]) < needed)
-            breached = true;
-        svc->slo_bad[j] = 0;
+    uint64_t none[FS_SLO_MAX_TARGETS] = {0}, late[FS_SLO_MAX_TARGETS] = {0}, most[FS_SLO_MAX_TARGETS];
+    bool breached = fs__window_breached(slo, svc->slo_total, svc->slo_bad, none);
+    if (!breached && (svc->waiting || svc->in_service)) {
+        fs__late_waiting(svc, sim->now, late);
+        breached = fs__window_breached(slo, svc->slo_total, svc->slo_bad, late);
+        /* More late requests only make a breach likelier: count those in
+         * service (a pass over the event queue) only when all of them being
+         * late would breach the window. */
+        for (size_t j = 0; j < slo->n_targets; j++)
+            most[j] = late[j] + svc->in_service;
+        if (!breached && svc->in_service && fs__window_breached(slo, svc->slo_total, svc->slo_bad, most)) {
+            fs__late_in_service(svc, sim->now, late);
+            breached = fs__window_breached(slo, svc->slo_total, svc->slo_bad, late);
+        }
     }
+    for (size_t j = 0; j < slo->n_targets; j++)
+        svc->slo_bad[j] = 0;
     svc->slo_total = 0;
     svc->rep->slo_windows++;
     svc->rep->slo_breach_windows += breached;
@@ -625,11 +684,11 @@ int fs_service_close_window(fs_service *svc, double now)
         .arrivals = svc->w_arrivals,
         .completed = svc->w_completed,
         .dropped = svc->w_dropped,
-        .mean_ms = fs_hist_mean(h) * 1e-6,
-        .p50_ms = fs_hist_quantile(h, 0.50) * 1e-6,
-        .p95_ms = fs_hist_quantile(h, 0.95) * 1e-6,
-        .p99_ms = fs_hist_quantile(h, 0.99) * 1e-6,
-        .max_ms = h->total ? (double)h->max_ns * 1e-6 : 0,
+        .mean_ms = fs_results_hist_figure(h, -1, 1e-6),
+        .p50_ms = fs_results_hist_figure(h, 0.50, 1e-6),
+        .p95_ms = fs_results_hist_figure(h, 0.95, 1e-6),
+        .p99_ms = fs_results_hist_figure(h, 0.99, 1e-6),
+        .max_ms = fs_results_hist_figure(h, 2, 1e-6),
         .mean_in_system = now > svc->window_start ? area / (now - svc->window_start) : 0,
         .queue_end = svc->waiting,
     };
@@ -648,6 +707,8 @@ void fs_service_finish(fs_service *svc, double now)
     while (rep->batches.n < FS_SETTLE_BATCHES)
         fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency);
     rep->in_flight_end = svc->waiting + svc->in_service;
+    fs__late_waiting(svc, now, rep->unfinished_past_slo);
+    fs__late_in_service(svc, now, rep->unfinished_past_slo);
     if (svc->trace) {
         rep->traced = true;
         rep->trace_rows = svc->all_arrivals;

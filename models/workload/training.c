@@ -108,6 +108,28 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
         gang = t->next_row[stream].gpus;
         compute_s = t->next_row[stream].duration_s;
     }
+    /* A gang larger than any pool would wait forever and show as a short
+     * queue: a trace row asking for it is bad input, or with --lenient a job
+     * counted as refused.  (The loader refuses a stream's own gang.) */
+    size_t largest;
+    size_t most = fs_fleet_largest_pool(t->fleet, &largest);
+    if (gang > most) {
+        if (ev->data == 3 && !spec->trace->lenient) {
+            fs_sim_fail(sim, EILSEQ,
+                        "%s:%llu: a job asking for %u GPUs can never start: the largest pool (\"%s\") holds "
+                        "%zu units (--lenient counts such jobs as refused instead)",
+                        spec->trace->path, (unsigned long long)t->next_row[stream].line, gang,
+                        t->scenario->pools[largest].name, most);
+            return;
+        }
+        if (t->measuring) {
+            t->reps[stream].submitted++;
+            t->reps[stream].refused_impossible++;
+        }
+        if (ev->data == 3)
+            fs__schedule_traced(t, stream);
+        return;
+    }
     fs_job *jobs = fs_grow(t->jobs, &t->cap_jobs, t->n_jobs + 1, sizeof *jobs, 16);
     size_t *pool = malloc(gang * sizeof *pool), *unit = malloc(gang * sizeof *unit);
     if (!jobs || !pool || !unit) {
@@ -322,14 +344,31 @@ void fs_training_start_measuring(fs_training *t, double now)
         rep->submitted = rep->started = rep->completed = rep->preemptions = 0;
         rep->gpu_hours_done = rep->gpu_hours_lost = 0;
         rep->n_waits = 0;
+        rep->in_flight_start = 0;
         fs_hist_reset(&rep->wait);
     }
+    for (size_t j = 0; j < t->n_jobs; j++)
+        if (t->jobs[j].state != FS_JOB_DONE)
+            t->reps[t->jobs[j].stream].in_flight_start++;
 }
 
+/* Jobs still waiting for their first start count in the wait histogram with
+ * their wait so far (censored: a lower bound on their wait), so a gang that
+ * never starts shows a long wait, not none. */
 void fs_training_finish(fs_training *t, double now)
 {
-    (void)now;
-    for (size_t j = 0; j < t->n_jobs; j++)
-        if (t->jobs[j].state == FS_JOB_QUEUED)
-            t->reps[t->jobs[j].stream].waiting_end++;
+    for (size_t j = 0; j < t->n_jobs; j++) {
+        const fs_job *job = &t->jobs[j];
+        fs_training_rep *rep = &t->reps[job->stream];
+        if (job->state == FS_JOB_DONE)
+            continue;
+        if (job->state == FS_JOB_QUEUED)
+            rep->waiting_end++;
+        else
+            rep->running_end++; /* warming or running */
+        if (!job->started_once) {
+            rep->waits_censored++;
+            fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5));
+        }
+    }
 }

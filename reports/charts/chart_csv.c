@@ -210,10 +210,15 @@ static int fs__ts_row(fs__csv *c)
     double start, completed, p99;
     int rc;
     if ((rc = fs__csv_policy(c, 0, &pi)) || (rc = fs__csv_number(c, 3, &start)) ||
-        (rc = fs__csv_number(c, 4, &completed)) || (rc = fs__csv_number(c, 5, &p99)))
+        (rc = fs__csv_number(c, 4, &completed)))
         return rc;
-    /* A window without completions has p99 0 (no data), not a fast window. */
-    if (!(completed > 0) || !isfinite(p99) || !isfinite(start) || start < d->warmup_s)
+    /* A window without completions has no p99 (an empty cell; 0 from older
+     * writers): no data, not a fast window. */
+    if (!(completed > 0))
+        return FS_OK;
+    if ((rc = fs__csv_number(c, 5, &p99)))
+        return rc;
+    if (!isfinite(p99) || !isfinite(start) || start < d->warmup_s)
         return FS_OK;
     size_t bin = (size_t)floor(fmod(start, FS__DAY_S) / d->bin_s);
     if (bin >= d->n_bins)

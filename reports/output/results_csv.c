@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 /* A cell a spreadsheet would read as a formula: one starting with = + - @,
@@ -45,6 +46,16 @@ int fs_results_csv_check(FILE *fp, fs_error *err, const char *what)
 }
 
 
+/* ",VALUE", or "," alone when the figure has no data (NaN): an empty cell,
+ * never 0, which a spreadsheet would average in. */
+static void fs__cell(FILE *fp, double v)
+{
+    if (isnan(v))
+        fputc(',', fp);
+    else
+        fprintf(fp, ",%.9g", v);
+}
+
 int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
 {
     fputs("policy,replication,service,window_start_s,window_end_s,arrivals,completed,dropped,"
@@ -60,11 +71,13 @@ int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
                     fs_results_csv_field(fp, pol->name);
                     fprintf(fp, ",%u,", pol->reps[k].replication);
                     fs_results_csv_field(fp, pol->scenario->services[i].name);
-                    fprintf(fp, ",%.9g,%.9g,%llu,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%llu\n",
-                            row->start_s, row->end_s, (unsigned long long)row->arrivals,
-                            (unsigned long long)row->completed, (unsigned long long)row->dropped,
-                            row->mean_ms, row->p50_ms, row->p95_ms, row->p99_ms, row->max_ms,
-                            row->mean_in_system, (unsigned long long)row->queue_end);
+                    fprintf(fp, ",%.9g,%.9g,%llu,%llu,%llu", row->start_s, row->end_s,
+                            (unsigned long long)row->arrivals, (unsigned long long)row->completed,
+                            (unsigned long long)row->dropped);
+                    const double latency[] = {row->mean_ms, row->p50_ms, row->p95_ms, row->p99_ms, row->max_ms};
+                    for (size_t f = 0; f < sizeof latency / sizeof *latency; f++)
+                        fs__cell(fp, latency[f]);
+                    fprintf(fp, ",%.9g,%llu\n", row->mean_in_system, (unsigned long long)row->queue_end);
                 }
             }
         }
@@ -94,24 +107,44 @@ int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err)
     return fs_results_csv_check(fp, err, "the pool time series");
 }
 
+static const char *fs__queue_name(fs_queue_state q)
+{
+    return q == FS_QUEUE_STABLE ? "stable" : q == FS_QUEUE_UNBOUNDED ? "unbounded" : "bounded at limit, dropping";
+}
+
+/* A latency figure with no completions is an empty cell; queue_unbounded is
+ * true only for a queue without a limit (`queue` says the rest). */
 int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err)
 {
     fputs("policy,service,requests,completed,dropped,mean_ms,p50_ms,p95_ms,p99_ms,p999_ms,"
-          "p99_ci95_ms,slo_breach_windows,offered_load,queue_unbounded\n",
+          "p99_ci95_ms,slo_breach_windows,offered_load,queue_unbounded,queue,drop_fraction,"
+          "drop_fraction_ci95,unfinished_past_slo\n",
           fp);
     for (size_t p = 0; p < r->n_policies; p++) {
         for (size_t i = 0; i < r->scenario->n_services; i++) {
             fs_service_summary sum;
             if (fs_results_service_summary(r, p, i, &sum) != 0)
                 return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+            const fs_service_spec *spec = &r->policies[p].scenario->services[i];
             fs_results_csv_field(fp, r->policies[p].name);
             fputc(',', fp);
-            fs_results_csv_field(fp, r->policies[p].scenario->services[i].name);
-            fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n",
-                    sum.requests.mean, sum.completed.mean, sum.dropped.mean, sum.merged_mean_ms,
-                    sum.merged_p50_ms, sum.merged_p95_ms, sum.merged_p99_ms, sum.merged_p999_ms,
-                    sum.p99_ms.half_width, sum.slo_breach_windows.mean, r->policies[p].loads[i].offered_load,
+            fs_results_csv_field(fp, spec->name);
+            fprintf(fp, ",%.9g,%.9g,%.9g", sum.requests.mean, sum.completed.mean, sum.dropped.mean);
+            const double latency[] = {sum.merged_mean_ms, sum.merged_p50_ms, sum.merged_p95_ms, sum.merged_p99_ms,
+                                      sum.merged_p999_ms, sum.p99_ms.valid ? sum.p99_ms.half_width : NAN};
+            for (size_t f = 0; f < sizeof latency / sizeof *latency; f++)
+                fs__cell(fp, latency[f]);
+            fprintf(fp, ",%.9g,%.9g,%s,", sum.slo_breach_windows.mean, r->policies[p].loads[i].offered_load,
                     sum.queue_unbounded ? "true" : "false");
+            fs_results_csv_field(fp, fs__queue_name(sum.queue));
+            fs__cell(fp, sum.drop_fraction.mean);
+            fs__cell(fp, sum.drop_fraction.valid ? sum.drop_fraction.half_width : NAN);
+            /* Past the tightest target: requests that miss at least one. */
+            double late = spec->slo.n_targets ? 0 : NAN;
+            for (size_t j = 0; j < spec->slo.n_targets; j++)
+                late = fmax(late, sum.unfinished_past_slo[j].mean);
+            fs__cell(fp, late);
+            fputc('\n', fp);
         }
     }
     return fs_results_csv_check(fp, err, "the summary");

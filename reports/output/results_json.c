@@ -69,7 +69,8 @@ static json_t *fs__settling_json(const fs_service_summary *sum)
     for (size_t f = 0; f < FS_SETTLE_FIGURES; f++) {
         const fs_settling *st = &sum->settling[f];
         json_t *fig = json_object();
-        json_object_set_new(fig, "settled", json_boolean(st->why == 0));
+        /* no data is neither settled nor not: null, as the figure itself */
+        json_object_set_new(fig, "settled", isnan(st->value) ? json_null() : json_boolean(st->why == 0));
         fs__set(fig, "ci95", st->ci95);
         fs__set(fig, "relative_ci95", st->value != 0 ? st->ci95 / fabs(st->value) : NAN);
         if (st->diagnosed) {
@@ -91,27 +92,54 @@ static json_t *fs__settling_json(const fs_service_summary *sum)
     return o;
 }
 
+/* The key of SLO target t: "p99_ms", "p999_ms". */
+static void fs__slo_key(const fs_slo_target *t, char *key, size_t size)
+{
+    if (t->quantile == 0.999)
+        snprintf(key, size, "p999_ms");
+    else
+        snprintf(key, size, "p%.0f_ms", t->quantile * 100);
+}
+
+static const char *fs__verdict_name(fs_slo_verdict v)
+{
+    return v == FS_SLO_MET ? "met" : v == FS_SLO_MISSED ? "missed" : "no data";
+}
+
+/* targets, and per target: requests unfinished past it at the horizon, the
+ * target's quantile counting them as misses, and the verdict; "meets" is
+ * true only when every target is met, null when any has no data and none
+ * is missed. */
 static json_t *fs__slo_json(const fs_service_spec *spec, const fs_service_summary *sum)
 {
     json_t *slo = json_object();
-    json_t *targets = json_object();
+    json_t *targets = json_object(), *late = json_object(), *quantile = json_object(), *verdict = json_object();
+    bool missed = false, no_data = false;
     for (size_t j = 0; j < spec->slo.n_targets; j++) {
         const fs_slo_target *t = &spec->slo.targets[j];
         char key[16];
-        if (t->quantile == 0.999)
-            snprintf(key, sizeof key, "p999_ms");
-        else
-            snprintf(key, sizeof key, "p%.0f_ms", t->quantile * 100);
+        fs__slo_key(t, key, sizeof key);
         fs__set(targets, key, t->threshold_s * 1e3);
+        fs__set_summary(late, key, &sum->unfinished_past_slo[j]);
+        /* INFINITY: the unfinished requests alone put the quantile past any threshold. */
+        json_object_set_new(quantile, key, isinf(sum->slo_quantile_ms[j]) ? json_string("unfinished")
+                                                                            : fs__number(sum->slo_quantile_ms[j]));
+        json_object_set_new(verdict, key, json_string(fs__verdict_name(sum->slo_verdict[j])));
+        missed |= sum->slo_verdict[j] == FS_SLO_MISSED;
+        no_data |= sum->slo_verdict[j] == FS_SLO_NO_DATA;
     }
     json_object_set_new(slo, "targets", targets);
+    json_object_set_new(slo, "unfinished_past_slo", late);
+    json_object_set_new(slo, "quantile_with_unfinished_ms", quantile);
+    json_object_set_new(slo, "verdict", verdict);
+    json_object_set_new(slo, "meets", missed ? json_false() : no_data ? json_null() : json_true());
     fs__set(slo, "window_s", spec->slo.window_s);
     fs__set(slo, "windows", sum->slo_windows);
     fs__set_summary(slo, "breach_windows_per_week", &sum->slo_breach_windows_per_week);
     return slo;
 }
 
-static json_t *fs__service_rep_json(const fs_service_rep *rep, double measured_s)
+static json_t *fs__service_rep_json(const fs_service_spec *spec, const fs_service_rep *rep, double measured_s)
 {
     json_t *o = json_object();
     fs__set(o, "requests", (double)rep->requests);
@@ -121,13 +149,22 @@ static json_t *fs__service_rep_json(const fs_service_rep *rep, double measured_s
     fs__set(o, "in_flight_end", (double)rep->in_flight_end);
     fs__set(o, "throughput_rps", measured_s > 0 ? (double)rep->completed / measured_s : 0);
     json_t *lat = json_object();
-    fs__set(lat, "mean", fs_hist_mean(&rep->latency) * 1e-6);
-    fs__set(lat, "p50", fs_hist_quantile(&rep->latency, 0.50) * 1e-6);
-    fs__set(lat, "p95", fs_hist_quantile(&rep->latency, 0.95) * 1e-6);
-    fs__set(lat, "p99", fs_hist_quantile(&rep->latency, 0.99) * 1e-6);
-    fs__set(lat, "p999", fs_hist_quantile(&rep->latency, 0.999) * 1e-6);
+    fs__set(lat, "mean", fs_results_hist_figure(&rep->latency, -1, 1e-6));
+    fs__set(lat, "p50", fs_results_hist_figure(&rep->latency, 0.50, 1e-6));
+    fs__set(lat, "p95", fs_results_hist_figure(&rep->latency, 0.95, 1e-6));
+    fs__set(lat, "p99", fs_results_hist_figure(&rep->latency, 0.99, 1e-6));
+    fs__set(lat, "p999", fs_results_hist_figure(&rep->latency, 0.999, 1e-6));
     json_object_set_new(o, "latency_ms", lat);
     fs__set(o, "slo_breach_windows", rep->slo_breach_windows);
+    if (spec->slo.n_targets) {
+        json_t *late = json_object();
+        for (size_t j = 0; j < spec->slo.n_targets; j++) {
+            char key[16];
+            fs__slo_key(&spec->slo.targets[j], key, sizeof key);
+            fs__set(late, key, (double)rep->unfinished_past_slo[j]);
+        }
+        json_object_set_new(o, "unfinished_past_slo", late);
+    }
     fs__set(o, "mean_in_system", rep->mean_in_system);
     fs__set(o, "peak_queue", (double)rep->peak_queue);
     if (rep->traced) {
@@ -184,7 +221,13 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     fs__set(stab, "capacity_rps", load->capacity_rps);
     fs__set(stab, "offered_load", load->offered_load);
     fs__set(stab, "peak_offered_load", load->peak_offered_load);
+    /* Offered load >= 1 grows an unlimited queue without bound; a queue_limit
+     * holds it at the limit and the excess is dropped. */
     json_object_set_new(stab, "queue_unbounded", json_boolean(sum.queue_unbounded));
+    json_object_set_new(stab, "queue", json_string(sum.queue == FS_QUEUE_STABLE      ? "stable"
+                                                   : sum.queue == FS_QUEUE_UNBOUNDED ? "unbounded"
+                                                                                     : "bounded at limit, dropping"));
+    fs__set_summary(stab, "drop_fraction", &sum.drop_fraction);
     fs__set_summary(stab, "queue_growth_per_hour", &sum.queue_growth_per_h);
     json_object_set_new(o, "stability", stab);
 
@@ -204,7 +247,7 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
 
     json_t *reps = json_array();
     for (uint32_t k = 0; k < pol->n_reps; k++)
-        json_array_append_new(reps, fs__service_rep_json(&pol->reps[k].services[i], measured));
+        json_array_append_new(reps, fs__service_rep_json(spec, &pol->reps[k].services[i], measured));
     json_object_set_new(o, "replications", reps);
     return o;
 }
@@ -236,7 +279,11 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     fs__set_summary(o, "started", &sum.started);
     fs__set_summary(o, "completed", &sum.completed);
     fs__set_summary(o, "preemptions", &sum.preemptions);
+    /* in_flight_start + submitted = completed + running_at_end + waiting_at_end + refused_impossible */
+    fs__set_summary(o, "in_flight_start", &sum.in_flight_start);
     fs__set_summary(o, "waiting_at_end", &sum.waiting_end);
+    fs__set_summary(o, "running_at_end", &sum.running_end);
+    fs__set_summary(o, "refused_impossible", &sum.refused_impossible);
     fs__set_summary(o, "gpu_hours_done", &sum.gpu_hours_done);
     fs__set_summary(o, "gpu_hours_lost", &sum.gpu_hours_lost);
     json_t *wait = json_object();
@@ -244,6 +291,14 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     fs__set(wait, "p50", sum.wait_p50_s);
     fs__set(wait, "p95", sum.wait_p95_s);
     fs__set(wait, "max", sum.wait_max_s);
+    if (sum.wait_p50_spread.valid)
+        fs__set(wait, "p50_ci95", sum.wait_p50_spread.half_width);
+    if (sum.wait_p95_spread.valid)
+        fs__set(wait, "p95_ci95", sum.wait_p95_spread.half_width);
+    /* Jobs still waiting at the horizon count with their wait so far: with
+     * any, every figure here is a lower bound. */
+    fs__set_summary(wait, "waits_censored", &sum.waits_censored);
+    json_object_set_new(wait, "lower_bound", json_boolean(sum.waits_censored.mean > 0));
     json_object_set_new(o, "queue_wait_s", wait);
     return o;
 }

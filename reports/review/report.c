@@ -86,15 +86,19 @@ static json_t *fs__item(json_t *pol, fs__section sec, const char *item)
     return NULL;
 }
 
+/* Marks a table used, for its legend. */
+enum { FS__MARK_NO_DATA = 1, FS__MARK_LOWER_BOUND = 2 };
+
 static void fs__table_row(fs_page_doc *d, json_t *results, json_t *compare, const fs__metric *m,
-                          const char *item)
+                          const char *item, unsigned *marks)
 {
     json_t *policies = json_object_get(results, "policies");
     size_t n = json_array_size(policies);
-    /* Rows whose metric no policy has (no SLO, no training) are left out. */
+    /* Rows whose metric no policy has (no SLO, no training) are left out; a
+     * null one is there, with no data, and is shown as such. */
     bool any = false;
     for (size_t p = 0; p < n && !any; p++)
-        any = !isnan(fs__num(fs__item(json_array_get(policies, p), m->section, item), m->path));
+        any = fs__at(fs__item(json_array_get(policies, p), m->section, item), m->path) != NULL;
     if (!any)
         return;
     fs_page_raw(d, d->html ? "<tr><td>" : "| ");
@@ -104,7 +108,17 @@ static void fs__table_row(fs_page_doc *d, json_t *results, json_t *compare, cons
     for (size_t p = 0; p < n; p++) {
         json_t *pol = json_array_get(policies, p);
         fs_page_raw(d, d->html ? "<td>" : " ");
-        fs_page_number(d, fs__num(fs__item(pol, m->section, item), m->path) * m->scale);
+        json_t *holder = fs__item(pol, m->section, item);
+        double v = fs__num(holder, m->path) * m->scale;
+        /* Queue waits of jobs still waiting at the horizon are censored. */
+        if (!isnan(v) && strncmp(m->path, "queue_wait_s.", 13) == 0 &&
+            json_is_true(fs__at(holder, "queue_wait_s.lower_bound"))) {
+            fs_page_raw(d, "≥");
+            *marks |= FS__MARK_LOWER_BOUND;
+        }
+        if (isnan(v))
+            *marks |= FS__MARK_NO_DATA;
+        fs_page_number(d, v);
         if (p > 0 && compare && m->compare_key) {
             json_t *diffs = json_object_get(json_object_get(compare, "differences"), fs__str(pol, "name"));
             json_t *obj = m->section == SEC_FLEET ? json_object_get(diffs, "fleet")
@@ -145,22 +159,31 @@ static void fs__table(fs_page_doc *d, json_t *results, json_t *compare)
     }
     size_t i;
     json_t *v;
+    unsigned marks = 0;
     json_array_foreach(json_object_get(first, "services"), i, v) {
         if (i >= 12)
             break; /* the rest are in results.json: a review table stays readable */
         for (size_t k = 0; k < FS__N_METRICS; k++)
             if (metrics[k].section == SEC_SERVICE)
-                fs__table_row(d, results, compare, &metrics[k], fs__str(v, "name"));
+                fs__table_row(d, results, compare, &metrics[k], fs__str(v, "name"), &marks);
     }
     json_array_foreach(json_object_get(first, "training"), i, v) {
         for (size_t k = 0; k < FS__N_METRICS; k++)
             if (metrics[k].section == SEC_TRAINING)
-                fs__table_row(d, results, compare, &metrics[k], fs__str(v, "name"));
+                fs__table_row(d, results, compare, &metrics[k], fs__str(v, "name"), &marks);
     }
     for (size_t k = 0; k < FS__N_METRICS; k++)
         if (metrics[k].section == SEC_FLEET)
-            fs__table_row(d, results, compare, &metrics[k], "fleet");
+            fs__table_row(d, results, compare, &metrics[k], "fleet", &marks);
     fs_page_raw(d, d->html ? "</table>\n" : "\n");
+    if (marks) {
+        fs_page_para_open(d);
+        if (marks & FS__MARK_NO_DATA)
+            fs_page_raw(d, "–: no data (nothing completed to measure; never a zero). ");
+        if (marks & FS__MARK_LOWER_BOUND)
+            fs_page_raw(d, "≥: a lower bound: jobs still waiting at the horizon count with their wait so far.");
+        fs_page_para_close(d);
+    }
     if (compare) {
         fs_page_para_open(d);
         fs_page_raw(d, "In brackets: the difference to ");
@@ -175,13 +198,50 @@ static void fs__table(fs_page_doc *d, json_t *results, json_t *compare)
 
 static const struct {
     const char *target, *latency;
-} slo_keys[] = {{"p50_ms", "p50"}, {"p95_ms", "p95"}, {"p99_ms", "p99"}, {"p999_ms", "p999"}};
+} slo_keys[] = {{"p50_ms", "p50"}, {"p90_ms", "p90"}, {"p95_ms", "p95"}, {"p99_ms", "p99"}, {"p999_ms", "p999"}};
+
+/* The verdict on one SLO target of a service: "met", "missed" or "no data",
+ * as results.json says (slo.verdict); results.json files from before that
+ * field compare the latency figure with the target. */
+static const char *fs__target_verdict(json_t *svc, size_t k)
+{
+    const char *said = json_string_value(fs__at(fs__at(svc, "slo.verdict"), slo_keys[k].target));
+    if (said)
+        return said;
+    double target = fs__num(fs__at(svc, "slo.targets"), slo_keys[k].target);
+    char path[32];
+    snprintf(path, sizeof path, "latency_ms.%s", slo_keys[k].latency);
+    double got = fs__num(svc, path);
+    return isnan(got) ? "no data" : got <= target ? "met" : "missed";
+}
+
+/* One missed target: the quantile against the target, or how many requests
+ * were still unfinished past it at the horizon when they alone decide it. */
+static void fs__miss(fs_page_doc *d, json_t *svc, size_t k, double target)
+{
+    const char *key = slo_keys[k].target;
+    json_t *q = fs__at(fs__at(svc, "slo.quantile_with_unfinished_ms"), key);
+    double late = fs__num(fs__at(svc, "slo.unfinished_past_slo"), key);
+    char path[32];
+    snprintf(path, sizeof path, "latency_ms.%s", slo_keys[k].latency);
+    double got = json_is_number(q) ? json_number_value(q) : fs__num(svc, path);
+    fs_page_text(d, fs__str(svc, "name"));
+    if (json_is_string(q) || isnan(got))
+        fs_page_raw(d, " (%s: %.4g requests unfinished past %.4g ms at the horizon)", slo_keys[k].latency, late,
+                    target);
+    else if (!isnan(late) && late > 0)
+        fs_page_raw(d, " (%s %.4g ms against %.4g ms, counting %.4g requests unfinished at the horizon as misses)",
+                    slo_keys[k].latency, got, target, late);
+    else
+        fs_page_raw(d, " (%s %.4g ms against %.4g ms)", slo_keys[k].latency, got, target);
+}
 
 /* One sentence per policy: does every service meet its SLO over the run, how
- * many windows breached, what it costs. */
+ * many windows breached, what it costs.  It never says "meets" where nothing
+ * was measured: a target with no data is named as such. */
 static void fs__verdict(fs_page_doc *d, json_t *pol, double hours)
 {
-    size_t i, misses = 0;
+    size_t i, misses = 0, no_data = 0, judged = 0;
     json_t *svc;
     double breaches = 0;
     fs_page_raw(d, d->html ? "<li><b>" : "- **");
@@ -192,23 +252,47 @@ static void fs__verdict(fs_page_doc *d, json_t *pol, double hours)
         breaches += isnan(fs__num(svc, "slo_breach_windows")) ? 0 : fs__num(svc, "slo_breach_windows");
         for (size_t k = 0; k < sizeof slo_keys / sizeof *slo_keys; k++) {
             double target = fs__num(targets, slo_keys[k].target);
-            char path[32];
-            snprintf(path, sizeof path, "latency_ms.%s", slo_keys[k].latency);
-            double got = fs__num(svc, path);
-            if (isnan(target) || isnan(got) || got <= target)
+            if (isnan(target))
+                continue;
+            judged++;
+            const char *v = fs__target_verdict(svc, k);
+            if (strcmp(v, "no data") == 0) {
+                no_data++;
+                continue;
+            }
+            if (strcmp(v, "missed") != 0)
                 continue;
             fs_page_raw(d, misses ? "; " : "misses the SLO of ");
-            if (misses < 3) {
-                fs_page_text(d, fs__str(svc, "name"));
-                fs_page_raw(d, " (%s %.4g ms against %.4g ms)", slo_keys[k].latency, got, target);
-            } else if (misses == 3) {
+            if (misses < 3)
+                fs__miss(d, svc, k, target);
+            else if (misses == 3)
                 fs_page_raw(d, "and more");
-            }
             misses++;
         }
     }
-    if (!misses)
+    if (!judged)
+        fs_page_raw(d, "no service has an SLO to judge");
+    else if (!misses && !no_data)
         fs_page_raw(d, "every service meets its SLO over the run");
+    if (no_data) {
+        fs_page_raw(d, "%sno data for %zu SLO target%s (nothing completed in the measured hours): ",
+                    misses ? "; " : "", no_data, no_data == 1 ? "" : "s");
+        size_t named = 0;
+        json_array_foreach(json_object_get(pol, "services"), i, svc) {
+            for (size_t k = 0; k < sizeof slo_keys / sizeof *slo_keys && named <= 3; k++) {
+                if (isnan(fs__num(fs__at(svc, "slo.targets"), slo_keys[k].target)) ||
+                    strcmp(fs__target_verdict(svc, k), "no data") != 0)
+                    continue;
+                fs_page_raw(d, named ? ", " : "");
+                if (named++ == 3) {
+                    fs_page_raw(d, "and more");
+                    break;
+                }
+                fs_page_text(d, fs__str(svc, "name"));
+                fs_page_raw(d, " %s", slo_keys[k].latency);
+            }
+        }
+    }
     fs_page_raw(d, ", with %.4g SLO windows in breach; costs $%.2f for the %.4g measured hours", breaches,
                   fs__num(pol, "fleet.cost_usd"), hours);
     double per_m = fs__num(pol, "fleet.cost_per_million_requests");
@@ -254,14 +338,16 @@ static void fs__settle_advice(fs_page_doc *d, json_t *reasons)
  * have no `settling`: the section then says nothing. */
 static void fs__settling(fs_page_doc *d, json_t *results)
 {
-    size_t unsettled = 0, diagnosed = 0, i, j;
+    size_t unsettled = 0, diagnosed = 0, no_data = 0, i, j;
     json_t *pol, *svc;
     json_array_foreach(json_object_get(results, "policies"), i, pol) {
         json_array_foreach(json_object_get(pol, "services"), j, svc) {
             for (size_t f = 0; f < sizeof settle_figures / sizeof *settle_figures; f++) {
                 json_t *fig = json_object_get(json_object_get(svc, "settling"), settle_figures[f]);
-                diagnosed += fig != NULL;
-                if (!json_is_false(json_object_get(fig, "settled")))
+                const json_t *settled = json_object_get(fig, "settled");
+                diagnosed += json_is_boolean(settled);
+                no_data += fig != NULL && json_is_null(settled); /* nothing completed: no claim */
+                if (!json_is_false(settled))
                     continue;
                 if (unsettled++ == 0) {
                     fs_page_heading(d, 2, "Has the run settled?", NULL);
@@ -291,8 +377,11 @@ static void fs__settling(fs_page_doc *d, json_t *results)
         fs_page_raw(d, d->html ? "</ul>\n" : "\n");
     } else if (diagnosed) {
         fs_page_para_open(d);
-        fs_page_raw(d, "Every latency figure has settled: its 95%% confidence interval is within 10%% of it, "
-                       "and no run-length diagnostic objects.");
+        fs_page_raw(d, "Every latency figure %shas settled: its 95%% confidence interval is within 10%% of it, "
+                       "and no run-length diagnostic objects.", no_data ? "with data " : "");
+        if (no_data)
+            fs_page_raw(d, " %zu figure%s no data (nothing completed), so no claim.", no_data,
+                        no_data == 1 ? " has" : "s have");
         fs_page_para_close(d);
     }
 }

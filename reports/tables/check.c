@@ -416,10 +416,13 @@ static void fs__compare_metric(fs__ctx *c, const char *policy, const char *kind,
                 bs == FS__ABSENT ? "WORSE (missing in baseline)" : "WORSE (missing in current)");
         return;
     }
+    /* null is "no data" (a latency with no completion): it is never better
+     * than, nor the same as, anything, so it never passes the gate, not even
+     * against a baseline that had no data either. */
     if (bs == FS__NULL || cs == FS__NULL) {
-        bool both = bs == cs;
-        fs__row(c, policy, kind, item, key, bt, ct, NULL,
-                both ? "ok" : bs == FS__NULL ? "WORSE (no value in baseline)" : "WORSE (no value in current)");
+        fs__row(c, policy, kind, item, key, bs == FS__NULL ? "no data" : bt, cs == FS__NULL ? "no data" : ct, NULL,
+                cs == FS__NULL ? (bs == FS__NULL ? "WORSE (no data in baseline or current)" : "WORSE (no data in current)")
+                               : "WORSE (no data in baseline)");
         return;
     }
     double tol = c->tol->percent[id];

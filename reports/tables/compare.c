@@ -18,6 +18,10 @@ typedef struct fs__row {
     const char *key;    /* JSON key */
     const char *label;  /* table label */
     fs__metric metric;
+    /* A percentile: the value is fs_results_percentile's (the merged
+     * histogram's), as in every other output; hist NULL for other rows. */
+    fs_results_hist_fn hist;
+    double q, scale;
 } fs__row;
 
 static const fs_service_rep *fs__svc(const fs_results *r, size_t p, uint32_t k, size_t i)
@@ -25,16 +29,16 @@ static const fs_service_rep *fs__svc(const fs_results *r, size_t p, uint32_t k, 
     return &r->policies[p].reps[k].services[i];
 }
 
-static double m_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_hist_quantile(&fs__svc(r, p, k, i)->latency, 0.50) * 1e-6; }
-static double m_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_hist_quantile(&fs__svc(r, p, k, i)->latency, 0.95) * 1e-6; }
-static double m_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_hist_quantile(&fs__svc(r, p, k, i)->latency, 0.99) * 1e-6; }
+static double m_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_latency_hist(r, p, k, i), 0.50, 1e-6); }
+static double m_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_latency_hist(r, p, k, i), 0.95, 1e-6); }
+static double m_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_latency_hist(r, p, k, i), 0.99, 1e-6); }
 
 static double m_worst_p99(const fs_results *r, size_t p, uint32_t k, size_t i)
 {
     const fs_service_rep *s = fs__svc(r, p, k, i);
-    double worst = 0;
+    double worst = NAN; /* no window with a completion: no data */
     for (size_t w = 0; w < s->n_windows; w++)
-        if (s->windows[w].p99_ms > worst)
+        if (s->windows[w].p99_ms > worst || (isnan(worst) && !isnan(s->windows[w].p99_ms)))
             worst = s->windows[w].p99_ms;
     return worst;
 }
@@ -45,8 +49,8 @@ static double m_breach_week(const fs_results *r, size_t p, uint32_t k, size_t i)
     return measured > 0 ? fs__svc(r, p, k, i)->slo_breach_windows * 7 * 86400.0 / measured : 0;
 }
 
-static double m_wait_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_hist_quantile(&r->policies[p].reps[k].training[i].wait, 0.50) * 1e-9 / 60; }
-static double m_wait_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_hist_quantile(&r->policies[p].reps[k].training[i].wait, 0.95) * 1e-9 / 60; }
+static double m_wait_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_wait_hist(r, p, k, i), 0.50, 1e-9 / 60); }
+static double m_wait_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_wait_hist(r, p, k, i), 0.95, 1e-9 / 60); }
 
 static double fs__fleet(const fs_results *r, size_t p, uint32_t k, fs_pool_figure f)
 {
@@ -63,19 +67,19 @@ static double m_switch(const fs_results *r, size_t p, uint32_t k, size_t i) { (v
 static double m_blocked(const fs_results *r, size_t p, uint32_t k, size_t i) { return r->policies[p].reps[k].blocked_minutes[i]; }
 
 static const fs__row rows[] = {
-    {ROW_SERVICE, "p50_ms", "p50 ms", m_p50},
-    {ROW_SERVICE, "p95_ms", "p95 ms", m_p95},
-    {ROW_SERVICE, "p99_ms", "p99 ms", m_p99},
-    {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99},
-    {ROW_SERVICE, "slo_breach_windows_per_week", "SLO breach windows/week", m_breach_week},
-    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50},
-    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95},
-    {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h},
-    {ROW_FLEET, "cost_usd", "cost USD", m_cost},
-    {ROW_FLEET, "utilization_pct", "utilization %", m_util},
-    {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom},
-    {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch},
-    {ROW_TENANT, "blocked_breach_minutes", "breach minutes charged", m_blocked},
+    {ROW_SERVICE, "p50_ms", "p50 ms", m_p50, fs_results_latency_hist, 0.50, 1e-6},
+    {ROW_SERVICE, "p95_ms", "p95 ms", m_p95, fs_results_latency_hist, 0.95, 1e-6},
+    {ROW_SERVICE, "p99_ms", "p99 ms", m_p99, fs_results_latency_hist, 0.99, 1e-6},
+    {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99, NULL, 0, 0},
+    {ROW_SERVICE, "slo_breach_windows_per_week", "SLO breach windows/week", m_breach_week, NULL, 0, 0},
+    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60},
+    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60},
+    {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0},
+    {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0},
+    {ROW_FLEET, "utilization_pct", "utilization %", m_util, NULL, 0, 0},
+    {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom, NULL, 0, 0},
+    {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch, NULL, 0, 0},
+    {ROW_TENANT, "blocked_breach_minutes", "breach minutes charged", m_blocked, NULL, 0, 0},
 };
 
 /* Whether any policy charged tenant t anything: only they are shown. */
@@ -89,7 +93,21 @@ static bool fs__tenant_charged(const fs_results *r, size_t t)
 }
 #define FS__N_ROWS (sizeof rows / sizeof *rows)
 
-/* Mean of policy p's figure, and the paired difference to policy 0. */
+/* Whether any policy's stream i ended with jobs that never started: its
+ * queue-wait figures are then lower bounds. */
+static bool fs__waits_censored(const fs_results *r, size_t i)
+{
+    for (size_t p = 0; p < r->n_policies; p++)
+        for (uint32_t k = 0; k < r->policies[p].n_reps; k++)
+            if (r->policies[p].reps[k].training[i].waits_censored > 0)
+                return true;
+    return false;
+}
+
+/* Policy p's figure, and the paired difference to policy 0 (NaN: no data).
+ * A percentile's value, and its difference, come from the merged
+ * histograms (fs_results_percentile); every CI comes from the spread of
+ * the per-replication figures, replications without data left out. */
 static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t index, fs_summary *value,
                     fs_summary *diff)
 {
@@ -105,10 +123,29 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
         if (fabs(x[n + k]) < 1e-9 * fmax(1.0, fabs(x[k])))
             x[n + k] = 0;
     }
-    *value = fs_summary_of(x, 1, n);
-    *diff = fs_summary_of(x + n, 1, n);
+    *value = fs_results_summary_known(x, 1, n);
+    *diff = fs_results_summary_known(x + n, 1, n);
     free(x);
+    if (row->hist) {
+        fs_percentile mine, base;
+        if (fs_results_percentile(r, p, row->hist, index, row->q, row->scale, &mine) != 0 ||
+            fs_results_percentile(r, 0, row->hist, index, row->q, row->scale, &base) != 0)
+            return -1;
+        value->mean = mine.value;
+        diff->mean = mine.value - base.value;
+        if (fabs(diff->mean) < 1e-9 * fmax(1.0, fabs(mine.value)))
+            diff->mean = 0;
+    }
     return 0;
+}
+
+/* A table cell: the value, or "no data". */
+static void fs__put_value(FILE *fp, double v)
+{
+    if (isnan(v))
+        fprintf(fp, " %14s", "no data");
+    else
+        fprintf(fp, " %14.4g", v);
 }
 
 static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, FILE *fp)
@@ -121,12 +158,13 @@ static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, 
             fs_summary v, d;
             if (fs__cell(r, &rows[j], p, index, &v, &d) != 0)
                 return -1;
-            if (p == 0)
-                fprintf(fp, " %14.4g", v.mean);
-            else if (d.valid)
-                fprintf(fp, " %14.4g (%+.4g ±%.2g)", v.mean, d.mean, d.half_width);
+            fs__put_value(fp, v.mean);
+            if (p == 0 || isnan(d.mean))
+                continue;
+            if (d.valid)
+                fprintf(fp, " (%+.4g ±%.2g)", d.mean, d.half_width);
             else
-                fprintf(fp, " %14.4g (%+.4g)", v.mean, d.mean);
+                fprintf(fp, " (%+.4g)", d.mean);
         }
         fputc('\n', fp);
     }
@@ -163,6 +201,9 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
         fs_terminal_write(fp, s->training[i].name);
         fputc('\n', fp);
         rc = fs__table_rows(r, ROW_TRAINING, i, fp);
+        if (rc == 0 && fs__waits_censored(r, i))
+            fputs("  (queue waits count jobs still waiting at the horizon with their wait so far: lower bounds)\n",
+                  fp);
     }
     if (rc == 0) {
         fputs("fleet\n", fp);

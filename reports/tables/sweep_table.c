@@ -210,8 +210,13 @@ int fs_sweep_points_table(const fs_sweep *sw, const fs_metric_row *rows, FILE *f
             continue;
         }
         fprintf(fp, "  |  %8.1f  %11.3f", fs__value(&rows[p], "fleet.cost_usd"), fs__value(&rows[p], "fleet.utilization"));
-        for (size_t k = 0; k < n_p99; k++)
-            fprintf(fp, "  %*.1f", (int)strlen(p99[k] + 8), fs__value(&rows[p], p99[k]));
+        for (size_t k = 0; k < n_p99; k++) {
+            double v = fs__value(&rows[p], p99[k]);
+            if (isnan(v)) /* nothing completed at this point */
+                fprintf(fp, "  %*s", (int)strlen(p99[k] + 8), "no data");
+            else
+                fprintf(fp, "  %*.1f", (int)strlen(p99[k] + 8), v);
+        }
         fputc('\n', fp);
     }
     free(cols);

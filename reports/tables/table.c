@@ -41,11 +41,24 @@ static int fs__name_width(const fs_results *r, int floor_width)
     return w > 32 ? 32 : w;
 }
 
+/* A figure into buf with one decimal, or "no data" (NaN: nothing completed);
+ * `at_least` prefixes ">=" for a lower bound. */
+static const char *fs__fig(char *buf, size_t size, double v, bool at_least)
+{
+    if (isnan(v))
+        snprintf(buf, size, "no data");
+    else
+        snprintf(buf, size, "%s%.1f", at_least ? ">=" : "", v);
+    return buf;
+}
+
 /* A latency figure as the table shows it: with its interval when it has one
  * (ci), and the mark `~` when it has not settled (settle.h). */
 static const char *fs__figure(char *buf, size_t size, const fs_settling *st, bool ci)
 {
-    if (ci && !isnan(st->ci95))
+    if (isnan(st->value))
+        snprintf(buf, size, "no data");
+    else if (ci && !isnan(st->ci95))
         snprintf(buf, size, "%.1f ±%.1f%s", st->value, st->ci95, st->why ? "~" : "");
     else
         snprintf(buf, size, "%.1f%s", st->value, st->why ? "~" : "");
@@ -65,7 +78,7 @@ static int fs__settling_notes(const fs_results *r, size_t p, bool detail, FILE *
         n_batch_ci += sum.ci_from_batches;
         for (size_t f = 0; f < FS_SETTLE_FIGURES; f++) {
             const fs_settling *st = &sum.settling[f];
-            if (!st->why)
+            if (!st->why || isnan(st->value)) /* no data is said as such, not as unsettled */
                 continue;
             n_unsettled++;
             if (!detail)
@@ -87,6 +100,35 @@ static int fs__settling_notes(const fs_results *r, size_t p, bool detail, FILE *
     if (n_batch_ci && detail)
         fprintf(fp, "± with one replication: 95%% CI from %d time batches of the run (batch means)\n",
                 FS_SETTLE_BATCHES);
+    return FS_OK;
+}
+
+/* Under the service rows: each SLO target that is not met, or that has no
+ * data, with the requests unfinished past it at the horizon (they count as
+ * misses: see reports/README.md). */
+static int fs__slo_notes(const fs_results *r, size_t p, FILE *fp, fs_error *err)
+{
+    const fs_scenario *s = r->policies[p].scenario;
+    for (size_t i = 0; i < s->n_services; i++) {
+        const fs_slo *slo = &s->services[i].slo;
+        if (!slo->n_targets)
+            continue;
+        fs_service_summary sum;
+        if (fs_results_service_summary(r, p, i, &sum) != 0)
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        for (size_t j = 0; j < slo->n_targets; j++) {
+            if (sum.slo_verdict[j] == FS_SLO_MET)
+                continue;
+            fputs("SLO: service ", fp);
+            fs__name(fp, s->services[i].name, (int)strlen(s->services[i].name));
+            fprintf(fp, ": p%.4g <= %.4g ms: %s", slo->targets[j].quantile * 100, slo->targets[j].threshold_s * 1e3,
+                    sum.slo_verdict[j] == FS_SLO_NO_DATA ? "no data (nothing completed)" : "missed");
+            if (sum.unfinished_past_slo[j].mean > 0)
+                fprintf(fp, "; %.4g requests still unfinished past it at the horizon (misses)",
+                        sum.unfinished_past_slo[j].mean);
+            fputc('\n', fp);
+        }
+    }
     return FS_OK;
 }
 
@@ -116,7 +158,8 @@ static int fs__services_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
                 fs__figure(p999, sizeof p999, &sum.settling[FS_SETTLE_P999], false),
                 breaches, pol->loads[i].offered_load);
     }
-    return fs__settling_notes(r, p, true, fp, err);
+    int rc = fs__slo_notes(r, p, fp, err);
+    return rc != FS_OK ? rc : fs__settling_notes(r, p, true, fp, err);
 }
 
 /* Many services: totals, how many meet their SLO over the whole run, breach
@@ -126,7 +169,7 @@ static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_er
     const fs_policy_result *pol = &r->policies[p];
     const fs_scenario *s = pol->scenario;
     double requests = 0, dropped = 0, breaches = 0, windows = 0, worst_ratio = -1;
-    size_t with_slo = 0, within = 0, worst = 0;
+    size_t with_slo = 0, within = 0, no_data = 0, worst = 0;
     for (size_t i = 0; i < s->n_services; i++) {
         fs_service_summary sum;
         if (fs_results_service_summary(r, p, i, &sum) != 0)
@@ -137,12 +180,13 @@ static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_er
         for (size_t j = 0; j < slo->n_targets; j++) {
             if (slo->targets[j].quantile != 0.99)
                 continue;
-            double ratio = sum.merged_p99_ms / (slo->targets[j].threshold_s * 1e3);
+            double ratio = sum.slo_quantile_ms[j] / (slo->targets[j].threshold_s * 1e3);
             with_slo++;
-            within += ratio <= 1.0;
+            within += sum.slo_verdict[j] == FS_SLO_MET;
+            no_data += sum.slo_verdict[j] == FS_SLO_NO_DATA;
             breaches += sum.slo_breach_windows.mean;
             windows += sum.slo_windows;
-            if (ratio > worst_ratio) {
+            if (!isnan(ratio) && ratio > worst_ratio) {
                 worst_ratio = ratio;
                 worst = i;
             }
@@ -150,11 +194,15 @@ static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_er
     }
     fprintf(fp, "%zu services: %.0f requests, %.0f dropped", s->n_services, requests, dropped);
     if (with_slo) {
-        fprintf(fp, "; %zu of %zu with a p99 SLO meet it over the run; %.4g of %.0f SLO windows in "
-                    "breach\ntightest: ",
-                within, with_slo, breaches, windows);
+        fprintf(fp, "; %zu of %zu with a p99 SLO meet it over the run", within, with_slo);
+        if (no_data)
+            fprintf(fp, " (%zu with no data: nothing completed)", no_data);
+        fprintf(fp, "; %.4g of %.0f SLO windows in breach\ntightest: ", breaches, windows);
         fs__name(fp, s->services[worst].name, (int)strlen(s->services[worst].name));
-        fprintf(fp, " at %.2f x its p99 target", worst_ratio);
+        if (isinf(worst_ratio))
+            fputs(" with requests unfinished past its p99 target", fp);
+        else
+            fprintf(fp, " at %.2f x its p99 target", worst_ratio);
     }
     fputs(" (per service: --format json or csv, or --out)\n", fp);
     return fs__settling_notes(r, p, false, fp, err);
@@ -166,17 +214,34 @@ static int fs__training_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
     const fs_scenario *s = r->policies[p].scenario;
     fputc('\n', fp);
     fs__name(fp, "training", w);
-    fprintf(fp, " %9s %9s %9s %11s %11s %11s %11s %11s\n", "submitted", "completed", "preempted",
-            "wait p50 m", "wait p95 m", "wait max m", "done GPU-h", "lost GPU-h");
+    fprintf(fp, " %9s %9s %9s %9s %9s %11s %11s %11s %11s %11s\n", "submitted", "completed", "running",
+            "waiting", "preempted", "wait p50 m", "wait p95 m", "wait max m", "done GPU-h", "lost GPU-h");
+    bool censored = false;
     for (size_t i = 0; i < s->n_training; i++) {
         fs_training_summary sum;
         if (fs_results_training_summary(r, p, i, &sum) != 0)
             return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        /* Jobs still waiting at the horizon count with their wait so far:
+         * the wait figures are then lower bounds. */
+        bool low = sum.waits_censored.mean > 0;
+        censored |= low;
+        char p50[16], p95[16], max[16];
         fs__name(fp, s->training[i].name, w);
-        fprintf(fp, " %9.4g %9.4g %9.4g %11.1f %11.1f %11.1f %11.1f %11.1f\n", sum.submitted.mean,
-                sum.completed.mean, sum.preemptions.mean, sum.wait_p50_s / 60, sum.wait_p95_s / 60,
-                sum.wait_max_s / 60, sum.gpu_hours_done.mean, sum.gpu_hours_lost.mean);
+        fprintf(fp, " %9.4g %9.4g %9.4g %9.4g %9.4g %11s %11s %11s %11.1f %11.1f\n", sum.submitted.mean,
+                sum.completed.mean, sum.running_end.mean, sum.waiting_end.mean, sum.preemptions.mean,
+                fs__fig(p50, sizeof p50, sum.wait_p50_s / 60, low), fs__fig(p95, sizeof p95, sum.wait_p95_s / 60, low),
+                fs__fig(max, sizeof max, sum.wait_max_s / 60, low), sum.gpu_hours_done.mean,
+                sum.gpu_hours_lost.mean);
+        if (sum.refused_impossible.mean > 0) {
+            fputs("refused: training ", fp);
+            fs__name(fp, s->training[i].name, (int)strlen(s->training[i].name));
+            fprintf(fp, ": %.4g jobs asked for more GPUs than any pool holds and never ran\n",
+                    sum.refused_impossible.mean);
+        }
     }
+    if (censored)
+        fputs(">= : censored: jobs still waiting at the horizon count with their wait so far (a lower bound)\n",
+              fp);
     return FS_OK;
 }
 
@@ -237,7 +302,9 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
                     100 * sum.utilization.mean,
                     100 * sum.peak_headroom.mean, sum.cost_usd.mean, sum.energy_kwh.mean,
                     memory > 0 ? 100 * stranded / memory : 0);
-            if (fleet)
+            if (fleet && isnan(sum.cost_per_million_requests.mean))
+                fputs("cost per million requests: no data (no request completed)\n", fp);
+            else if (fleet)
                 fprintf(fp, "cost per million requests: %.2f USD\n", sum.cost_per_million_requests.mean);
         }
         for (size_t i = 0; i < s->n_services; i++) {
@@ -246,12 +313,19 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
                 continue;
             fputs("\nUNSTABLE: service ", fp);
             fs__name(fp, s->services[i].name, (int)strlen(s->services[i].name));
-            fprintf(fp,
-                    ": arrivals (%.4g/s on average) exceed capacity (%.4g/s), offered load %.2f: %s\n",
-                    load->mean_rps, load->capacity_rps, load->offered_load,
-                    s->services[i].queue_limit == FS_QUEUE_UNLIMITED
-                        ? "the queue grew without bound"
-                        : "the queue stays at its limit and the excess is dropped");
+            fprintf(fp, ": arrivals (%.4g/s on average) exceed capacity (%.4g/s), offered load %.2f: ",
+                    load->mean_rps, load->capacity_rps, load->offered_load);
+            fs_service_summary sum;
+            if (fs_results_service_summary(r, p, i, &sum) != 0)
+                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+            if (sum.queue == FS_QUEUE_UNBOUNDED) {
+                fputs("the queue grew without bound\n", fp);
+                continue;
+            }
+            fprintf(fp, "the queue is bounded at its limit, dropping %.2f%%", 100 * sum.drop_fraction.mean);
+            if (sum.drop_fraction.valid)
+                fprintf(fp, " ±%.2f", 100 * sum.drop_fraction.half_width);
+            fputs(" of arrivals\n", fp);
         }
     }
     if (ferror(fp))

@@ -1,0 +1,511 @@
+/*
+ * Results that never claim what did not happen (issue 15, points 1, 3, 5
+ * and 9): a latency with no completion is no data (null, an empty cell,
+ * "no data"), never 0; requests unfinished past their SLO at the horizon are
+ * misses, in the verdict and in the breach windows; a verdict never says
+ * "meets" on no data; a gang no pool can hold is refused, not shown as a
+ * short wait; jobs still waiting at the horizon count as censored waits, and
+ * training conserves its jobs; every output gives a percentile across
+ * replications the same value (the merged histogram's); a queue bounded by
+ * queue_limit is not "unbounded", and its drop fraction has a CI.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "compare.h"
+#include "metrics.h"
+#include "results_json.h"
+#include "testutil.h"
+
+static char dir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    return test_tmpdir(dir, sizeof dir, "fleetsim-honest");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return test_rmdir(dir);
+}
+
+/* 2 h of service per request in a 1 h run: nothing completes.  With 8
+ * slots and 1 arrival/s most requests wait; with 2000 slots and one arrival
+ * every 20 s all are in service.  Either way they are soon past 500 ms. */
+#define NEVER_DONE_FMT                                                                                    \
+    "{\"schema\": \"fleetsim/1\", \"name\": \"never done\", \"horizon\": \"1h\", \"warmup\": \"0s\","     \
+    " \"window\": \"10m\", \"seed\": 1,"                                                                  \
+    " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 2}],"                           \
+    " \"services\": [{\"name\": \"slow\", \"arrivals\": {\"poisson_rps\": %g},"                           \
+    "   \"service_time\": {\"deterministic\": {\"value\": \"2h\"}},"                                      \
+    "   \"replicas\": {\"count\": 2, \"concurrency\": %d}, \"slo\": {\"p99_ms\": 500, \"window\": \"10m\"}}]}"
+#define NEVER_DONE NEVER_DONE_FMT, 1.0, 4
+
+static json_t *load_json(const char *path)
+{
+    json_error_t e;
+    json_t *doc = json_load_file(path, 0, &e);
+    if (!doc)
+        fail_msg("%s: %s", path, e.text);
+    return doc;
+}
+
+static json_t *service0(json_t *results)
+{
+    return json_array_get(json_object_get(json_array_get(json_object_get(results, "policies"), 0), "services"), 0);
+}
+
+/* ---- 1. no completions: no data, misses, breached windows, no "meets" ---- */
+
+static void test_unfinished_requests_are_misses(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(NEVER_DONE);
+    fs_results *r = test_run(s);
+    const fs_service_rep *rep = &r->policies[0].reps[0].services[0];
+    assert_true(rep->in_flight_end > 8 * 100); /* most are waiting */
+    fs_service_summary sum;
+    assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
+    printf("  completed %llu, in flight at the end %llu, unfinished past the SLO %llu, breach windows %u of %u\n",
+           (unsigned long long)rep->completed, (unsigned long long)rep->in_flight_end,
+           (unsigned long long)rep->unfinished_past_slo[0], rep->slo_breach_windows, rep->slo_windows);
+    assert_int_equal(rep->completed, 0);
+    /* no data, never 0 */
+    assert_true(isnan(sum.merged_p50_ms) && isnan(sum.merged_p99_ms) && isnan(sum.merged_mean_ms));
+    assert_true(isnan(sum.p99_ms.mean));
+    /* everything in flight at the horizon arrived more than 500 ms before it
+     * (arrivals of the last half second aside) */
+    assert_true(rep->unfinished_past_slo[0] > 0);
+    assert_true(rep->unfinished_past_slo[0] <= rep->in_flight_end);
+    assert_true(rep->unfinished_past_slo[0] + 10 > rep->in_flight_end);
+    assert_int_equal(sum.slo_verdict[0], FS_SLO_MISSED);
+    assert_true(isinf(sum.slo_quantile_ms[0]));
+    /* every window had requests sitting past the target */
+    assert_int_equal(rep->slo_windows, 6);
+    assert_int_equal(rep->slo_breach_windows, 6);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* All of them in service, none waiting: still misses, still breaches. */
+static void test_unfinished_in_service_are_misses(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(NEVER_DONE_FMT, 0.05, 1000);
+    fs_results *r = test_run(s);
+    const fs_service_rep *rep = &r->policies[0].reps[0].services[0];
+    printf("  in service at the end %llu (peak queue %llu), unfinished past the SLO %llu, breach windows %u of %u\n",
+           (unsigned long long)rep->in_flight_end, (unsigned long long)rep->peak_queue,
+           (unsigned long long)rep->unfinished_past_slo[0], rep->slo_breach_windows, rep->slo_windows);
+    assert_int_equal(rep->peak_queue, 0);
+    assert_true(rep->in_flight_end > 100);
+    assert_int_equal(rep->unfinished_past_slo[0], rep->in_flight_end); /* none arrived in the last 500 ms */
+    assert_int_equal(rep->slo_breach_windows, 6);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* The whole-run verdict on p99 <= 500 ms with 1000 completions of 100 ms:
+ * 5 requests unfinished past 500 ms leave rank ceil(0.99 x 1005) = 995
+ * among the completions (met); 20 put it at 1010, among the unfinished
+ * (missed, the quantile past any threshold). */
+static void test_verdict_counts_unfinished(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(NEVER_DONE_FMT, 1.0, 4);
+    fs_results *r;
+    assert_int_equal(fs_results_create(s, NULL, 0, &r), 0);
+    fs_rep_result *rep = &r->policies[0].reps[0];
+    assert_int_equal(fs_rep_result_init(rep, s, 0, r->n_tenants), 0);
+    for (int k = 0; k < 1000; k++)
+        fs_hist_record(&rep->services[0].latency, 100000000);
+    const uint64_t late[] = {0, 5, 10, 11, 20};
+    const fs_slo_verdict want[] = {FS_SLO_MET, FS_SLO_MET, FS_SLO_MET, FS_SLO_MISSED, FS_SLO_MISSED};
+    for (size_t i = 0; i < sizeof late / sizeof *late; i++) {
+        rep->services[0].unfinished_past_slo[0] = late[i];
+        fs_service_summary sum;
+        assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
+        printf("  %llu unfinished: %s, quantile %g ms\n", (unsigned long long)late[i],
+               sum.slo_verdict[0] == FS_SLO_MET ? "met" : "missed", sum.slo_quantile_ms[0]);
+        assert_int_equal(sum.slo_verdict[0], want[i]);
+        assert_true(want[i] == FS_SLO_MET ? fabs(sum.slo_quantile_ms[0] - 100) < 1 : isinf(sum.slo_quantile_ms[0]));
+        assert_true(fabs(sum.merged_p99_ms - 100) < 1); /* the completions' own p99 is unchanged */
+    }
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* The same through the binary: results.json, the CSV summary, the table and
+ * the report all say it. */
+static void test_unfinished_through_every_output(void **state)
+{
+    (void)state;
+    char json[2048];
+    snprintf(json, sizeof json, NEVER_DONE);
+    test_write(test_path("%s/never.json", dir), json);
+    assert_int_equal(test_fleetsim(dir, "run %s/never.json --out %s/never", dir, dir), 0);
+    char *table = test_slurp("%s/out.txt", dir);
+    assert_non_null(table);
+    assert_non_null(strstr(table, "no data"));
+    assert_non_null(strstr(table, "SLO: service slow: p99 <= 500 ms: missed;"));
+    free(table);
+
+    json_t *doc = load_json(test_path("%s/never/results.json", dir));
+    json_t *svc = service0(doc);
+    assert_true(json_is_null(json_object_get(json_object_get(svc, "latency_ms"), "p99")));
+    assert_true(json_is_null(json_object_get(json_object_get(svc, "latency_ms"), "mean")));
+    json_t *slo = json_object_get(svc, "slo");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(slo, "verdict"), "p99_ms")), "missed");
+    assert_true(json_is_false(json_object_get(slo, "meets")));
+    assert_true(json_number_value(json_object_get(json_object_get(slo, "unfinished_past_slo"), "p99_ms")) > 0);
+    assert_true(json_number_value(json_object_get(svc, "slo_breach_windows")) == 6);
+    json_decref(doc);
+
+    /* empty cells, not zeros: mean_ms .. p999_ms of the one row */
+    assert_int_equal(test_fleetsim(dir, "run %s/never.json --format csv", dir), 0);
+    char *csv = test_slurp("%s/out.txt", dir);
+    assert_non_null(csv);
+    const char *row = strchr(csv, '\n') + 1;
+    int commas = 0;
+    const char *cell = row;
+    for (; *cell && commas < 5; cell++)
+        commas += *cell == ',';
+    assert_memory_equal(cell, ",,,,,", 5); /* mean, p50, p95, p99, p999 empty (and no CI) */
+    free(csv);
+
+    assert_int_equal(test_fleetsim(dir, "report %s/never --out %s/never-report", dir, dir), 0);
+    char *md = test_slurp("%s/never-report/report.md", dir);
+    assert_non_null(md);
+    assert_null(strstr(md, "meets its SLO"));
+    assert_non_null(strstr(md, "misses the SLO of slow (p99: "));
+    assert_non_null(strstr(md, "unfinished past 500 ms at the horizon"));
+    assert_non_null(strstr(md, "–: no data"));
+    free(md);
+}
+
+/* No traffic at all: nothing to judge, and the verdict says so. */
+static void test_no_data_is_not_meets(void **state)
+{
+    (void)state;
+    test_write(test_path("%s/idle.json", dir),
+               "{\"schema\": \"fleetsim/1\", \"name\": \"idle\", \"horizon\": \"1h\", \"warmup\": \"0s\","
+               " \"window\": \"10m\", \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1}],"
+               " \"services\": [{\"name\": \"quiet\", \"arrivals\": {\"poisson_rps\": 0},"
+               "   \"service_time\": {\"deterministic\": {\"value\": \"1s\"}}, \"replicas\": 1,"
+               "   \"slo\": {\"p99_ms\": 500}}]}");
+    assert_int_equal(test_fleetsim(dir, "run %s/idle.json --out %s/idle --report %s/idle-report", dir, dir, dir),
+                     0);
+    json_t *doc = load_json(test_path("%s/idle/results.json", dir));
+    json_t *slo = json_object_get(service0(doc), "slo");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(slo, "verdict"), "p99_ms")), "no data");
+    assert_true(json_is_null(json_object_get(slo, "meets")));
+    json_decref(doc);
+    char *md = test_slurp("%s/idle-report/report.md", dir);
+    assert_non_null(md);
+    assert_null(strstr(md, "meets its SLO"));
+    assert_non_null(strstr(md, "no data for 1 SLO target"));
+    free(md);
+    /* and the gate: a baseline and a run with no data never pass as "ok" */
+    assert_int_equal(test_fleetsim(dir, "check %s/idle.json --baseline %s/idle/results.json", dir, dir), 1);
+    char *out = test_slurp("%s/out.txt", dir);
+    assert_non_null(strstr(out, "| p99 | no data | no data | - | WORSE (no data in baseline or current) |"));
+    free(out);
+}
+
+/* A sweep's run record keeps no data as null and reads it back as NaN, so a
+ * plan never sees a 0 ms p99 that would meet any constraint. */
+static void test_metrics_keep_no_data(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(NEVER_DONE);
+    fs_results *r = test_run(s);
+    fs_metrics m, back;
+    fs_error err = {0};
+    assert_int_equal(fs_metrics_from_run(r, 0, 0, &m, &err), FS_OK);
+    json_t *j = fs_metrics_to_json(&m);
+    assert_non_null(j);
+    assert_true(json_is_null(json_object_get(json_object_get(j, "values"), "service:slow.p99_ms")));
+    assert_int_equal(fs_metrics_from_json(j, "test", &back, &err), FS_OK);
+    fs_metric_row row;
+    assert_int_equal(fs_metric_row_summarize(&back, 1, &row, &err), FS_OK);
+    size_t at = fs_metric_row_find(&row, "service:slow.p99_ms");
+    assert_true(at != SIZE_MAX);
+    assert_true(isnan(row.value[at]));
+    at = fs_metric_row_find(&row, "service:slow.unfinished_past_slo");
+    assert_true(at != SIZE_MAX && row.value[at] > 0);
+    fs_metric_row_fini(&row);
+    fs_metrics_fini(&back);
+    json_decref(j);
+    fs_metrics_fini(&m);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 3. gangs that can never start; censored waits; conservation ---- */
+
+#define TEN_GPUS                                                                                      \
+    "{\"schema\": \"fleetsim/1\", \"horizon\": \"6h\", \"warmup\": \"%s\", \"window\": \"10m\", \"seed\": 2," \
+    " \"replications\": %d,"                                                                           \
+    " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": %d}],"                        \
+    " \"services\": [{\"name\": \"idle\", \"arrivals\": {\"poisson_rps\": 0},"                         \
+    "   \"service_time\": {\"deterministic\": {\"value\": \"1s\"}}, \"replicas\": 1}]"
+
+static void test_impossible_gang_is_refused_at_load(void **state)
+{
+    (void)state;
+    char json[2048];
+    snprintf(json, sizeof json,
+             TEN_GPUS ", \"training\": [{\"name\": \"huge\", \"submit\": {\"at\": [0]}, \"gang\": 500,"
+                      " \"work_gpu_hours\": 10}]}",
+             "0s", 1, 48);
+    test_parse_refused(json, "test", FS_ERR_INPUT,
+                       "training[0].gang: a gang of 500 units can never start: the largest pool (\"p\") holds at "
+                       "most 48");
+}
+
+/* Gangs of more than 256 units start (a fixed 256-entry array kept them
+ * waiting forever). */
+static void test_gang_over_256_starts(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(TEN_GPUS ", \"training\": [{\"name\": \"big\", \"submit\": {\"at\": [\"1m\"]},"
+                                            " \"gang\": 300, \"work_gpu_hours\": 300}]}",
+                                   "0s", 1, 320);
+    fs_results *r = test_run(s);
+    const fs_training_rep *t = &r->policies[0].reps[0].training[0];
+    printf("  gang 300 on 320 GPUs: started %llu, completed %llu\n", (unsigned long long)t->started,
+           (unsigned long long)t->completed);
+    assert_int_equal(t->started, 1);
+    assert_int_equal(t->completed, 1);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* A trace row no pool can hold: bad input naming file:line, or with
+ * --lenient a job counted as refused (and conservation still holds). */
+static void test_impossible_trace_row(void **state)
+{
+    (void)state;
+    test_write(test_path("%s/jobs.csv", dir), "submit,gpus,secs\n0,2,600\n60,1000000000,600\n120,1,600\n");
+    char json[2048];
+    snprintf(json, sizeof json,
+             TEN_GPUS ", \"training\": [{\"name\": \"replayed\", \"submit\": {\"trace\": {\"file\": \"%s\","
+                      " \"time\": \"submit\", \"gpus\": \"gpus\", \"duration\": \"secs\"}}}]}",
+             "0s", 1, 10, test_path("%s/jobs.csv", dir));
+    test_write(test_path("%s/trace.json", dir), json);
+    assert_int_equal(test_fleetsim(dir, "run %s/trace.json", dir), 2);
+    char *err = test_slurp("%s/err.txt", dir);
+    assert_non_null(strstr(err, "jobs.csv:3: a job asking for 1000000000 GPUs can never start"));
+    assert_non_null(strstr(err, "the largest pool (\"p\") holds 10 units"));
+    free(err);
+    assert_int_equal(test_fleetsim(dir, "run %s/trace.json --lenient --out %s/lenient", dir, dir), 0);
+    json_t *doc = load_json(test_path("%s/lenient/results.json", dir));
+    json_t *t = json_array_get(json_object_get(json_array_get(json_object_get(doc, "policies"), 0), "training"), 0);
+    assert_true(json_number_value(json_object_get(t, "refused_impossible")) == 1);
+    assert_true(json_number_value(json_object_get(t, "submitted")) == 3);
+    assert_true(json_number_value(json_object_get(t, "completed")) == 2);
+    json_decref(doc);
+}
+
+/* A gang that fits the pool but not what is free waits to the horizon: its
+ * wait counts (censored, a lower bound), not as a 0.0 min queue. */
+static void test_waiting_gang_is_a_censored_wait(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(TEN_GPUS ", \"training\": [{\"name\": \"hog\", \"submit\": {\"at\": [0]},"
+                                            " \"gang\": 8, \"work_gpu_hours\": 800},"
+                                            " {\"name\": \"stuck\", \"submit\": {\"at\": [\"1h\"]}, \"gang\": 4,"
+                                            " \"work_gpu_hours\": 4}]}",
+                                   "0s", 1, 10);
+    fs_results *r = test_run(s);
+    fs_training_summary sum;
+    assert_int_equal(fs_results_training_summary(r, 0, 1, &sum), 0);
+    printf("  stuck: started %.0f, waiting at the end %.0f, censored %.0f, wait p50 %.1f min\n", sum.started.mean,
+           sum.waiting_end.mean, sum.waits_censored.mean, sum.wait_p50_s / 60);
+    assert_true(sum.started.mean == 0);
+    assert_true(sum.waits_censored.mean == 1);
+    assert_true(fabs(sum.wait_p50_s - 5 * 3600.0) < 0.01 * 5 * 3600);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+
+    char json[2048];
+    snprintf(json, sizeof json,
+             TEN_GPUS ", \"training\": [{\"name\": \"hog\", \"submit\": {\"at\": [0]}, \"gang\": 8,"
+                      " \"work_gpu_hours\": 800}, {\"name\": \"stuck\", \"submit\": {\"at\": [\"1h\"]}, \"gang\": 4,"
+                      " \"work_gpu_hours\": 4}]}",
+             "0s", 1, 10);
+    test_write(test_path("%s/stuck.json", dir), json);
+    assert_int_equal(test_fleetsim(dir, "run %s/stuck.json", dir), 0);
+    char *out = test_slurp("%s/out.txt", dir);
+    assert_non_null(strstr(out, ">=300.0"));
+    assert_non_null(strstr(out, ">= : censored"));
+    free(out);
+    assert_int_equal(test_fleetsim(dir, "compare %s/stuck.json", dir), 0);
+    out = test_slurp("%s/out.txt", dir);
+    const char *stuck = strstr(out, "training stuck\n");
+    assert_non_null(stuck);
+    assert_non_null(strstr(stuck, "(queue waits count jobs still waiting at the horizon"));
+    free(out);
+}
+
+/* Every job is accounted for, in every replication, with a warm-up:
+ * in flight at the start + submitted = completed + running + waiting + refused. */
+static void test_training_conservation(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(TEN_GPUS ", \"training\": [{\"name\": \"mix\", \"submit\": {\"poisson_per_hour\": 3},"
+                                            " \"gang\": 4, \"work_gpu_hours\": 6, \"checkpoint\": {\"every\": \"20m\", \"write\": \"1m\"}}]}",
+                                   "1h", 3, 10);
+    fs_results *r = test_run(s);
+    uint64_t moving = 0;
+    for (uint32_t k = 0; k < r->policies[0].n_reps; k++) {
+        const fs_training_rep *t = &r->policies[0].reps[k].training[0];
+        printf("  rep %u: %llu in flight at the start + %llu submitted = %llu completed + %llu running + %llu "
+               "waiting + %llu refused\n",
+               k, (unsigned long long)t->in_flight_start, (unsigned long long)t->submitted,
+               (unsigned long long)t->completed, (unsigned long long)t->running_end,
+               (unsigned long long)t->waiting_end, (unsigned long long)t->refused_impossible);
+        assert_int_equal(t->in_flight_start + t->submitted,
+                         t->completed + t->running_end + t->waiting_end + t->refused_impossible);
+        moving += t->in_flight_start + t->running_end + t->waiting_end;
+    }
+    assert_true(moving > 0); /* the identity was tested with jobs crossing both ends */
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 5. one percentile everywhere ---- */
+
+/* Queue-wait and latency percentiles of three replications: compare's table
+ * and JSON, results.json, the report and check print one value each. */
+static void test_one_percentile_everywhere(void **state)
+{
+    (void)state;
+    char json[4096];
+    snprintf(json, sizeof json,
+             "{\"schema\": \"fleetsim/1\", \"name\": \"pct\", \"horizon\": \"1d\", \"warmup\": \"1h\","
+             " \"window\": \"1h\", \"seed\": 4, \"replications\": 3,"
+             " \"services\": [{\"name\": \"chat\", \"arrivals\": {\"poisson_rps\": 3},"
+             "   \"service_time\": {\"lognormal\": {\"median\": \"300ms\", \"sigma\": 0.8}},"
+             "   \"replicas\": {\"count\": 2, \"concurrency\": 1}}],"
+             " \"training\": [{\"name\": \"jobs\", \"submit\": {\"poisson_per_hour\": 1}, \"gang\": 2,"
+             "   \"work_gpu_hours\": 4}],"
+             " \"policies\": {\"one\": {\"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 8}]},"
+             "   \"two\": {\"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 9}]}}}");
+    fs_scenario *s = test_scenario("%s", json);
+    fs_results *r = test_run(s);
+    json_t *res = fs_results_json(r, false), *cmp = fs_compare_json(r);
+    assert_non_null(res);
+    assert_non_null(cmp);
+    json_t *pol = json_array_get(json_object_get(res, "policies"), 0);
+    json_t *svc = json_array_get(json_object_get(pol, "services"), 0);
+    json_t *job = json_array_get(json_object_get(pol, "training"), 0);
+    json_t *c_one = json_object_get(json_object_get(cmp, "policies"), "one");
+    double res_p95 = json_number_value(json_object_get(json_object_get(svc, "latency_ms"), "p95"));
+    double res_wait = json_number_value(json_object_get(json_object_get(job, "queue_wait_s"), "p95"));
+    double cmp_p95 = json_number_value(json_object_get(json_object_get(json_object_get(c_one, "services"), "chat"), "p95_ms"));
+    double cmp_wait = json_number_value(
+        json_object_get(json_object_get(json_object_get(c_one, "training"), "jobs"), "queue_wait_p95_min"));
+    fs_percentile pw;
+    assert_int_equal(fs_results_percentile(r, 0, fs_results_wait_hist, 0, 0.95, 1e-9, &pw), 0);
+    /* the per-replication mean: what compare printed before (it differs) */
+    double mean_of_reps = pw.spread.mean;
+    printf("  latency p95: results.json %.6g, compare.json %.6g ms; queue wait p95: results.json %.6g s, "
+           "compare.json %.6g min, mean of replications %.6g s\n",
+           res_p95, cmp_p95, res_wait, cmp_wait, mean_of_reps);
+    assert_true(res_wait > 0);
+    assert_true(fabs(mean_of_reps - pw.value) > 1e-6 * pw.value); /* the definitions do differ here */
+    assert_true(res_p95 == cmp_p95);
+    assert_true(fabs(res_wait / 60 - cmp_wait) <= 1e-12 * res_wait);
+    assert_true(res_wait == pw.value);
+    json_decref(res);
+    json_decref(cmp);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+
+    /* Through the binary: the compare table, the report, and check. */
+    test_write(test_path("%s/pct.json", dir), json);
+    assert_int_equal(test_fleetsim(dir, "compare %s/pct.json --out %s/pct --report %s/pct-report", dir, dir, dir),
+                     0);
+    char *table = test_slurp("%s/out.txt", dir);
+    char printed[160];
+    snprintf(printed, sizeof printed, "%14.4g", res_wait / 60);
+    const char *row = strstr(table, "queue wait p95 min");
+    assert_non_null(row);
+    assert_non_null(strstr(row, printed));
+    free(table);
+    char *md = test_slurp("%s/pct-report/report.md", dir);
+    const char *cell = strstr(md, "| jobs | queue wait p95 min | ");
+    assert_non_null(cell);
+    cell += strlen("| jobs | queue wait p95 min | ");
+    if (strncmp(cell, "≥", strlen("≥")) == 0) /* jobs still waiting at the horizon: a lower bound */
+        cell += strlen("≥");
+    snprintf(printed, sizeof printed, "%.4g |", res_wait / 60);
+    assert_memory_equal(cell, printed, strlen(printed));
+    free(md);
+    assert_int_equal(test_fleetsim(dir, "check %s/pct.json --baseline %s/pct/results.json", dir, dir), 0);
+    char *check = test_slurp("%s/out.txt", dir);
+    snprintf(printed, sizeof printed, "| queue_p95 | %.1f s | %.1f s | +0.0%% | ok |", res_wait, res_wait);
+    assert_non_null(strstr(check, printed));
+    free(check);
+}
+
+/* ---- 9. a bounded queue is not unbounded; drops have a CI ---- */
+
+static void test_bounded_queue(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"2h\", \"warmup\": \"0s\", \"window\": \"10m\","
+        " \"seed\": 3, \"replications\": 3,"
+        " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1}],"
+        " \"services\": [{\"name\": \"over\", \"arrivals\": {\"poisson_rps\": 2},"
+        "   \"service_time\": {\"exponential\": {\"mean\": 1}}, \"replicas\": 1, \"queue_limit\": 20}]}");
+    fs_results *r = test_run(s);
+    fs_service_summary sum;
+    assert_int_equal(fs_results_service_summary(r, 0, 0, &sum), 0);
+    printf("  offered load %.2f: queue %d, drop fraction %.4f ±%.4f\n", r->policies[0].loads[0].offered_load,
+           (int)sum.queue, sum.drop_fraction.mean, sum.drop_fraction.half_width);
+    assert_true(r->policies[0].loads[0].offered_load >= 1);
+    assert_false(sum.queue_unbounded);
+    assert_int_equal(sum.queue, FS_QUEUE_AT_LIMIT);
+    assert_true(sum.drop_fraction.valid);
+    assert_true(fabs(sum.drop_fraction.mean - 0.5) < 0.05); /* M/M/1/K at rho 2 drops about half */
+    json_t *doc = fs_results_json(r, false);
+    json_t *stab = json_object_get(service0(doc), "stability");
+    assert_true(json_is_false(json_object_get(stab, "queue_unbounded")));
+    assert_string_equal(json_string_value(json_object_get(stab, "queue")), "bounded at limit, dropping");
+    assert_true(json_is_number(json_object_get(stab, "drop_fraction_ci95")));
+    json_decref(doc);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unfinished_requests_are_misses),
+        cmocka_unit_test(test_unfinished_in_service_are_misses),
+        cmocka_unit_test(test_verdict_counts_unfinished),
+        cmocka_unit_test(test_unfinished_through_every_output),
+        cmocka_unit_test(test_no_data_is_not_meets),
+        cmocka_unit_test(test_metrics_keep_no_data),
+        cmocka_unit_test(test_impossible_gang_is_refused_at_load),
+        cmocka_unit_test(test_gang_over_256_starts),
+        cmocka_unit_test(test_impossible_trace_row),
+        cmocka_unit_test(test_waiting_gang_is_a_censored_wait),
+        cmocka_unit_test(test_training_conservation),
+        cmocka_unit_test(test_one_percentile_everywhere),
+        cmocka_unit_test(test_bounded_queue),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
