@@ -97,6 +97,7 @@ static void test_horizon_warmup_window_take_effect(void **state)
     assert_true(scenario_field(doc, "horizon_s") == 3600);
     assert_true(scenario_field(doc, "warmup_s") == 0);
     assert_true(scenario_field(doc, "window_s") == 60);
+    assert_null(json_object_get(json_object_get(doc, "scenario"), "window_anchor_s")); /* not anchored */
     json_decref(doc);
     /* 60 one-minute windows in the time series, then the header. */
     char *series = test_slurp("%s/hww/timeseries.csv", tmp);
@@ -123,6 +124,7 @@ static void test_window_anchor(void **state)
                      0);
     json_t *doc = load_json(test_path("%s/anc/results.json", tmp));
     assert_true(scenario_field(doc, "warmup_s") == 3600);
+    assert_true(scenario_field(doc, "window_anchor_s") == 0);
     json_decref(doc);
     char *series = test_slurp("%s/anc/timeseries.csv", tmp);
     assert_non_null(strstr(series, "\n\"default\",0,\"chat\",3600,7200,"));

@@ -430,7 +430,8 @@ void fs_results_pool_figures(const fs_results *r, size_t policy, uint32_t replic
             busy += rep->pools[p].windows[w].busy_gpus;
             present += rep->pools[p].windows[w].gpus;
         }
-        double headroom = present > 0 ? 1.0 - busy / present : 1.0;
+        /* busy never exceeds present; the clamp keeps rounding from printing -0.0% */
+        double headroom = present > 0 ? fmax(0.0, 1.0 - busy / present) : 1.0;
         if (headroom < least)
             least = headroom;
     }

@@ -360,6 +360,8 @@ json_t *fs_results_json(const fs_results *r, bool timing)
     fs__set(scen, "horizon_s", s->horizon_s);
     fs__set(scen, "warmup_s", s->warmup_s);
     fs__set(scen, "window_s", s->window_s);
+    if (s->window_anchored) /* only when set: older documents stay byte-identical */
+        fs__set(scen, "window_anchor_s", s->window_anchor_s);
     json_object_set_new(scen, "seed", json_integer((json_int_t)s->seed));
     fs__set(scen, "replications", s->replications);
     json_object_set_new(doc, "scenario", scen);
