@@ -3,8 +3,9 @@
  * or run without end (issue 15): a concurrency whose bucket count wrapped, a
  * sweep or plan grid whose run count wrapped, run files whose histogram
  * counters wrap when merged, each scenario limit of scenario.h (named by its
- * JSON path and the limit), windows no run can judge, traces that are
- * empty, binary, ambiguous or endless, numbers in hex; and placement that
+ * JSON path and the limit), periods too short to be meant, windows no run
+ * (or override) can judge, traces that are empty (request or job traces),
+ * binary, ambiguous or endless, numbers in hex; and placement that
  * stays fast (and exact) on a fleet of 100,000 GPUs.
  */
 #include <setjmp.h>
@@ -261,6 +262,50 @@ static void test_scenario_limits(void **state)
     free(json);
 }
 
+/* Periods so short that a run did the same work without end: an autoscaler
+ * every nanosecond or a checkpoint every nanosecond passed --max-events, a
+ * nanosecond time slice stretched service times 200,000-fold, a trace
+ * slowed 1e300 times put its second row past any horizon, and spot GPUs were
+ * reclaimed 1e308 times an hour.  Each is refused beyond its limit in
+ * scenario.h, and each floor itself is accepted. */
+static void test_periods(void **state)
+{
+    (void)state;
+    expect_error(SERVICE(", 'replicas': {'count': 1, 'max': 2, 'autoscale': {'target_in_flight': 1, "
+                         "'interval': '999ms'}}"),
+                 "scen.json: services[0].replicas.autoscale.interval: expected at least 1s (the limit), got \"999ms\"");
+    expect_error(POOL_WITH(", 'time_slicing': {'tenants': 2, 'slice': '1ns'}"),
+                 "scen.json: pools[0].time_slicing.slice: expected at least 1ms (the limit), got \"1ns\"");
+    const char *training = HEAD POOL "'services': [{'name': 'chat', " ARRIVALS ", " STIME "}], "
+                           "'training': [{'name': 'ft', 'submit': {'at': [0]}, 'gang': 4, 'work_gpu_hours': 8, "
+                           "'checkpoint': {'every': %s, 'write': 0}}]}";
+    char json[1024];
+    snprintf(json, sizeof json, training, "0.5");
+    expect_error(json, "scen.json: training[0].checkpoint.every: expected at least 1s (the limit), got 0.5");
+    expect_error(SERVICE_ARR("{'trace': {'file': 'x.csv', 'time': 't', 'rate_scale': 1e-300}}"),
+                 "scen.json: services[0].arrivals.trace.rate_scale: expected at least 0.001 (the limit), got 1e-300");
+    expect_error(POOL_WITH(", 'class': 'spot', 'reclaim_per_hour': 1e308"),
+                 "scen.json: pools[0].reclaim_per_hour: expected at most 60 per GPU-hour (the limit), got 1e+308");
+    expect_error(SERVICE_ARR("{'trace': {'file': 'x.csv', 'time': 't', 'rate_scale': 1001}}"),
+                 "scen.json: services[0].arrivals.trace.rate_scale: expected at most 1000 (the limit), got 1001");
+
+    /* the floors themselves are meant */
+    fs_scenario *s = parse_ok(SERVICE(", 'replicas': {'count': 1, 'max': 2, 'autoscale': {'target_in_flight': 1, "
+                                      "'interval': '1s'}}"));
+    assert_true(s->services[0].autoscale.interval_s == FS_SCENARIO_MIN_AUTOSCALE_INTERVAL_S);
+    fs_scenario_destroy(s);
+    s = parse_ok(POOL_WITH(", 'time_slicing': {'tenants': 2, 'slice': '1ms'}"));
+    assert_true(s->pools[0].time_slicing.slice_s == FS_SCENARIO_MIN_TIME_SLICE_S);
+    fs_scenario_destroy(s);
+    snprintf(json, sizeof json, training, "'1s'");
+    s = parse_ok(json);
+    assert_true(s->training[0].checkpoint_every_s == FS_SCENARIO_MIN_CHECKPOINT_EVERY_S);
+    fs_scenario_destroy(s);
+    s = parse_ok(SERVICE_ARR("{'trace': {'file': 'x.csv', 'time': 't', 'rate_scale': 0.001}}"));
+    assert_true(s->services[0].arrivals.trace->rate_scale == FS_SCENARIO_MIN_RATE_SCALE);
+    fs_scenario_destroy(s);
+}
+
 /* A window longer than horizon - warm-up judged no window, so every SLO
  * "held"; one so short that the windows number in the millions took
  * gigabytes.  Both refused, at parse time and when --horizon changes the
@@ -287,6 +332,28 @@ static void test_windows(void **state)
     assert_int_equal(fs_scenario_override(s, -1, -1, 1e9, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "horizon (override): expected at most 730d (the limit)"));
     assert_true(s->horizon_s == 86400); /* refused overrides change nothing */
+    fs_scenario_destroy(s);
+
+    /* A written window the new span cannot hold: the override counted its
+     * windows only, so a 12h window over a 6h run judged none. */
+    s = parse_ok(TOP("'horizon': '1d', 'window': '12h', 'ci': {'horizon': '6h'}"));
+    assert_int_equal(fs_scenario_override(s, -1, -1, 6 * 3600, &err), FS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "scen.json: horizon (override): the window (12h) would be longer than horizon "
+                                    "- warm-up (6h): no window would be judged"));
+    assert_int_equal(fs_scenario_apply_ci(s, &err), FS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "scen.json: ci: the window (12h) would be longer than horizon - warm-up (6h)"));
+    assert_true(s->horizon_s == 86400 && s->warmup_s == 0);
+    fs_scenario_destroy(s);
+    /* a ci warm-up shortens the span as much */
+    s = parse_ok(TOP("'horizon': '1d', 'window': '12h', 'ci': {'warmup': '20h'}"));
+    assert_int_equal(fs_scenario_apply_ci(s, &err), FS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "scen.json: ci: the window (12h) would be longer than horizon - warm-up (4h)"));
+    assert_true(s->horizon_s == 86400 && s->warmup_s == 0);
+    fs_scenario_destroy(s);
+    /* the default window judges nothing without an SLO on it: a short run keeps it */
+    s = parse_ok(TOP("'horizon': '1d'"));
+    assert_int_equal(fs_scenario_override(s, -1, -1, 240, &err), FS_OK);
+    assert_true(s->horizon_s == 240);
     fs_scenario_destroy(s);
 }
 
@@ -424,7 +491,8 @@ static void write_replay(const char *scenario, const char *csv, const char *text
 }
 
 /* A header-only trace ran with zero traffic and no word: exit 2 naming the
- * file; with --lenient the run goes on and stderr says so. */
+ * file; with --lenient the run goes on and stderr says so.  A job trace of a
+ * training stream the same (under --lenient it ran without a word). */
 static void test_empty_trace_cli(void **state)
 {
     (void)state;
@@ -435,6 +503,27 @@ static void test_empty_trace_cli(void **state)
     assert_non_null(strstr(e, "fleetsim: warning: service \"chat\": trace "));
     assert_non_null(strstr(e, "replayed no rows (0 skipped as bad): the service had no traffic"));
     free(e);
+
+    test_write(test_path("%s/jobs.csv", tmp), "t,gpus,hours\n");
+    test_write(test_path("%s/bad-jobs.csv", tmp), "t,gpus,hours\nx,1,1\n5,y,1\n");
+    for (int bad = 0; bad < 2; bad++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{'schema': 'fleetsim/1', 'horizon': '10m', " POOL "'services': [{'name': 'chat', " ARRIVALS
+                 ", " STIME "}], 'training': [{'name': 'ft', 'submit': {'trace': {'file': '%s', 'time': 't', "
+                 "'gpus': 'gpus', 'duration': 'hours'}}}]}",
+                 bad ? "bad-jobs.csv" : "jobs.csv");
+        test_write(test_path("%s/j.json", tmp), doc(json));
+        expect_exit2(bad ? "bad-jobs.csv:2: " : "jobs.csv: no data rows (the file is empty or holds only its header)",
+                     "run %s/j.json", tmp);
+        assert_int_equal(test_fleetsim(tmp, "run %s/j.json --lenient", tmp), 0);
+        e = test_slurp("%s/err.txt", tmp);
+        assert_non_null(strstr(e, "fleetsim: warning: training \"ft\": trace "));
+        assert_non_null(strstr(e, bad ? "replayed no rows (2 skipped as bad): the stream submitted no jobs"
+                                      : "replayed no rows (0 skipped as bad): the stream submitted no jobs"));
+        assert_null(strstr(e, "service \"chat\""));
+        free(e);
+    }
 }
 
 /* A malformed trace row in a sweep was recorded as a "refused" point (the
@@ -491,6 +580,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_concurrency),      cmocka_unit_test(test_grid_overflow),
         cmocka_unit_test(test_merge_wrap),       cmocka_unit_test(test_scenario_limits),
+        cmocka_unit_test(test_periods),
         cmocka_unit_test(test_windows),          cmocka_unit_test(test_scenario_file),
         cmocka_unit_test(test_placement),        cmocka_unit_test(test_trace_input),
         cmocka_unit_test(test_empty_trace_cli),  cmocka_unit_test(test_sweep_bad_row),

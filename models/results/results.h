@@ -111,6 +111,9 @@ typedef struct fs_training_rep {
     uint64_t refused_impossible; /* trace jobs asking for more GPUs than any pool holds (--lenient) */
     double gpu_hours_done;    /* useful work: completed jobs' and progress kept by checkpoints */
     double gpu_hours_lost;    /* work lost to preemption (since the last checkpoint) */
+    /* A job trace, over the whole run from t = 0, as fs_service_rep counts one. */
+    bool traced;
+    uint64_t trace_rows, trace_skipped;
 } fs_training_rep;
 
 typedef struct fs_rep_result {

@@ -73,6 +73,33 @@
 /* The scenario file itself: documents are kilobytes; an empirical
  * distribution of a million samples still fits. */
 #define FS_SCENARIO_MAX_FILE_BYTES (64L * 1024 * 1024)
+/* Floors on the periods that schedule events.  Each is the fastest a real
+ * system goes (so no scenario that means something is refused); below it a
+ * run does the same work ever more often, and at nanoseconds runs without
+ * end.  The loader refuses anything shorter with the JSON path and the
+ * limit. */
+/* A service autoscaler's "interval": the Kubernetes HPA evaluates every 15 s
+ * by default (--horizontal-pod-autoscaler-sync-period) and KEDA polls every
+ * 30 s; nothing re-decides a replica count more often than every second. */
+#define FS_SCENARIO_MIN_AUTOSCALE_INTERVAL_S 1.0
+/* A time-sliced pool's "slice": NVIDIA's vGPU schedulers take a time slice
+ * of 1 to 30 ms (the RmPVMRL registry key) and the driver's compute default
+ * is about 1 ms; a shorter slice makes the switch overhead, which stretches
+ * service times by 1 + overhead / slice, absurd. */
+#define FS_SCENARIO_MIN_TIME_SLICE_S 1e-3
+/* A training stream's checkpoint "every": the most frequent checkpointing
+ * in practice is once per training step (CheckFreq, FAST '21; Gemini, SOSP
+ * '23), and a step of a gang-scheduled job takes a second or more. */
+#define FS_SCENARIO_MIN_CHECKPOINT_EVERY_S 1.0
+/* A trace's "rate_scale" (how much faster than recorded it replays), both
+ * ways: at most FS_SCENARIO_MAX_MULTIPLIER times faster, and at most that
+ * many times slower, which already stretches a day's trace past the
+ * longest horizon. */
+#define FS_SCENARIO_MIN_RATE_SCALE (1.0 / FS_SCENARIO_MAX_MULTIPLIER)
+/* A spot pool's "reclaim_per_hour", the hazard of losing each GPU: 60 is a
+ * mean life of one minute, shorter than the two minutes' notice AWS gives
+ * of a spot interruption; each reclaim is an event. */
+#define FS_SCENARIO_MAX_RECLAIM_PER_HOUR 60.0
 #define FS_QUEUE_UNLIMITED UINT64_MAX
 #define FS_SLO_MAX_TARGETS 5
 
@@ -260,6 +287,7 @@ typedef struct fs_scenario {
     double horizon_s;     /* total simulated time, > 0 */
     double warmup_s;      /* [0, horizon): statistics cover [warmup, horizon] */
     double window_s;      /* time-series window, default 300 */
+    bool window_written;  /* "window" given: a later horizon must still judge one */
     bool window_anchored;   /* "window_anchor" given: window starts fall on */
     double window_anchor_s; /* that time of day (t = 0 is midnight) plus whole windows,
                              * the warm-up extended to the first (else they start at it) */
@@ -320,7 +348,8 @@ const fs_switch_costs *fs_scenario_switch_costs(const fs_scenario *s, size_t gpu
 /* Applies command-line overrides (seed < 0, replications <= 0 or horizon_s <=
  * 0 mean "keep"; seed 0 is a seed like any other) to the
  * root and every policy, and re-checks what they affect (warm-up must stay
- * below the horizon). */
+ * below the horizon; a written window, and every SLO window, must still fit
+ * in horizon - warm-up, within FS_SCENARIO_MAX_WINDOWS). */
 int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, double horizon_s,
                          fs_error *err);
 
@@ -328,7 +357,8 @@ int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, dou
  * root and every policy: horizon and replications through
  * fs_scenario_override, the warm-up directly.  The warm-up must stay below
  * the horizon (parsing already checked the pair; checked again so a later
- * --horizon override cannot slip through).  FS_OK, or FS_ERR_INPUT with the
+ * --horizon override cannot slip through), and the windows must fit the new
+ * span as override requires, blaming "ci".  FS_OK, or FS_ERR_INPUT with the
  * scenario unchanged. */
 int fs_scenario_apply_ci(fs_scenario *s, fs_error *err);
 

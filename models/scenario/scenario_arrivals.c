@@ -222,8 +222,9 @@ int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind 
             rc = fs_jpath_fail(p, "expected a \"preset\", or \"gpus\" and \"duration\" (or \"end\") columns");
     }
     if (rc == FS_OK)
-        rc = fs__scenario_get_capped(p, obj, "rate_scale", false, FS_JPATH_POSITIVE,
-                                     FS_SCENARIO_MAX_MULTIPLIER, "", &spec->rate_scale);
+        rc = fs__scenario_get_bounded(p, obj, "rate_scale", false, FS_JPATH_POSITIVE,
+                                      FS_SCENARIO_MIN_RATE_SCALE, FS_SCENARIO_MAX_MULTIPLIER, "",
+                                      &spec->rate_scale);
     if (rc == FS_OK)
         rc = fs_jpath_get_duration(p, obj, "shift", false, FS_JPATH_NONNEG, &spec->shift_s);
     if (rc == FS_OK)

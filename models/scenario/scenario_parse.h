@@ -74,6 +74,13 @@ int fs__scenario_get_capped(fs_jpath *p, const json_t *obj, const char *key, boo
 int fs__scenario_get_capped_duration(fs_jpath *p, const json_t *obj, const char *key,
                                      bool required, fs_jpath_sign sign, double max,
                                      double *out);
+/* The same, refused also below min with `expected at least <min> <unit>
+ * (the limit)`; the duration form is for periods (positive, no maximum). */
+int fs__scenario_get_bounded(fs_jpath *p, const json_t *obj, const char *key, bool required,
+                             fs_jpath_sign sign, double min, double max, const char *unit,
+                             double *out);
+int fs__scenario_get_floored_duration(fs_jpath *p, const json_t *obj, const char *key,
+                                      bool required, double min, double *out);
 /* The value at the cursor, already read into x, refused above max the same way. */
 int fs__scenario_cap(fs_jpath *p, const json_t *v, double x, double max, const char *unit);
 /* parent[member] as a distribution object ({"lognormal": {...}}). */

@@ -73,7 +73,8 @@ static int parse_time_slicing(fs_jpath *p, const json_t *obj, fs_time_slicing *t
         rc = fs_jpath_get_uint(p, obj, "tenants", true, 2, MAX_TENANTS, &tenants);
     ts->tenants = (uint32_t)tenants;
     if (rc == FS_OK)
-        rc = fs_jpath_get_duration(p, obj, "slice", false, FS_JPATH_POSITIVE, &ts->slice_s);
+        rc = fs__scenario_get_floored_duration(p, obj, "slice", false, FS_SCENARIO_MIN_TIME_SLICE_S,
+                                               &ts->slice_s);
     if (rc == FS_OK)
         rc = fs_jpath_get_duration(p, obj, "switch_overhead", false, FS_JPATH_NONNEG,
                                    &ts->switch_overhead_s);
@@ -229,8 +230,9 @@ static int parse_pool_class(fs_jpath *p, const json_t *pool, fs_pool_spec *out)
         fs_jpath_pop(p, mark);
         return rc;
     }
-    return fs_jpath_get_number(p, pool, "reclaim_per_hour", false, FS_JPATH_NONNEG,
-                               &out->reclaim_per_gpu_hour);
+    return fs__scenario_get_capped(p, pool, "reclaim_per_hour", false, FS_JPATH_NONNEG,
+                                   FS_SCENARIO_MAX_RECLAIM_PER_HOUR, "per GPU-hour",
+                                   &out->reclaim_per_gpu_hour);
 }
 
 int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse_ctx *c)

@@ -200,11 +200,11 @@ static int check_windows_again(const fs_scenario *s, double horizon, double warm
     char why[256], w[64];
     for (size_t k = 0; k < (s->policies ? s->n_policies : 1); k++) {
         const fs_scenario *v = s->policies ? s->policies[k] : s;
-        /* The scenario's own window only for its count: parsing refused a
-         * written one longer than the span, and the default one judges
+        /* A written window as parsing judged it (the new span must still
+         * hold one); the default one only for its count, as it judges
          * nothing unless an SLO uses it, which the loop below checks. */
         if (window_fault(v->window_s, horizon, warmup, why, sizeof why) &&
-            v->window_s <= horizon - warmup) {
+            (v->window_written || v->window_s <= horizon - warmup)) {
             fs_duration_format(v->window_s, w, sizeof w);
             return fs_error_set(err, FS_ERR_INPUT, "%s: %s: the window (%s) would be %s", s->path,
                                 what, w, why);
@@ -241,6 +241,7 @@ int fs__scenario_parse_run(fs_jpath *p, const json_t *root, fs_scenario *s)
     s->window_s = DEFAULT_WINDOW_S;
     if (rc == FS_OK)
         rc = fs_jpath_get_duration(p, root, "window", false, FS_JPATH_POSITIVE, &s->window_s);
+    s->window_written = json_object_get(root, "window") != NULL;
     s->window_anchored = false;
     if (rc == FS_OK)
         rc = parse_anchor(p, root, s);
@@ -260,8 +261,9 @@ int fs__scenario_parse_run(fs_jpath *p, const json_t *root, fs_scenario *s)
     return rc;
 }
 
-int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, double horizon_s,
-                         fs_error *err)
+/* fs_scenario_override, its messages blaming `what` for a refused horizon. */
+static int override(fs_scenario *s, int64_t seed, int64_t replications, double horizon_s,
+                    const char *what, fs_error *err)
 {
     assert(s != NULL);
     /* Check everything before changing anything, so a refused override
@@ -277,21 +279,20 @@ int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, dou
         fs_duration_format(s->warmup_s, warmup, sizeof warmup);
         if (!isfinite(horizon_s))
             return fs_error_set(err, FS_ERR_INPUT,
-                                "%s: horizon (override): expected a finite duration, got %s",
-                                s->path, got);
+                                "%s: %s: expected a finite duration, got %s", s->path,
+                                what, got);
         if (s->warmup_s >= horizon_s)
             return fs_error_set(err, FS_ERR_INPUT,
-                                "%s: horizon (override): expected a duration longer than the "
-                                "warm-up (%s), got %s",
-                                s->path, warmup, got);
+                                "%s: %s: expected a duration longer than the warm-up (%s), got %s",
+                                s->path, what, warmup, got);
         if (horizon_s > FS_SCENARIO_MAX_HORIZON_S) {
             char limit[64];
             fs_duration_format(FS_SCENARIO_MAX_HORIZON_S, limit, sizeof limit);
             return fs_error_set(err, FS_ERR_INPUT,
-                                "%s: horizon (override): expected at most %s (the limit), got %s",
-                                s->path, limit, got);
+                                "%s: %s: expected at most %s (the limit), got %s", s->path,
+                                what, limit, got);
         }
-        int rc = check_windows_again(s, horizon_s, s->warmup_s, "horizon (override)", err);
+        int rc = check_windows_again(s, horizon_s, s->warmup_s, what, err);
         if (rc != FS_OK)
             return rc;
     }
@@ -305,6 +306,12 @@ int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, dou
             v->horizon_s = horizon_s;
     }
     return FS_OK;
+}
+
+int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, double horizon_s,
+                         fs_error *err)
+{
+    return override(s, seed, replications, horizon_s, "horizon (override)", err);
 }
 
 /* Every variant shares the run settings. */
@@ -327,14 +334,19 @@ int fs_scenario_apply_ci(fs_scenario *s, fs_error *err)
                             "%s: ci: the warm-up (%s) must stay below the horizon (%s)", s->path,
                             w, h);
     }
-    /* The new warm-up goes in first: fs_scenario_override then checks the
+    /* The windows against the new span, a new warm-up's too (override
+     * checks only a new horizon, against the warm-up it finds). */
+    int rc = check_windows_again(s, horizon, warmup, "ci", err);
+    if (rc != FS_OK)
+        return rc;
+    /* The new warm-up goes in first: override then checks the
      * new horizon against it, which the pair checked above passes.  Should
      * override refuse anyway, the old warm-up is put back, so that a failed
      * call changes nothing. */
     double old_warmup = s->warmup_s;
     set_warmup(s, warmup);
-    int rc = fs_scenario_override(s, -1, s->ci_replications > 0 ? (int64_t)s->ci_replications : -1,
-                                  s->ci_horizon_s > 0 ? s->ci_horizon_s : -1, err);
+    rc = override(s, -1, s->ci_replications > 0 ? (int64_t)s->ci_replications : -1,
+                  s->ci_horizon_s > 0 ? s->ci_horizon_s : -1, "ci.horizon", err);
     if (rc != FS_OK)
         set_warmup(s, old_warmup);
     return rc;

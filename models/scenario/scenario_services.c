@@ -39,7 +39,8 @@ static int parse_service_autoscale(fs_jpath *p, const json_t *replicas, fs_autos
     if (rc == FS_OK)
         rc = fs_jpath_get_number(p, obj, "p95_ms", false, FS_JPATH_POSITIVE, &a->p95_ms);
     if (rc == FS_OK)
-        rc = fs_jpath_get_duration(p, obj, "interval", false, FS_JPATH_POSITIVE, &a->interval_s);
+        rc = fs__scenario_get_floored_duration(p, obj, "interval", false,
+                                               FS_SCENARIO_MIN_AUTOSCALE_INTERVAL_S, &a->interval_s);
     if (rc == FS_OK)
         rc = fs_jpath_get_duration(p, obj, "cooldown", false, FS_JPATH_NONNEG, &a->cooldown_s);
     if (rc == FS_OK)

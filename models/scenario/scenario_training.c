@@ -131,8 +131,9 @@ static int parse_checkpoint(fs_jpath *p, const json_t *job, fs_training_spec *ou
     size_t mark = fs_jpath_push_key(p, "checkpoint");
     rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
     if (rc == FS_OK)
-        rc = fs_jpath_get_duration(p, obj, "every", true, FS_JPATH_POSITIVE,
-                                   &out->checkpoint_every_s);
+        rc = fs__scenario_get_floored_duration(p, obj, "every", true,
+                                               FS_SCENARIO_MIN_CHECKPOINT_EVERY_S,
+                                               &out->checkpoint_every_s);
     if (rc == FS_OK)
         rc = fs_jpath_get_duration(p, obj, "write", true, FS_JPATH_NONNEG,
                                    &out->checkpoint_write_s);

@@ -8,6 +8,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,30 +50,37 @@ bool fs__scenario_ascii_iequal(const char *a, const char *b)
 
 /* ------------------------------------------------------------------ limits */
 
-int fs__scenario_cap(fs_jpath *p, const json_t *v, double x, double max, const char *unit)
+/* Refuses v (at the cursor) as beyond bound, "at most" or "at least" it:
+ * a duration when unit is NULL, else a number in unit. */
+static int limit_error(fs_jpath *p, const json_t *v, const char *side, double bound, const char *unit)
 {
-    if (x <= max)
-        return FS_OK;
     if (unit == NULL) {
         char limit[64];
-        fs_duration_format(max, limit, sizeof limit);
-        return fs_jpath_expected(p, v, "at most %s (the limit)", limit);
+        fs_duration_format(bound, limit, sizeof limit);
+        return fs_jpath_expected(p, v, "%s %s (the limit)", side, limit);
     }
-    return fs_jpath_expected(p, v, "at most %g%s%s (the limit)", max, *unit ? " " : "", unit);
+    return fs_jpath_expected(p, v, "%s %g%s%s (the limit)", side, bound, *unit ? " " : "", unit);
 }
 
-/* Reads obj[key] with read(), then caps it (unit NULL: a duration). */
-static int get_capped(fs_jpath *p, const json_t *obj, const char *key, bool required,
-                      fs_jpath_sign sign, double max, const char *unit, double *out,
-                      int (*read)(fs_jpath *, const json_t *, const char *, bool, fs_jpath_sign,
-                                  double *))
+int fs__scenario_cap(fs_jpath *p, const json_t *v, double x, double max, const char *unit)
+{
+    return x <= max ? FS_OK : limit_error(p, v, "at most", max, unit);
+}
+
+/* Reads obj[key] with read(), then holds it to [min, max] (unit NULL: a
+ * duration). */
+static int get_bounded(fs_jpath *p, const json_t *obj, const char *key, bool required,
+                       fs_jpath_sign sign, double min, double max, const char *unit, double *out,
+                       int (*read)(fs_jpath *, const json_t *, const char *, bool, fs_jpath_sign,
+                                   double *))
 {
     double x = *out;
     int rc = read(p, obj, key, required, sign, &x);
     if (rc != FS_OK || json_object_get(obj, key) == NULL)
         return rc;
     size_t mark = fs_jpath_push_key(p, key);
-    rc = fs__scenario_cap(p, json_object_get(obj, key), x, max, unit);
+    rc = x < min ? limit_error(p, json_object_get(obj, key), "at least", min, unit)
+                 : fs__scenario_cap(p, json_object_get(obj, key), x, max, unit);
     fs_jpath_pop(p, mark);
     if (rc == FS_OK)
         *out = x;
@@ -82,13 +90,27 @@ static int get_capped(fs_jpath *p, const json_t *obj, const char *key, bool requ
 int fs__scenario_get_capped(fs_jpath *p, const json_t *obj, const char *key, bool required,
                             fs_jpath_sign sign, double max, const char *unit, double *out)
 {
-    return get_capped(p, obj, key, required, sign, max, unit, out, fs_jpath_get_number);
+    return get_bounded(p, obj, key, required, sign, -HUGE_VAL, max, unit, out, fs_jpath_get_number);
 }
 
 int fs__scenario_get_capped_duration(fs_jpath *p, const json_t *obj, const char *key,
                                      bool required, fs_jpath_sign sign, double max, double *out)
 {
-    return get_capped(p, obj, key, required, sign, max, NULL, out, fs_jpath_get_duration);
+    return get_bounded(p, obj, key, required, sign, -HUGE_VAL, max, NULL, out, fs_jpath_get_duration);
+}
+
+int fs__scenario_get_bounded(fs_jpath *p, const json_t *obj, const char *key, bool required,
+                             fs_jpath_sign sign, double min, double max, const char *unit,
+                             double *out)
+{
+    return get_bounded(p, obj, key, required, sign, min, max, unit, out, fs_jpath_get_number);
+}
+
+int fs__scenario_get_floored_duration(fs_jpath *p, const json_t *obj, const char *key,
+                                      bool required, double min, double *out)
+{
+    return get_bounded(p, obj, key, required, FS_JPATH_POSITIVE, min, HUGE_VAL, NULL, out,
+                       fs_jpath_get_duration);
 }
 
 /* ----------------------------------------------------------------- choices */
@@ -143,7 +165,7 @@ int fs__scenario_get_bool(fs_jpath *p, const json_t *obj, const char *key, bool 
     return rc;
 }
 
-/* get_capped's reader for memory sizes (never required). */
+/* get_bounded's reader for memory sizes (never required). */
 static int read_memory(fs_jpath *p, const json_t *obj, const char *key, bool required, fs_jpath_sign sign,
                        double *gib)
 {
@@ -171,7 +193,8 @@ static int read_memory(fs_jpath *p, const json_t *obj, const char *key, bool req
 
 int fs__scenario_get_memory(fs_jpath *p, const json_t *obj, const char *key, fs_jpath_sign sign, double *gib)
 {
-    return get_capped(p, obj, key, false, sign, FS_SCENARIO_MAX_MEMORY_GB, "GiB", gib, read_memory);
+    return get_bounded(p, obj, key, false, sign, -HUGE_VAL, FS_SCENARIO_MAX_MEMORY_GB, "GiB", gib,
+                       read_memory);
 }
 
 /* ------------------------------------------------------------ distributions */

@@ -357,6 +357,12 @@ void fs_training_start_measuring(fs_training *t, double now)
  * never starts shows a long wait, not none. */
 void fs_training_finish(fs_training *t, double now)
 {
+    for (size_t i = 0; t->traces && i < t->scenario->n_training; i++) {
+        fs_training_rep *rep = &t->reps[i];
+        rep->traced = t->traces[i] != NULL;
+        rep->trace_rows = rep->traced ? fs_trace_rows(t->traces[i]) : 0;
+        rep->trace_skipped = rep->traced ? fs_trace_skipped(t->traces[i]) : 0;
+    }
     for (size_t j = 0; j < t->n_jobs; j++) {
         const fs_job *job = &t->jobs[j];
         fs_training_rep *rep = &t->reps[job->stream];

@@ -251,8 +251,18 @@ static void warn_overloaded(const fs_results *r)
 }
 
 /* A replayed trace that gave no row (only --lenient lets an empty or
- * header-only file, or one whose every row is bad, get this far): its
- * service's figures describe no traffic, which the user must be told. */
+ * header-only file, or one whose every row is bad, get this far): the
+ * figures of what it fed describe no traffic, which the user must be told.
+ * Request traces and job traces alike. */
+static void warn_empty_trace(const char *kind, const char *name, const fs_trace_spec *trace, uint64_t rows,
+                             uint64_t skipped, const char *nothing)
+{
+    if (trace != NULL && rows == 0)
+        fprintf(stderr,
+                "fleetsim: warning: %s \"%s\": trace %s replayed no rows (%" PRIu64 " skipped as bad): %s\n",
+                kind, name, trace->path, skipped, nothing);
+}
+
 static void warn_empty_traces(const fs_results *r)
 {
     const fs_scenario *s = r->scenario;
@@ -260,12 +270,12 @@ static void warn_empty_traces(const fs_results *r)
         return;
     const fs_rep_result *rep = &r->policies[0].reps[0];
     for (size_t i = 0; i < s->n_services; i++)
-        if (rep->services[i].traced && rep->services[i].trace_rows == 0)
-            fprintf(stderr,
-                    "fleetsim: warning: service \"%s\": trace %s replayed no rows (%" PRIu64
-                    " skipped as bad): the service had no traffic\n",
-                    s->services[i].name, s->services[i].arrivals.trace->path,
-                    rep->services[i].trace_skipped);
+        warn_empty_trace("service", s->services[i].name, rep->services[i].traced ? s->services[i].arrivals.trace : NULL,
+                         rep->services[i].trace_rows, rep->services[i].trace_skipped, "the service had no traffic");
+    for (size_t i = 0; i < s->n_training; i++)
+        warn_empty_trace("training", s->training[i].name, rep->training[i].traced ? s->training[i].trace : NULL,
+                         rep->training[i].trace_rows, rep->training[i].trace_skipped,
+                         "the stream submitted no jobs");
 }
 
 /* Runs the job (all policies, or the listed ones), writes --out, prints. */
