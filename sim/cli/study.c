@@ -124,6 +124,7 @@ typedef struct fs__pool {
     pthread_mutex_t mu;
     int rc;
     fs_error err;
+    size_t failed_at;  /* todo index of the run whose error is kept: the lowest that failed */
     uint64_t done;
     size_t *point_left;        /* runs of a point not yet finished, at the point's slot */
     size_t *slot;              /* per run in todo: its point's slot */
@@ -208,9 +209,14 @@ static void *fs__worker(void *arg)
             fs_metrics_fini(&m);
         }
         pthread_mutex_lock(&pool->mu);
-        if (rc != FS_OK && pool->rc == FS_OK) {
+        /* Runs are handed out in order, so every run before a failed one has
+         * started and will finish: keeping the lowest failing index makes the
+         * error the same whatever the threads' timing (same input, same
+         * message). */
+        if (rc != FS_OK && (pool->rc == FS_OK || i < pool->failed_at)) {
             pool->rc = rc;
             pool->err = err;
+            pool->failed_at = i;
         } else if (rc == FS_OK) {
             pool->done++;
             if (--pool->point_left[pool->slot[i]] == 0)
