@@ -356,6 +356,62 @@ static void test_hostile_name_in_report(void **state)
     assert_int_equal(test_sh("! grep -l \"$(printf '\\033')\" '%s'/h/*.gp '%s'/h/*.md", tmp, tmp), 0);
 }
 
+/* Point 13: text from the command line (a path, an option's value, a
+ * command's name) echoed in a usage or error message prints with its
+ * control characters as '?'.  Before: the ESC reached the terminal raw. */
+static void test_argv_echo_sanitised(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    assert_int_equal(test_sh("mkdir -p '%s/b'\"$(printf '\\033')\"'[2J'", tmp), 0);
+    static const struct {
+        const char *args, *want;
+        int status;
+    } cases[] = {
+        {"run %s/s.json --seed \"1$(printf '\\033')[2J\"", "got \"1?[2J\"", 2},
+        {"run %s/s.json --format \"x$(printf '\\033')]0;t$(printf '\\007')\"", "got \"x?]0;t?\"", 2},
+        {"run %s/s.json --bogus\"$(printf '\\033')[2J\"", "unknown option '--bogus?[2J'", 2},
+        {"run %s/s.json --max-events \"$(printf '\\033')c\"", "got \"?c\"", 2},
+        {"\"x$(printf '\\033')[2J\" %s", "unknown command 'x?[2J'", 2},
+        {"check %s/s.json --baseline \"%s/b$(printf '\\033')[2J\"", "b?[2J\" is a directory", 2},
+        {"check %s/s.json --baseline \"%s/none$(printf '\\033')[2J.json\"", "none?[2J.json: cannot read", 2},
+        {"check %s/s.json --baseline %s/s.json --tolerance \"p99=$(printf '\\033')[2J\"", "got \"?[2J\"", 2},
+        {"sweep %s/s.json --jobs \"$(printf '\\033')[2J\"", "got \"?[2J\"", 2},
+        {"help \"x$(printf '\\033')[2J\"", "unknown command 'x?[2J'", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int status = test_fleetsim(tmp, cases[i].args, tmp, tmp);
+        char *err = err_text();
+        if (status != cases[i].status || !strstr(err, cases[i].want) || strchr(err, '\033') || strchr(err, '\007'))
+            fail_msg("%s: exit %d, stderr:\n%s\nwanted exit %d and \"%s\", no ESC or BEL", cases[i].args, status,
+                     err, cases[i].status, cases[i].want);
+        free(err);
+    }
+}
+
+/* Point 14: `report DIR` reads whatever DIR holds; a number in its CSV
+ * series is a decimal or refused (exit 2, the file, the row, the column),
+ * never hex read as 16 nor "inf".  Before: strtod took both. */
+static void test_report_csv_numbers_decimal(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    const char *bad[] = {"0x1", "inf", "nan", "1e"}; /* libcsv trims spaces itself */
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(test_fleetsim(tmp, "run %s/s.json --out %s/num", tmp, tmp), 0);
+        assert_int_equal(test_fleetsim(tmp, "report %s/num --out %s/num-report", tmp, tmp), 0);
+        /* The utilization cell of the first data row. */
+        assert_int_equal(test_sh("sed -i '2s/,[^,]*$/,%s/' '%s/num/pools_timeseries.csv'", bad[i], tmp), 0);
+        assert_int_equal(test_fleetsim(tmp, "report %s/num --out %s/num-report", tmp, tmp), 2);
+        char *err = err_text();
+        char want[64];
+        snprintf(want, sizeof want, "column \"utilization\": expected a number, got \"%s\"", bad[i]);
+        if (!strstr(err, "pools_timeseries.csv: row 2") || !strstr(err, want))
+            fail_msg("%s: stderr\n%s\nlacks the row and\n%s", bad[i], err, want);
+        free(err);
+    }
+}
+
 int main(void)
 {
     if (test_tmpdir(tmp, sizeof tmp, "fleetsim-output-safety") != 0)
@@ -373,6 +429,8 @@ int main(void)
         cmocka_unit_test(test_control_characters_not_printed),
         cmocka_unit_test(test_csv_formula_neutralised),
         cmocka_unit_test(test_hostile_name_in_report),
+        cmocka_unit_test(test_argv_echo_sanitised),
+        cmocka_unit_test(test_report_csv_numbers_decimal),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (failed == 0)

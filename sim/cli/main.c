@@ -189,13 +189,13 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
     int64_t seed = -1, replications = -1;
     const char *v;
     if ((v = opt->values[RUN_SEED]) && fs_cli_parse_count(v, 0, INT64_MAX, &given) != 0) {
-        fprintf(stderr, "fleetsim %s: --seed: expected a non-negative integer, got \"%s\"\n", cmd, v);
+        fs_terminal_say(stderr, "fleetsim %s: --seed: expected a non-negative integer, got \"%s\"", cmd, v);
         return FS_EXIT_USAGE;
     }
     if (v)
         seed = (int64_t)given;
     if ((v = opt->values[RUN_REPLICATIONS]) && fs_cli_parse_count(v, 1, 10000, &given) != 0) {
-        fprintf(stderr, "fleetsim %s: --replications: expected an integer from 1 to 10000, got \"%s\"\n", cmd, v);
+        fs_terminal_say(stderr, "fleetsim %s: --replications: expected an integer from 1 to 10000, got \"%s\"", cmd, v);
         return FS_EXIT_USAGE;
     }
     if (v)
@@ -204,7 +204,7 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
         return FS_EXIT_USAGE;
     job->format = opt->values[RUN_FORMAT] ? opt->values[RUN_FORMAT] : "table";
     if (fs_cli_choice(table, RUN_FORMAT, job->format) < 0) {
-        fprintf(stderr, "fleetsim %s: --format: expected one of %s, got \"%s\"\n", cmd,
+        fs_terminal_say(stderr, "fleetsim %s: --format: expected one of %s, got \"%s\"", cmd,
                 fs_cli_choices(table, RUN_FORMAT), job->format);
         return FS_EXIT_USAGE;
     }
@@ -261,9 +261,9 @@ static void warn_empty_traces(const fs_results *r)
     const fs_rep_result *rep = &r->policies[0].reps[0];
     for (size_t i = 0; i < s->n_services; i++)
         if (rep->services[i].traced && rep->services[i].trace_rows == 0)
-            fprintf(stderr,
-                    "fleetsim: warning: service \"%s\": trace %s replayed no rows (%" PRIu64
-                    " skipped as bad): the service had no traffic\n",
+            fs_terminal_say(stderr,
+                            "fleetsim: warning: service \"%s\": trace %s replayed no rows (%" PRIu64
+                            " skipped as bad): the service had no traffic",
                     s->services[i].name, s->services[i].arrivals.trace->path,
                     rep->services[i].trace_skipped);
 }
@@ -490,6 +490,6 @@ int main(int argc, char **argv)
     const fs_cli_command *c = fs_cli_help_find(cmd);
     if (c)
         return c->main(argc - 2, argv + 2);
-    fprintf(stderr, "fleetsim: unknown command '%s' (see 'fleetsim --help')\n", cmd);
+    fs_terminal_say(stderr, "fleetsim: unknown command '%s' (see 'fleetsim --help')", cmd);
     return FS_EXIT_USAGE;
 }
