@@ -220,6 +220,13 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
         fs_scenario_destroy(job->s);
         return FS_EXIT_USAGE;
     }
+    /* A page of the user's own where the report would go: refused now, not
+     * after the run. */
+    if (opt->values[RUN_REPORT] && fs_report_check_out(opt->values[RUN_REPORT], &err) != FS_OK) {
+        fs_terminal_error(err.msg);
+        fs_scenario_destroy(job->s);
+        return err.code == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    }
     /* --report without --out keeps the results beside the report. */
     const char *out_dir = opt->values[RUN_OUT] ? opt->values[RUN_OUT] : opt->values[RUN_REPORT];
     if (out_dir) {
@@ -268,6 +275,19 @@ static void warn_empty_traces(const fs_results *r)
                     rep->services[i].trace_skipped);
 }
 
+/* No page may describe a run its directory no longer holds (commands.h). */
+int fs_cli_forget_pages(const char *results_dir, const char *report_dir)
+{
+    fs_error warn, err = {0};
+    if (fs_report_forget(results_dir, report_dir, &warn, &err) != FS_OK) {
+        fs_terminal_error(err.msg);
+        return err.code == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    }
+    if (warn.msg[0])
+        fs_terminal_say(stderr, "fleetsim: warning: %s", warn.msg);
+    return FS_EXIT_OK;
+}
+
 /* Runs the job (all policies, or the listed ones), writes --out, prints. */
 static int execute(fs__job *job, bool comparison)
 {
@@ -298,8 +318,10 @@ static int execute(fs__job *job, bool comparison)
     warn_empty_traces(r);
     int status = job->has_out ? write_outputs(r, &job->out, job->timing, comparison) : FS_EXIT_OK;
     const char *report_dir = job->opt.values[RUN_REPORT];
+    const char *results_dir = job->opt.values[RUN_OUT] ? job->opt.values[RUN_OUT] : report_dir;
+    if (status == FS_EXIT_OK && job->has_out)
+        status = fs_cli_forget_pages(results_dir, report_dir);
     if (status == FS_EXIT_OK && report_dir) {
-        const char *results_dir = job->opt.values[RUN_OUT] ? job->opt.values[RUN_OUT] : report_dir;
         if (fs_report_write(results_dir, report_dir, &err) != FS_OK) {
             fs_terminal_error(err.msg);
             status = FS_EXIT_RUNTIME;
@@ -371,6 +393,13 @@ int fs_cli_report(int argc, char **argv)
         fs_terminal_error(err.msg);
         free(dir);
         return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    }
+    /* Pages of other results beside the ones just read (an older fleetsim's
+     * run, files copied in) go too. */
+    status = fs_cli_forget_pages(opt.positional[0], out);
+    if (status != FS_EXIT_OK) {
+        free(dir);
+        return status;
     }
     printf("report written to ");
     fs_terminal_write(stdout, out);
