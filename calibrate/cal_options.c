@@ -65,10 +65,27 @@ void cal_options_help(FILE *fp)
 static int cal__usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int cal__usage_error(const char *fmt, ...)
 {
+    /* The message echoes argv: its control characters (C0, DEL, and C1 as
+     * UTF-8 encodes it) print as '?', so an argument cannot drive the
+     * terminal.  fleetsim's own printer (reports/output/terminal.c) is not
+     * linked into this libc-only tool, hence this local copy of the rule. */
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    cal_say_verror(fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    char *to = text; /* in place: never ahead of c */
+    for (const char *c = text; *c; c++) {
+        unsigned char b = (unsigned char)c[0], next = (unsigned char)c[1];
+        if (b == 0xC2 && next >= 0x80 && next <= 0x9F) {
+            *to++ = '?';
+            c++;
+        } else {
+            *to++ = b < 0x20 || b == 0x7f ? '?' : (char)b;
+        }
+    }
+    *to = '\0';
+    cal_say_error("%s", text);
     fprintf(stderr, "Try '%s --help'.\n", CAL_PROG);
     return -1;
 }

@@ -776,6 +776,36 @@ static void test_options_refuse_non_decimal(void **state)
     }
 }
 
+/* A usage message echoing an argument prints its control characters as
+ * '?': an ESC sequence in argv cannot drive the terminal.  stderr is
+ * captured in a temporary file for the call. */
+static void test_options_message_sanitised(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/fleetsim-calibrate-err-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0);
+    assert_int_equal(dup2(fd, 2), 2);
+    char *argv[] = {"fleetsim-calibrate", "--max-gb", "\033[2J\xc2\x9b" "31m", NULL};
+    cal_config cfg;
+    int rc = cal_options_parse(3, argv, &cfg);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    assert_int_equal(rc, -1);
+    char *err = test_slurp("%s", path);
+    unlink(path);
+    assert_non_null(err);
+    assert_non_null(strstr(err, "--max-gb: '?[2J?31m' is not a size"));
+    assert_null(strchr(err, '\033'));
+    assert_null(strstr(err, "\xc2\x9b"));
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -791,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_scenario_reads_profiles),
         cmocka_unit_test(test_malformed_profiles),
         cmocka_unit_test(test_options_refuse_non_decimal),
+        cmocka_unit_test(test_options_message_sanitised),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
