@@ -2,6 +2,7 @@
 #include "cal_options.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,12 +65,63 @@ void cal_options_help(FILE *fp)
 static int cal__usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int cal__usage_error(const char *fmt, ...)
 {
+    /* The message echoes argv: its control characters (C0, DEL, and C1 as
+     * UTF-8 encodes it) print as '?', so an argument cannot drive the
+     * terminal.  fleetsim's own printer (reports/output/terminal.c) is not
+     * linked into this libc-only tool, hence this local copy of the rule. */
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    cal_say_verror(fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    char *to = text; /* in place: never ahead of c */
+    for (const char *c = text; *c; c++) {
+        unsigned char b = (unsigned char)c[0], next = (unsigned char)c[1];
+        if (b == 0xC2 && next >= 0x80 && next <= 0x9F) {
+            *to++ = '?';
+            c++;
+        } else {
+            *to++ = b < 0x20 || b == 0x7f ? '?' : (char)b;
+        }
+    }
+    *to = '\0';
+    cal_say_error("%s", text);
     fprintf(stderr, "Try '%s --help'.\n", CAL_PROG);
     return -1;
+}
+
+/* text as a whole decimal number ([+-]digits[.digits][e[+-]digits]): 0 and
+ * *out, or -1.  strtod alone also takes hex ("0x10" is 16), "inf", "nan" and
+ * leading white space, which on a command line are typos, not sizes.  The
+ * project's reader of such numbers (models/common/number.c) is not linked
+ * here: this tool is libc and CUDA only (calibrate/README.md), so the same
+ * rule is checked locally, character by character, before strtod reads it. */
+static int cal__decimal(const char *text, double *out)
+{
+    const char *p = text + (*text == '+' || *text == '-');
+    size_t mantissa = 0, dots = 0;
+    for (; (*p >= '0' && *p <= '9') || *p == '.'; p++) {
+        mantissa += *p != '.';
+        dots += *p == '.';
+    }
+    if (mantissa == 0 || dots > 1)
+        return -1;
+    if (*p == 'e' || *p == 'E') {
+        p += 1 + (p[1] == '+' || p[1] == '-');
+        if (!(*p >= '0' && *p <= '9'))
+            return -1;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p != '\0')
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || *end != '\0' || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
 }
 
 int cal_options_parse(int argc, char **argv, cal_config *cfg)
@@ -121,9 +173,11 @@ int cal_options_parse(int argc, char **argv, cal_config *cfg)
     cfg->child_context = values[OPT_CHILD_CONTEXT] != NULL;
     cfg->child_hog_s = 0.0;
     if (values[OPT_DEVICE]) {
+        /* Digits only: strtol would also take " 1" and "+1". */
+        const char *v = values[OPT_DEVICE];
         errno = 0;
-        long d = strtol(values[OPT_DEVICE], &end, 10);
-        if (errno || end == values[OPT_DEVICE] || *end || d < 0 || d > 1024)
+        long d = strtol(v, &end, 10);
+        if (errno || !(*v >= '0' && *v <= '9') || *end || d < 0 || d > 1024)
             return cal__usage_error("--device: '%s' is not a device number", values[OPT_DEVICE]);
         cfg->device = (int)d;
     }
@@ -133,17 +187,15 @@ int cal_options_parse(int argc, char **argv, cal_config *cfg)
         cfg->out = values[OPT_OUT];
     }
     if (values[OPT_MAX_GB]) {
-        errno = 0;
-        double g = strtod(values[OPT_MAX_GB], &end);
-        if (errno || end == values[OPT_MAX_GB] || *end || !(g >= 0.01 && g <= 4096.0))
+        double g = 0;
+        if (cal__decimal(values[OPT_MAX_GB], &g) != 0 || !(g >= 0.01 && g <= 4096.0))
             return cal__usage_error("--max-gb: '%s' is not a size in GiB between 0.01 and 4096",
                                     values[OPT_MAX_GB]);
         cfg->max_gib = g;
     }
     if (values[OPT_CHILD_HOG]) {
-        errno = 0;
-        double s = strtod(values[OPT_CHILD_HOG], &end);
-        if (errno || end == values[OPT_CHILD_HOG] || *end || !(s > 0.0 && s <= 86400.0))
+        double s = 0;
+        if (cal__decimal(values[OPT_CHILD_HOG], &s) != 0 || !(s > 0.0 && s <= 86400.0))
             return cal__usage_error("--child-hog: '%s' is not a number of seconds", values[OPT_CHILD_HOG]);
         cfg->child_hog_s = s;
     }

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 #include <gsl/gsl_rng.h>
 
+#include "cal_options.h"
 #include "profile.h"
 #include "samples.h"
 #include "scenario.h"
@@ -737,6 +738,74 @@ static int teardown(void **state)
     return rmdir(tmpdir); /* not test_rmdir: every test removes what it wrote */
 }
 
+/* The calibration tool's numeric options read decimal numbers only: hex
+ * ("0x10", which strtod reads as 16), "inf", "nan" and white space are usage
+ * errors, while ordinary decimals still parse to their values. */
+static void test_options_refuse_non_decimal(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *opt, *value;
+    } bad[] = {
+        {"--max-gb", "0x10"}, {"--max-gb", "0x1p3"}, {"--max-gb", "inf"}, {"--max-gb", "nan"},
+        {"--max-gb", " 4"},   {"--max-gb", "4 "},    {"--max-gb", "."},   {"--max-gb", "1e"},
+        {"--max-gb", "1.2.3"}, {"--child-hog", "0x10"}, {"--child-hog", "infinity"},
+        {"--device", "0x1"},  {"--device", " 1"},    {"--device", "+1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *argv[] = {"fleetsim-calibrate", (char *)bad[i].opt, (char *)bad[i].value, NULL};
+        cal_config cfg;
+        if (cal_options_parse(3, argv, &cfg) != -1)
+            fail_msg("%s '%s' was accepted", bad[i].opt, bad[i].value);
+    }
+    static const struct {
+        const char *opt, *value;
+        double want;
+    } good[] = {{"--max-gb", "16", 16},   {"--max-gb", "0.5", 0.5},     {"--max-gb", ".5", 0.5},
+                {"--max-gb", "2e1", 20},  {"--max-gb", "+3", 3},        {"--child-hog", "1.5", 1.5},
+                {"--device", "3", 3}};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        char *argv[] = {"fleetsim-calibrate", (char *)good[i].opt, (char *)good[i].value, NULL};
+        cal_config cfg;
+        assert_int_equal(cal_options_parse(3, argv, &cfg), 0);
+        double got = strcmp(good[i].opt, "--max-gb") == 0     ? cfg.max_gib
+                     : strcmp(good[i].opt, "--child-hog") == 0 ? cfg.child_hog_s
+                                                               : cfg.device;
+        if (got != good[i].want)
+            fail_msg("%s '%s' gave %g, want %g", good[i].opt, good[i].value, got, good[i].want);
+    }
+}
+
+/* A usage message echoing an argument prints its control characters as
+ * '?': an ESC sequence in argv cannot drive the terminal.  stderr is
+ * captured in a temporary file for the call. */
+static void test_options_message_sanitised(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/fleetsim-calibrate-err-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0);
+    assert_int_equal(dup2(fd, 2), 2);
+    char *argv[] = {"fleetsim-calibrate", "--max-gb", "\033[2J\xc2\x9b" "31m", NULL};
+    cal_config cfg;
+    int rc = cal_options_parse(3, argv, &cfg);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    assert_int_equal(rc, -1);
+    char *err = test_slurp("%s", path);
+    unlink(path);
+    assert_non_null(err);
+    assert_non_null(strstr(err, "--max-gb: '?[2J?31m' is not a size"));
+    assert_null(strchr(err, '\033'));
+    assert_null(strstr(err, "\xc2\x9b"));
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -751,6 +820,8 @@ int main(void)
         cmocka_unit_test(test_recorded_profiles),
         cmocka_unit_test(test_scenario_reads_profiles),
         cmocka_unit_test(test_malformed_profiles),
+        cmocka_unit_test(test_options_refuse_non_decimal),
+        cmocka_unit_test(test_options_message_sanitised),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -407,6 +407,9 @@ static void test_tolerance_parsing(void **state)
         {"p99=", "p99: expected a percentage"},
         {"p99=inf", "p99: expected a percentage"},
         {"p99=nan", "p99: expected a percentage"},
+        {"p99=0x10", "p99: expected a percentage"}, /* hex: strtod would read 16 */
+        {"p99=0x1p3%", "p99: expected a percentage"},
+        {"p99= 5", "p99: expected a percentage"},
         {"p99", "expected KEY=PERCENT, got \"p99\""},
         {"p99=5%,,cost=1", "empty entry"},
         {"", "empty entry"},

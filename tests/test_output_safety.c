@@ -3,8 +3,10 @@
  * binary: a planted symlink is replaced, never written through; the umask
  * survives a --jobs sweep; an empty path is a usage error; a results
  * directory holds one run (stale files removed, mixed files refused by
- * `report`); validate says "ok" only when every check passed; names reach a
- * terminal without their control characters, and a CSV without a formula.
+ * `report`), and a report's pages are removed when a later run replaces the
+ * results they describe, never when they are the user's own; validate says
+ * "ok" only when every check passed; names and argv reach a terminal
+ * without their control characters, and a CSV without a formula.
  */
 #include <jansson.h>
 #include <pthread.h>
@@ -356,6 +358,209 @@ static void test_hostile_name_in_report(void **state)
     assert_int_equal(test_sh("! grep -l \"$(printf '\\033')\" '%s'/h/*.gp '%s'/h/*.md", tmp, tmp), 0);
 }
 
+/* Point 13: text from the command line (a path, an option's value, a
+ * command's name) echoed in a usage or error message prints with its
+ * control characters as '?'.  Before: the ESC reached the terminal raw. */
+static void test_argv_echo_sanitised(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    assert_int_equal(test_sh("mkdir -p '%s/b'\"$(printf '\\033')\"'[2J'", tmp), 0);
+    static const struct {
+        const char *args, *want;
+        int status;
+    } cases[] = {
+        {"run %s/s.json --seed \"1$(printf '\\033')[2J\"", "got \"1?[2J\"", 2},
+        {"run %s/s.json --format \"x$(printf '\\033')]0;t$(printf '\\007')\"", "got \"x?]0;t?\"", 2},
+        {"run %s/s.json --bogus\"$(printf '\\033')[2J\"", "unknown option '--bogus?[2J'", 2},
+        {"run %s/s.json --max-events \"$(printf '\\033')c\"", "got \"?c\"", 2},
+        {"\"x$(printf '\\033')[2J\" %s", "unknown command 'x?[2J'", 2},
+        {"check %s/s.json --baseline \"%s/b$(printf '\\033')[2J\"", "b?[2J\" is a directory", 2},
+        {"check %s/s.json --baseline \"%s/none$(printf '\\033')[2J.json\"", "none?[2J.json: cannot read", 2},
+        {"check %s/s.json --baseline %s/s.json --tolerance \"p99=$(printf '\\033')[2J\"", "got \"?[2J\"", 2},
+        {"sweep %s/s.json --jobs \"$(printf '\\033')[2J\"", "got \"?[2J\"", 2},
+        {"help \"x$(printf '\\033')[2J\"", "unknown command 'x?[2J'", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int status = test_fleetsim(tmp, cases[i].args, tmp, tmp);
+        char *err = err_text();
+        if (status != cases[i].status || !strstr(err, cases[i].want) || strchr(err, '\033') || strchr(err, '\007'))
+            fail_msg("%s: exit %d, stderr:\n%s\nwanted exit %d and \"%s\", no ESC or BEL", cases[i].args, status,
+                     err, cases[i].status, cases[i].want);
+        free(err);
+    }
+}
+
+/* Point 14: `report DIR` reads whatever DIR holds; a number in its CSV
+ * series is a decimal or refused (exit 2, the file, the row, the column),
+ * never hex read as 16 nor "inf".  Before: strtod took both. */
+static void test_report_csv_numbers_decimal(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    const char *bad[] = {"0x1", "inf", "nan", "1e"}; /* libcsv trims spaces itself */
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(test_fleetsim(tmp, "run %s/s.json --out %s/num", tmp, tmp), 0);
+        assert_int_equal(test_fleetsim(tmp, "report %s/num --out %s/num-report", tmp, tmp), 0);
+        /* The utilization cell of the first data row. */
+        assert_int_equal(test_sh("sed -i '2s/,[^,]*$/,%s/' '%s/num/pools_timeseries.csv'", bad[i], tmp), 0);
+        assert_int_equal(test_fleetsim(tmp, "report %s/num --out %s/num-report", tmp, tmp), 2);
+        char *err = err_text();
+        char want[64];
+        snprintf(want, sizeof want, "column \"utilization\": expected a number, got \"%s\"", bad[i]);
+        if (!strstr(err, "pools_timeseries.csv: row 2") || !strstr(err, want))
+            fail_msg("%s: stderr\n%s\nlacks the row and\n%s", bad[i], err, want);
+        free(err);
+    }
+}
+
+/* The run id a page carries (its fleetsim-run-id marker), or "" when it has
+ * none; the caller frees nothing (a static buffer). */
+static const char *page_id(const char *path)
+{
+    static char id[64];
+    id[0] = '\0';
+    char *text = test_slurp("%s", path);
+    if (!text)
+        return id;
+    const char *marks[] = {"<meta name=\"fleetsim-run-id\" content=\"", "<!-- fleetsim-run-id: "};
+    for (size_t k = 0; k < 2 && !id[0]; k++) {
+        const char *at = strstr(text, marks[k]);
+        if (at)
+            sscanf(at + strlen(marks[k]), "%63[0-9a-zA-Z-]", id);
+    }
+    free(text);
+    return id;
+}
+
+static const char *run_id_of(const char *dir)
+{
+    static char id[64];
+    json_t *doc = json_load_file(test_path("%s/results.json", dir), 0, NULL);
+    assert_non_null(doc);
+    snprintf(id, sizeof id, "%s", json_string_value(json_object_get(doc, "run_id")));
+    json_decref(doc);
+    return id;
+}
+
+/* Point 7: a report's pages say which run they describe, and a later run
+ * into the directory removes those of another run, with their charts: in
+ * DIR (run --report DIR) and DIR/report (`fleetsim report DIR`).  Pages of
+ * the same run stay.  Before: index.html and report.md of the earlier run
+ * stayed beside the new results. */
+static void test_stale_pages_removed(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    char d[512];
+    snprintf(d, sizeof d, "%s/pages", tmp); /* test_path's buffers are reused */
+    assert_int_equal(test_fleetsim(tmp, "compare %s/s.json --out %s --report %s", tmp, d, d), 0);
+    assert_int_equal(test_fleetsim(tmp, "report %s", d), 0);
+    char first[64];
+    snprintf(first, sizeof first, "%s", run_id_of(d));
+    const char *pages[] = {"index.html", "report.md", "report/index.html", "report/report.md"};
+    for (size_t i = 0; i < 4; i++)
+        assert_string_equal(page_id(test_path("%s/%s", d, pages[i])), first);
+    assert_true(test_exists("%s/cost_by_pool.csv", d));
+    assert_true(test_exists("%s/report/cost_by_pool.csv", d));
+
+    /* The same run again: its pages still describe it, and stay. */
+    assert_int_equal(test_fleetsim(tmp, "compare %s/s.json --out %s", tmp, d), 0);
+    assert_string_equal(run_id_of(d), first);
+    for (size_t i = 0; i < 4; i++)
+        assert_true(test_exists("%s/%s", d, pages[i]));
+
+    /* Another run: every page of the first goes, and its charts. */
+    assert_int_equal(test_fleetsim(tmp, "run %s/s.json --seed 7 --out %s", tmp, d), 0);
+    assert_string_not_equal(run_id_of(d), first);
+    for (size_t i = 0; i < 4; i++)
+        assert_false(test_exists("%s/%s", d, pages[i]));
+    assert_false(test_exists("%s/cost_by_pool.csv", d));
+    assert_false(test_exists("%s/report/cost_by_pool.gp", d));
+    assert_true(test_nonempty("%s/results.json", d));
+
+    /* report regenerates DIR/report for the run now in DIR. */
+    assert_int_equal(test_fleetsim(tmp, "report %s", d), 0);
+    assert_string_equal(page_id(test_path("%s/report/index.html", d)), run_id_of(d));
+
+    /* compare --report R (results in R too) over R/report of another run. */
+    assert_int_equal(test_fleetsim(tmp, "compare %s/s.json --report %s", tmp, d), 0);
+    assert_string_equal(page_id(test_path("%s/index.html", d)), run_id_of(d));
+    assert_false(test_exists("%s/report/index.html", d));
+}
+
+/* Point 7: a page without fleetsim's marker is the user's: a run never
+ * removes it (it warns), and a report never replaces it (exit 2, before the
+ * run).  A planted symlink is not a page either: it is left, with the same
+ * warning. */
+static void test_user_pages_kept(void **state)
+{
+    (void)state;
+    write_scenario("s.json", "s");
+    char d[512];
+    snprintf(d, sizeof d, "%s/own", tmp); /* test_path's buffers are reused */
+    assert_int_equal(test_sh("mkdir -p '%s/report'", d), 0);
+    test_write(test_path("%s/index.html", d), "<html>mine</html>\n");
+    test_write(test_path("%s/report/report.md", d), "# my notes\n");
+    assert_int_equal(test_fleetsim(tmp, "run %s/s.json --out %s", tmp, d), 0);
+    test_stderr_has(tmp, "own/index.html: not a fleetsim page (no fleetsim-run-id marker): left as it is");
+    test_stderr_has(tmp, "own/report/report.md: not a fleetsim page");
+    char *mine = test_slurp("%s/index.html", d);
+    assert_string_equal(mine, "<html>mine</html>\n");
+    free(mine);
+    assert_true(test_exists("%s/report/report.md", d));
+
+    /* Where the report would replace it: refused before the run. */
+    char e[512];
+    snprintf(e, sizeof e, "%s/own-results", tmp); /* test_path's buffers are reused */
+    assert_int_equal(test_fleetsim(tmp, "run %s/s.json --out %s --report %s", tmp, e, d), 2);
+    test_stderr_has(tmp, "own/index.html: not a fleetsim page (no fleetsim-run-id marker), so not replaced");
+    assert_false(test_exists("%s/results.json", e));
+    assert_int_equal(test_fleetsim(tmp, "report %s", d), 2);
+    test_stderr_has(tmp, "own/report/report.md: not a fleetsim page");
+    mine = test_slurp("%s/index.html", d);
+    assert_string_equal(mine, "<html>mine</html>\n");
+    free(mine);
+
+    /* A symlink planted as a page: neither followed nor removed. */
+    char f[512];
+    snprintf(f, sizeof f, "%s/linked", tmp); /* test_path's buffers are reused */
+    assert_int_equal(test_sh("mkdir -p '%s' && ln -s '%s/s.json' '%s/report.md'", f, tmp, f), 0);
+    assert_int_equal(test_fleetsim(tmp, "run %s/s.json --out %s", tmp, f), 0);
+    test_stderr_has(tmp, "linked/report.md: not a fleetsim page");
+    struct stat st;
+    assert_int_equal(lstat(test_path("%s/report.md", f), &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+}
+
+/* Point 7 for plans: `plan --out DIR` removes DIR/report of another plan
+ * (the plan's id is a hash of plan.json) and keeps that of the same one. */
+static void test_stale_plan_pages_removed(void **state)
+{
+    (void)state;
+    test_write(test_path("%s/one.json", tmp),
+               "{\"schema\": \"fleetsim/1\", \"name\": \"p\", \"horizon\": \"1h\", \"warmup\": \"10m\","
+               " \"pools\": [{\"name\": \"p\", \"gpu\": \"L4-24GB\", \"gpus\": 4}],"
+               " \"services\": [{\"name\": \"s\", \"arrivals\": {\"poisson_rps\": 5},"
+               "   \"service_time\": {\"exponential\": {\"mean\": \"100ms\"}}, \"replicas\": 2}]}\n");
+    const char *plan = "plan %s/one.json --vary 'services[s].replicas=1..3' --out %s/plan -q --constraint ";
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s'service:s.p99<=500ms'", plan);
+    assert_int_equal(test_fleetsim(tmp, cmd, tmp, tmp), 0);
+    assert_int_equal(test_fleetsim(tmp, "report %s/plan", tmp), 0);
+    char id[64];
+    snprintf(id, sizeof id, "%s", page_id(test_path("%s/plan/report/index.html", tmp)));
+    assert_memory_equal(id, "plan-", 5);
+    assert_string_equal(page_id(test_path("%s/plan/report/report.md", tmp)), id);
+    assert_int_equal(test_fleetsim(tmp, cmd, tmp, tmp), 0); /* the same plan */
+    assert_string_equal(page_id(test_path("%s/plan/report/index.html", tmp)), id);
+    snprintf(cmd, sizeof cmd, "%s'service:s.p99<=300ms'", plan);
+    assert_int_equal(test_fleetsim(tmp, cmd, tmp, tmp), 0); /* another plan */
+    assert_false(test_exists("%s/plan/report/index.html", tmp));
+    assert_false(test_exists("%s/plan/report/report.md", tmp));
+    assert_false(test_exists("%s/plan/report/plan_frontier.gp", tmp));
+}
+
 int main(void)
 {
     if (test_tmpdir(tmp, sizeof tmp, "fleetsim-output-safety") != 0)
@@ -373,6 +578,11 @@ int main(void)
         cmocka_unit_test(test_control_characters_not_printed),
         cmocka_unit_test(test_csv_formula_neutralised),
         cmocka_unit_test(test_hostile_name_in_report),
+        cmocka_unit_test(test_argv_echo_sanitised),
+        cmocka_unit_test(test_report_csv_numbers_decimal),
+        cmocka_unit_test(test_stale_pages_removed),
+        cmocka_unit_test(test_user_pages_kept),
+        cmocka_unit_test(test_stale_plan_pages_removed),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (failed == 0)

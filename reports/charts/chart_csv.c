@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "chart_internal.h"
+#include "number.h"
 
 /* ---------------------------------------------------------- CSV input */
 
@@ -111,13 +112,15 @@ static const char *fs__csv_get(const fs__csv *c, size_t k)
     return c->idx[k] < 0 ? "" : c->f[c->idx[k]];
 }
 
+/* A cell as a decimal number (number.h).  fleetsim wrote these files with
+ * %.9g, but `fleetsim report DIR` reads whatever DIR holds, edited by hand
+ * or not: "0x10", "inf", "nan" or " 5" is refused, never read as a figure. */
 static int fs__csv_number(fs__csv *c, size_t k, double *out)
 {
     const char *s = fs__csv_get(c, k);
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0') {
+    double v = NAN;
+    *out = NAN; /* set on every path, as the callers' compilers want to see */
+    if (fs_number_parse(s, &v) != 0) {
         char shown[FS__NAME_SHOWN + 4];
         fs__shown(s, shown, FS__NAME_SHOWN);
         return fs_error_set(c->err, FS_ERR_INPUT, "%s: row %zu: column \"%s\": expected a number, got \"%s\"",

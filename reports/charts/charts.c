@@ -269,6 +269,12 @@ int fs_charts_write_frontier(const fs_frontier_chart *plan, const char *out_dir,
     return rc;
 }
 
+int fs_charts_remove(const char *dir, fs_error *err)
+{
+    fs_chart_set none = {0};
+    return fs__remove_stale(dir, &none, err);
+}
+
 void fs_charts_free(fs_chart_set *set)
 {
     if (!set)

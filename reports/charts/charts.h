@@ -158,6 +158,12 @@ typedef struct fs_frontier_chart {
 int fs_charts_write_frontier(const fs_frontier_chart *plan, const char *out_dir, fs_chart_set *out,
                              fs_error *err);
 
+/* Removes from dir every chart file this module can write (each STEM.csv,
+ * .gp, .log, .png and .svg), for a report whose pages were of other results
+ * and were removed (report.h, fs_report_forget): no chart outlives its page.
+ * Missing files are no error; FS_OK or FS_ERR_RUNTIME naming the file. */
+int fs_charts_remove(const char *dir, fs_error *err);
+
 /* Frees what *set holds and zeroes it; safe on a zeroed set. */
 void fs_charts_free(fs_chart_set *set);
 

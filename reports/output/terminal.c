@@ -1,6 +1,7 @@
 #include "terminal.h"
 
 #include <limits.h>
+#include <stdarg.h>
 
 int fs_terminal_write(FILE *fp, const char *s)
 {
@@ -26,4 +27,15 @@ void fs_terminal_error(const char *msg)
     fputs("fleetsim: ", stderr);
     fs_terminal_write(stderr, msg);
     fputc('\n', stderr);
+}
+
+void fs_terminal_say(FILE *fp, const char *fmt, ...)
+{
+    char text[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    fs_terminal_write(fp, text);
+    fputc('\n', fp);
 }

@@ -25,4 +25,10 @@ int fs_terminal_write_n(FILE *fp, const char *s, int max);
  * line's one way to print an error or a warning built from user input. */
 void fs_terminal_error(const char *msg);
 
+/* printf-style: the formatted text through fs_terminal_write, then a
+ * newline, for a message that mixes fleetsim's words with user text (a path,
+ * an option's value, a name); fmt itself ends without "\n".  Text too long
+ * for 4 KiB is cut there. */
+void fs_terminal_say(FILE *fp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

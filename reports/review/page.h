@@ -22,9 +22,15 @@
 #include "charts.h"
 #include "error.h"
 
+/* A page's id: the run_id of the results it describes (results.json's), or
+ * "plan-" and a hash of plan.json; "none" for results without one.  Digits,
+ * letters and '-' only, so it is safe inside an HTML attribute or comment. */
+#define FS_PAGE_ID_MAX 40
+
 typedef struct fs_page_doc {
     FILE *fp;
-    bool html; /* index.html; false: report.md */
+    bool html;          /* index.html; false: report.md */
+    const char *run_id; /* the marker fs_page_open writes (FS_PAGE_ID_MAX) */
 } fs_page_doc;
 
 /* Markup, printf-style: written as is, so never pass user text in fmt's
@@ -46,8 +52,10 @@ void fs_page_para_close(fs_page_doc *d);
  * otherwise 4 significant digits. */
 void fs_page_number(fs_page_doc *d, double v);
 
-/* The HTML head (title escaped, the inline style) and the closing script
- * (the chart checker); nothing in Markdown. */
+/* The HTML head (title escaped, the inline style, the marker
+ * <meta name="fleetsim-run-id" content="ID">) and the closing script (the
+ * chart checker); in Markdown the first line, the marker
+ * <!-- fleetsim-run-id: ID -->, an HTML comment no renderer shows. */
 void fs_page_open(fs_page_doc *d, const char *title);
 void fs_page_close(fs_page_doc *d);
 
@@ -60,7 +68,27 @@ void fs_page_charts(fs_page_doc *d, const fs_chart_set *charts);
  * renamed into place together, never written through a planted symlink.
  * FS_OK or FS_ERR_RUNTIME naming the file. */
 typedef void (*fs_page_body)(fs_page_doc *d, void *ctx);
-int fs_page_write_pages(const char *out_dir, fs_page_body body, void *ctx, fs_error *err);
+int fs_page_write_pages(const char *out_dir, const char *run_id, fs_page_body body, void *ctx, fs_error *err);
+
+/* The id of the results in dir (see FS_PAGE_ID_MAX): of plan.json when dir
+ * holds one, else of results.json.  FS_OK, or FS_ERR_INPUT naming a file
+ * that is missing or cannot be read. */
+int fs_page_results_id(const char *dir, char id[FS_PAGE_ID_MAX], fs_error *err);
+
+/* Removes from dir the pages (index.html, report.md) fleetsim wrote about
+ * results other than id, found by their marker, and then every chart file
+ * (charts.h, fs_charts_remove) when one was removed: what is left in dir
+ * never describes other results.  A page without fleetsim's marker (the
+ * user's own, or a symlink) is never removed: it is named in *warn ("...:
+ * not a fleetsim page ...: left as it is"; several joined by "; "), whose
+ * msg is empty when nothing was left.  FS_OK or FS_ERR_RUNTIME. */
+int fs_page_remove_stale(const char *dir, const char *id, fs_error *warn, fs_error *err);
+
+/* Whether a report may be written into dir: FS_OK when its index.html and
+ * report.md are absent, fleetsim's (marked) or not plain files (a symlink is
+ * replaced, never written through); FS_ERR_INPUT naming a plain file without
+ * the marker, the user's own page, which a report never replaces. */
+int fs_page_check_replaceable(const char *dir, fs_error *err);
 
 /* "dir/name", malloc'ed (any length); NULL when out of memory. */
 char *fs_page_path(const char *dir, const char *name);

@@ -630,7 +630,7 @@ bool fs_plan_report_applies(const char *dir)
     return applies;
 }
 
-int fs_plan_report_write(const char *plan_dir, const char *out_dir, fs_error *err)
+int fs_plan_report_write(const char *plan_dir, const char *out_dir, const char *run_id, fs_error *err)
 {
     fs__plan plan = {0};
     fs_chart_set charts = {0};
@@ -639,7 +639,7 @@ int fs_plan_report_write(const char *plan_dir, const char *out_dir, fs_error *er
         rc = fs__chart(&plan, out_dir, &charts, err);
     fs__page page = {&plan, &charts};
     if (rc == FS_OK)
-        rc = fs_page_write_pages(out_dir, fs__document, &page, err);
+        rc = fs_page_write_pages(out_dir, run_id, fs__document, &page, err);
     fs_charts_free(&charts);
     fs__plan_fini(&plan);
     return rc;

@@ -34,9 +34,11 @@
 /* Whether dir holds a plan.json (a file of that name, well-formed or not). */
 bool fs_plan_report_applies(const char *dir);
 
-/* FS_OK; FS_ERR_INPUT when plan_dir/plan.json is missing or malformed (the
+/* Writes the plan's pages into out_dir, marked with run_id (page.h: the
+ * plan's id, which fs_report_write works out).  FS_OK; FS_ERR_INPUT when
+ * plan_dir/plan.json is missing or malformed (the
  * message names the file, with line:column for bad JSON or the member and
  * what was expected); FS_ERR_RUNTIME when a file cannot be written. */
-int fs_plan_report_write(const char *plan_dir, const char *out_dir, fs_error *err);
+int fs_plan_report_write(const char *plan_dir, const char *out_dir, const char *run_id, fs_error *err);
 
 #endif

@@ -438,6 +438,50 @@ static int fs__same_run(const char *dir, json_t *results, json_t *compare, fs_er
                         dir, b ? b : "missing", dir, a ? a : "missing", dir);
 }
 
+/* Before a report is written into out_dir: the user's own pages there are
+ * refused, and fleetsim's pages of other results removed (with their
+ * charts), so that a report that fails half-way leaves no page of other
+ * results behind. */
+static int fs__prepare_out(const char *out_dir, const char *id, fs_error *err)
+{
+    fs_error left;
+    int rc = fs_page_check_replaceable(out_dir, err);
+    return rc == FS_OK ? fs_page_remove_stale(out_dir, id, &left, err) : rc;
+}
+
+int fs_report_check_out(const char *out_dir, fs_error *err)
+{
+    return fs_page_check_replaceable(out_dir, err);
+}
+
+int fs_report_forget(const char *results_dir, const char *skip_dir, fs_error *warn, fs_error *err)
+{
+    *warn = (fs_error){0};
+    char id[FS_PAGE_ID_MAX];
+    int rc = fs_page_results_id(results_dir, id, err);
+    char *sub = fs_page_path(results_dir, "report");
+    if (!sub)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    struct stat skip, st;
+    bool has_skip = skip_dir && stat(skip_dir, &skip) == 0;
+    const char *dirs[2] = {results_dir, sub};
+    for (size_t k = 0; k < 2 && rc == FS_OK; k++) {
+        /* The directory a report is about to be written to is that
+         * report's business (fs_report_write); one that is missing has no
+         * page. */
+        if (stat(dirs[k], &st) != 0 || !S_ISDIR(st.st_mode) ||
+            (has_skip && st.st_dev == skip.st_dev && st.st_ino == skip.st_ino))
+            continue;
+        fs_error left;
+        rc = fs_page_remove_stale(dirs[k], id, &left, err);
+        size_t n = strlen(warn->msg);
+        if (rc == FS_OK && left.msg[0])
+            snprintf(warn->msg + n, sizeof warn->msg - n, "%s%s", n ? "; " : "", left.msg);
+    }
+    free(sub);
+    return rc;
+}
+
 int fs_report_write(const char *results_dir, const char *out_dir, fs_error *err)
 {
     struct stat st;
@@ -453,14 +497,19 @@ int fs_report_write(const char *results_dir, const char *out_dir, fs_error *err)
                                 "%s/plan.json and %s/results.json are from different commands (plan; run or "
                                 "compare): give each its own --out directory",
                                 results_dir, results_dir);
-        return fs_plan_report_write(results_dir, out_dir, err);
+        char id[FS_PAGE_ID_MAX];
+        int rc = fs_page_results_id(results_dir, id, err);
+        if (rc == FS_OK)
+            rc = fs__prepare_out(out_dir, id, err);
+        return rc == FS_OK ? fs_plan_report_write(results_dir, out_dir, id, err) : rc;
     }
     if (!has_results)
         return fs_error_set(err, FS_ERR_INPUT,
                             "%s: no results.json or plan.json: expected the --out directory of run, compare or plan",
                             results_dir);
-    int rc = FS_OK;
-    json_t *results = fs_page_load(results_dir, "results.json", true, err, &rc);
+    char id[FS_PAGE_ID_MAX];
+    int rc = fs_page_results_id(results_dir, id, err);
+    json_t *results = rc == FS_OK ? fs_page_load(results_dir, "results.json", true, err, &rc) : NULL;
     if (!results)
         return rc;
     json_t *compare = fs_page_load(results_dir, "compare.json", false, err, &rc);
@@ -475,10 +524,12 @@ int fs_report_write(const char *results_dir, const char *out_dir, fs_error *err)
     }
     /* fs_charts_write creates out_dir (and its parents) before writing. */
     fs_chart_set charts = {0};
-    rc = fs_charts_write(results_dir, out_dir, &charts, err);
+    rc = fs__prepare_out(out_dir, id, err);
+    if (rc == FS_OK)
+        rc = fs_charts_write(results_dir, out_dir, &charts, err);
     fs__results_page page = {results, compare, &charts};
     if (rc == FS_OK)
-        rc = fs_page_write_pages(out_dir, fs__document, &page, err);
+        rc = fs_page_write_pages(out_dir, id, fs__document, &page, err);
     fs_charts_free(&charts);
     json_decref(results);
     json_decref(compare);

@@ -10,7 +10,6 @@
  */
 #include "check.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -18,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
 #include "results.h"
 
 /* Where a metric lives: in each service, each training stream or the fleet.
@@ -80,20 +80,19 @@ static void fs__valid_keys(char *buf, size_t size)
     }
 }
 
-/* "5%", "5", "2.5%", "0": a finite number >= 0, an optional "%", nothing else. */
+/* "5%", "5", "2.5%", "0": a decimal number >= 0 (number.h: no hex, no
+ * "inf" or "nan", no white space), an optional "%", nothing else.  A
+ * tolerance is typed by a person, so "0x10" is a typo, not sixteen. */
 static int fs__parse_percent(const char *text, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || errno != 0 || !isfinite(v) || v < 0)
+    const char *end;
+    double v;
+    if (fs_number_prefix(text, &v, &end) != 0 || v < 0)
         return -1;
     if (*end == '%')
         end++;
     if (*end != '\0')
         return -1;
-    /* strtod takes "inf", "nan" and hex; isfinite refused the first two, and
-     * a hex percentage, though odd, is a number. */
     *out = v;
     return 0;
 }

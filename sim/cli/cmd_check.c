@@ -91,7 +91,7 @@ static int load_baseline(const char *path, json_t **out)
     FILE *f = fopen(path, "rb");
     if (!f) {
         int e = errno;
-        fprintf(stderr, "fleetsim: %s: cannot read the baseline: %s%s\n", path, strerror(e),
+        fs_terminal_say(stderr, "fleetsim: %s: cannot read the baseline: %s%s", path, strerror(e),
                 e == ENOENT ? " (create it with --update)" : "");
         return CHECK_EXIT_USAGE;
     }
@@ -100,10 +100,10 @@ static int load_baseline(const char *path, json_t **out)
     fclose(f);
     if (!doc) {
         if (json_error_code(&jerr) == json_error_out_of_memory) {
-            fprintf(stderr, "fleetsim: %s: out of memory\n", path);
+            fs_terminal_say(stderr, "fleetsim: %s: out of memory", path);
             return CHECK_EXIT_RUNTIME;
         }
-        fprintf(stderr, "fleetsim: %s:%d:%d: %s\n", path, jerr.line, jerr.column, jerr.text);
+        fs_terminal_say(stderr, "fleetsim: %s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
         return CHECK_EXIT_USAGE;
     }
     fs_error err = {0};
@@ -134,9 +134,9 @@ static void warn_settings(const char *path, const json_t *baseline, const json_t
             snprintf(bt, sizeof bt, "%.17g", json_number_value(b));
             snprintf(ct, sizeof ct, "%.17g", json_number_value(c));
         }
-        fprintf(stderr,
+        fs_terminal_say(stderr,
                 "fleetsim: warning: %s was made with %.*s %s, this run has %s; if that change is "
-                "intended, update the baseline with --update\n",
+                "intended, update the baseline with --update",
                 path, (int)(strstr(keys[k], "_s") ? strlen(keys[k]) - 2 : strlen(keys[k])), keys[k], bt, ct);
     }
 }
@@ -188,7 +188,7 @@ static int write_baseline(const fs_results *r, const char *path)
         fs_terminal_error(err.msg);
         return CHECK_EXIT_RUNTIME;
     }
-    printf("baseline updated: %s\n", path);
+    fs_terminal_say(stdout, "baseline updated: %s", path);
     return CHECK_EXIT_OK;
 }
 
@@ -219,7 +219,7 @@ static bool check_path(const char *option, const char *path)
         return false;
     }
     if (path[len - 1] == '/') {
-        fprintf(stderr, "fleetsim check: --%s: expected a file, got the directory \"%s\"\n", option, path);
+        fs_terminal_say(stderr, "fleetsim check: --%s: expected a file, got the directory \"%s\"", option, path);
         return false;
     }
     return true;
@@ -292,8 +292,8 @@ int fs_cli_check(int argc, char **argv)
     }
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "fleetsim check: --baseline: \"%s\" is a directory: expected the baseline results "
-                        "JSON file\n", path);
+        fs_terminal_say(stderr, "fleetsim check: --baseline: \"%s\" is a directory: expected the baseline results "
+                        "JSON file", path);
         return CHECK_EXIT_USAGE;
     }
     check_outputs outputs = {opt.values[CHECK_JUNIT], opt.values[CHECK_SUMMARY]};
@@ -319,7 +319,7 @@ int fs_cli_check(int argc, char **argv)
     fs_check_tolerances_init(&tol);
     fs_error err = {0};
     if (opt.values[CHECK_TOLERANCE] && fs_check_tolerances_parse(&tol, opt.values[CHECK_TOLERANCE], &err) != FS_OK) {
-        fprintf(stderr, "fleetsim check: --tolerance: %s\n", err.msg);
+        fs_terminal_say(stderr, "fleetsim check: --tolerance: %s", err.msg);
         return err.code == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
     }
 

@@ -318,8 +318,8 @@ static void fit_report(FILE *fp, const char *path, const fs_fit_acc *acc, const 
     char first[48], last[48];
     fit_clock(acc->first_s, first, sizeof first);
     fit_clock(acc->last_s, last, sizeof last);
-    fprintf(fp, "fit-traffic: %s: %s, %llu rows, observed from %s to %s (from day 0's midnight)\n", path,
-            acc->rates ? "rate series" : "request trace", (unsigned long long)acc->rows, first, last);
+    fs_terminal_say(fp, "fit-traffic: %s: %s, %llu rows, observed from %s to %s (from day 0's midnight)", path,
+                    acc->rates ? "rate series" : "request trace", (unsigned long long)acc->rows, first, last);
     fprintf(fp, "day 0 is a %s%s%s (%s)\n", fit_day_names[acc->weekday0], date[0] ? ", " : "", date,
             acc->calendar ? "from the dates, UTC" : "raw time 0 is 00:00 of --start-weekday");
     if (acc->rates)
@@ -405,7 +405,7 @@ static int fit_fail(int rc, const fs_error *err)
 
 static int fit_usage_error(const char *what)
 {
-    fprintf(stderr, "fleetsim fit-traffic: %s (see 'fleetsim fit-traffic --help')\n", what);
+    fs_terminal_say(stderr, "fleetsim fit-traffic: %s (see 'fleetsim fit-traffic --help')", what);
     return FIT_EXIT_USAGE;
 }
 
@@ -480,7 +480,7 @@ int fs_cli_fit_traffic(int argc, char **argv)
     char why[128];
     if (opt.values[FIT_WINDOW] && (fs_duration_parse(opt.values[FIT_WINDOW], &window_s, why, sizeof why) != 0 ||
                                    !(window_s > 0))) {
-        fprintf(stderr, "fleetsim fit-traffic: --window: %s, got \"%s\"\n",
+        fs_terminal_say(stderr, "fleetsim fit-traffic: --window: %s, got \"%s\"",
                 window_s > 0 ? why : "expected a duration above 0 such as 1m", opt.values[FIT_WINDOW]);
         return FIT_EXIT_USAGE;
     }

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "help.h"
 #include "options.h"
+#include "terminal.h"
 
 enum { HELP_MAN, HELP_MARKDOWN, HELP_COMPLETION, HELP_HELP };
 static const fs_cli_option help_options[] = {
@@ -41,12 +42,12 @@ int fs_cli_help_main(int argc, char **argv)
         return FS_EXIT_USAGE;
     }
     if (shell && fs_cli_choice(&fs_cli_help_options, HELP_COMPLETION, shell) < 0) {
-        fprintf(stderr, "fleetsim help: --completion: expected one of %s, got \"%s\"\n",
+        fs_terminal_say(stderr, "fleetsim help: --completion: expected one of %s, got \"%s\"",
                 fs_cli_choices(&fs_cli_help_options, HELP_COMPLETION), shell);
         return FS_EXIT_USAGE;
     }
     if (opt.n_positional && !fs_cli_help_find(opt.positional[0])) {
-        fprintf(stderr, "fleetsim help: unknown command '%s' (see 'fleetsim --help')\n", opt.positional[0]);
+        fs_terminal_say(stderr, "fleetsim help: unknown command '%s' (see 'fleetsim --help')", opt.positional[0]);
         return FS_EXIT_USAGE;
     }
     int rc = 0;

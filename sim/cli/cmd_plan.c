@@ -151,20 +151,20 @@ int fs_cli_plan(int argc, char **argv)
     if (fs_cli_jobs("plan", opt.values[PL_JOBS], &jobs) != 0)
         return FS_EXIT_USAGE;
     if ((v = opt.values[PL_REPLICATIONS]) && fs_cli_parse_count(v, 2, 10000, &reps) != 0) {
-        fprintf(stderr, "fleetsim plan: --replications: expected an integer from 2 to 10000, got \"%s\"\n", v);
+        fs_terminal_say(stderr, "fleetsim plan: --replications: expected an integer from 2 to 10000, got \"%s\"", v);
         return FS_EXIT_USAGE;
     }
     if ((v = opt.values[PL_MAX_REPLICATIONS]) && fs_cli_parse_count(v, 2, 10000, &max_reps) != 0) {
-        fprintf(stderr, "fleetsim plan: --max-replications: expected an integer from 2 to 10000, got \"%s\"\n", v);
+        fs_terminal_say(stderr, "fleetsim plan: --max-replications: expected an integer from 2 to 10000, got \"%s\"", v);
         return FS_EXIT_USAGE;
     }
     if ((v = opt.values[PL_SEED]) && fs_cli_parse_count(v, 0, INT64_MAX, &seed) != 0) {
-        fprintf(stderr, "fleetsim plan: --seed: expected a non-negative integer, got \"%s\"\n", v);
+        fs_terminal_say(stderr, "fleetsim plan: --seed: expected a non-negative integer, got \"%s\"", v);
         return FS_EXIT_USAGE;
     }
     const char *search = opt.values[PL_SEARCH] ? opt.values[PL_SEARCH] : "staircase";
     if (fs_cli_choice(&fs_cli_plan_options, PL_SEARCH, search) < 0) {
-        fprintf(stderr, "fleetsim plan: --search: expected staircase or grid, got \"%s\"\n", search);
+        fs_terminal_say(stderr, "fleetsim plan: --search: expected staircase or grid, got \"%s\"", search);
         return FS_EXIT_USAGE;
     }
     fs_error err = {0};
@@ -202,13 +202,15 @@ int fs_cli_plan(int argc, char **argv)
     uint64_t grid_runs = (uint64_t)sw->n_points * plan.replications;
     if (rc == FS_OK)
         rc = fs__write(&plan, dir, grid_runs, &err);
+    /* A report on an earlier plan (DIR/report) describes another plan. */
+    int forgot = rc == FS_OK ? fs_cli_forget_pages(dir, NULL) : FS_EXIT_OK;
     if (rc == FS_OK)
         rc = fs_plan_print(&plan, grid_runs, stdout, &err);
-    status = rc == FS_OK ? FS_EXIT_OK : rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    status = rc == FS_OK ? forgot : rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     if (rc != FS_OK)
         fs_terminal_error(err.msg);
     else if (!ctx.quiet)
-        fprintf(stderr, "fleetsim plan: %s/plan.json, plan.csv, frontier.csv\n", dir);
+        fs_terminal_say(stderr, "fleetsim plan: %s/plan.json, plan.csv, frontier.csv", dir);
     fs_plan_fini(&plan);
     fs_sweep_destroy(sw);
     return status;

@@ -36,7 +36,7 @@ int fs_cli_jobs(const char *cmd, const char *text, unsigned *jobs)
 {
     uint64_t n = fs_study_cores();
     if (text && fs_cli_parse_count(text, 1, 4096, &n) != 0) {
-        fprintf(stderr, "fleetsim %s: --jobs: expected an integer from 1 to 4096, got \"%s\"\n", cmd, text);
+        fs_terminal_say(stderr, "fleetsim %s: --jobs: expected an integer from 1 to 4096, got \"%s\"", cmd, text);
         return -1;
     }
     *jobs = (unsigned)n;
@@ -80,7 +80,7 @@ static int fs__shard(const char *text, const char *count_text, uint64_t *index, 
                 fs_cli_parse_count(slash + 1, 1, UINT32_MAX, count) == 0 && *index < *count)
                 return 0;
         }
-        fprintf(stderr, "fleetsim sweep: --shard: expected I/N with 0 <= I < N, or auto, got \"%s\"\n", text);
+        fs_terminal_say(stderr, "fleetsim sweep: --shard: expected I/N with 0 <= I < N, or auto, got \"%s\"", text);
         return -1;
     }
     /* The launchers' own variables, innermost first: an MPI launch inside a
@@ -104,9 +104,9 @@ static int fs__shard(const char *text, const char *count_text, uint64_t *index, 
         if (min > 0)
             i -= min; /* array ids need not start at 0 */
         if (n < 1 || i < 0 || i >= n) {
-            fprintf(stderr,
+            fs_terminal_say(stderr,
                     "fleetsim sweep: --shard auto: %s=%s but no usable shard count (%s; for a Kubernetes Indexed "
-                    "Job give --shard-count or FLEETSIM_SHARD_COUNT, set to the Job's completions)\n",
+                    "Job give --shard-count or FLEETSIM_SHARD_COUNT, set to the Job's completions)",
                     launchers[k].index, getenv(launchers[k].index),
                     launchers[k].count ? launchers[k].count : "JOB_COMPLETION_INDEX has none");
             return -1;
@@ -205,11 +205,11 @@ int fs_cli_sweep(int argc, char **argv)
         fs__shard(opt.values[SW_SHARD], opt.values[SW_SHARD_COUNT], &shard, &shards) != 0)
         return FS_EXIT_USAGE;
     if ((v = opt.values[SW_REPLICATIONS]) && fs_cli_parse_count(v, 1, 100000, &reps) != 0) {
-        fprintf(stderr, "fleetsim sweep: --replications: expected an integer from 1 to 100000, got \"%s\"\n", v);
+        fs_terminal_say(stderr, "fleetsim sweep: --replications: expected an integer from 1 to 100000, got \"%s\"", v);
         return FS_EXIT_USAGE;
     }
     if ((v = opt.values[SW_MAX_RUNS]) && fs_cli_parse_count(v, 1, UINT64_MAX, &max_runs) != 0) {
-        fprintf(stderr, "fleetsim sweep: --max-runs: expected a positive integer, got \"%s\"\n", v);
+        fs_terminal_say(stderr, "fleetsim sweep: --max-runs: expected a positive integer, got \"%s\"", v);
         return FS_EXIT_USAGE;
     }
     fs_error err = {0};
@@ -252,7 +252,7 @@ int fs_cli_sweep(int argc, char **argv)
     if (rc != FS_OK) {
         status = fs__fail(rc, &err);
     } else if (left) {
-        fprintf(stderr, "fleetsim sweep: stopped after %llu runs (--max-runs); %zu left: rerun with --out %s to go on\n",
+        fs_terminal_say(stderr, "fleetsim sweep: stopped after %llu runs (--max-runs); %zu left: rerun with --out %s to go on",
                 (unsigned long long)ran, left, dir);
     } else if (shards > 1) {
         fprintf(stderr, "fleetsim sweep: shard %llu/%llu done (%llu runs now, %zu in all); when every shard is "
@@ -264,7 +264,7 @@ int fs_cli_sweep(int argc, char **argv)
         if (rc != FS_OK)
             status = fs__fail(rc, &err);
         else if (!so.quiet)
-            fprintf(stderr, "fleetsim sweep: %zu points x %u replications: %s/points.csv and points.json\n",
+            fs_terminal_say(stderr, "fleetsim sweep: %zu points x %u replications: %s/points.csv and points.json",
                     sw->n_points, sw->replications, dir);
     }
     fs_sweep_destroy(sw);
@@ -316,7 +316,7 @@ int fs_cli_merge(int argc, char **argv)
         rc = fs__write_points(sw, (const char *const *)opt.positional, (size_t)opt.n_positional, out,
                               opt.values[MG_QUIET] != NULL, &err);
     if (rc == FS_OK && !opt.values[MG_QUIET])
-        fprintf(stderr, "fleetsim merge: %zu points x %u replications from %d director%s: %s/points.csv and points.json\n",
+        fs_terminal_say(stderr, "fleetsim merge: %zu points x %u replications from %d director%s: %s/points.csv and points.json",
                 sw->n_points, sw->replications, opt.n_positional, opt.n_positional == 1 ? "y" : "ies", out);
     fs_sweep_destroy(sw);
     return rc == FS_OK ? FS_EXIT_OK : fs__fail(rc, &err);

@@ -27,6 +27,14 @@ int fs_cli_validate(int argc, char **argv);
 extern const fs_cli_table fs_cli_run_options, fs_cli_compare_options, fs_cli_report_options,
     fs_cli_validate_options;
 
+/* After a command wrote results into results_dir (run, compare, plan):
+ * removes the report pages there and in results_dir/report that describe
+ * other results (report.h, fs_report_forget), leaving report_dir (may be
+ * NULL) to the report about to be written; warns on stderr of a page that
+ * is not fleetsim's, which stays.  An exit status: FS_EXIT_OK or the
+ * failure's, after its message. */
+int fs_cli_forget_pages(const char *results_dir, const char *report_dir);
+
 /* fleetsim check SCENARIO --baseline FILE [--tolerance LIST] [--update]:
  * 0 no metric worse (or baseline updated), 1 a metric worse or a runtime
  * failure, 2 usage, scenario or baseline error.  See cmd_check.c. */

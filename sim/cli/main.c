@@ -189,13 +189,13 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
     int64_t seed = -1, replications = -1;
     const char *v;
     if ((v = opt->values[RUN_SEED]) && fs_cli_parse_count(v, 0, INT64_MAX, &given) != 0) {
-        fprintf(stderr, "fleetsim %s: --seed: expected a non-negative integer, got \"%s\"\n", cmd, v);
+        fs_terminal_say(stderr, "fleetsim %s: --seed: expected a non-negative integer, got \"%s\"", cmd, v);
         return FS_EXIT_USAGE;
     }
     if (v)
         seed = (int64_t)given;
     if ((v = opt->values[RUN_REPLICATIONS]) && fs_cli_parse_count(v, 1, 10000, &given) != 0) {
-        fprintf(stderr, "fleetsim %s: --replications: expected an integer from 1 to 10000, got \"%s\"\n", cmd, v);
+        fs_terminal_say(stderr, "fleetsim %s: --replications: expected an integer from 1 to 10000, got \"%s\"", cmd, v);
         return FS_EXIT_USAGE;
     }
     if (v)
@@ -204,7 +204,7 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
         return FS_EXIT_USAGE;
     job->format = opt->values[RUN_FORMAT] ? opt->values[RUN_FORMAT] : "table";
     if (fs_cli_choice(table, RUN_FORMAT, job->format) < 0) {
-        fprintf(stderr, "fleetsim %s: --format: expected one of %s, got \"%s\"\n", cmd,
+        fs_terminal_say(stderr, "fleetsim %s: --format: expected one of %s, got \"%s\"", cmd,
                 fs_cli_choices(table, RUN_FORMAT), job->format);
         return FS_EXIT_USAGE;
     }
@@ -219,6 +219,13 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
         fs_terminal_error(err.msg);
         fs_scenario_destroy(job->s);
         return FS_EXIT_USAGE;
+    }
+    /* A page of the user's own where the report would go: refused now, not
+     * after the run. */
+    if (opt->values[RUN_REPORT] && fs_report_check_out(opt->values[RUN_REPORT], &err) != FS_OK) {
+        fs_terminal_error(err.msg);
+        fs_scenario_destroy(job->s);
+        return err.code == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     }
     /* --report without --out keeps the results beside the report. */
     const char *out_dir = opt->values[RUN_OUT] ? opt->values[RUN_OUT] : opt->values[RUN_REPORT];
@@ -258,9 +265,9 @@ static void warn_empty_trace(const char *kind, const char *name, const fs_trace_
                              uint64_t skipped, const char *nothing)
 {
     if (trace != NULL && rows == 0)
-        fprintf(stderr,
-                "fleetsim: warning: %s \"%s\": trace %s replayed no rows (%" PRIu64 " skipped as bad): %s\n",
-                kind, name, trace->path, skipped, nothing);
+        fs_terminal_say(stderr,
+                        "fleetsim: warning: %s \"%s\": trace %s replayed no rows (%" PRIu64 " skipped as bad): %s",
+                        kind, name, trace->path, skipped, nothing);
 }
 
 static void warn_empty_traces(const fs_results *r)
@@ -276,6 +283,19 @@ static void warn_empty_traces(const fs_results *r)
         warn_empty_trace("training", s->training[i].name, rep->training[i].traced ? s->training[i].trace : NULL,
                          rep->training[i].trace_rows, rep->training[i].trace_skipped,
                          "the stream submitted no jobs");
+}
+
+/* No page may describe a run its directory no longer holds (commands.h). */
+int fs_cli_forget_pages(const char *results_dir, const char *report_dir)
+{
+    fs_error warn, err = {0};
+    if (fs_report_forget(results_dir, report_dir, &warn, &err) != FS_OK) {
+        fs_terminal_error(err.msg);
+        return err.code == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    }
+    if (warn.msg[0])
+        fs_terminal_say(stderr, "fleetsim: warning: %s", warn.msg);
+    return FS_EXIT_OK;
 }
 
 /* Runs the job (all policies, or the listed ones), writes --out, prints. */
@@ -308,8 +328,10 @@ static int execute(fs__job *job, bool comparison)
     warn_empty_traces(r);
     int status = job->has_out ? write_outputs(r, &job->out, job->timing, comparison) : FS_EXIT_OK;
     const char *report_dir = job->opt.values[RUN_REPORT];
+    const char *results_dir = job->opt.values[RUN_OUT] ? job->opt.values[RUN_OUT] : report_dir;
+    if (status == FS_EXIT_OK && job->has_out)
+        status = fs_cli_forget_pages(results_dir, report_dir);
     if (status == FS_EXIT_OK && report_dir) {
-        const char *results_dir = job->opt.values[RUN_OUT] ? job->opt.values[RUN_OUT] : report_dir;
         if (fs_report_write(results_dir, report_dir, &err) != FS_OK) {
             fs_terminal_error(err.msg);
             status = FS_EXIT_RUNTIME;
@@ -381,6 +403,13 @@ int fs_cli_report(int argc, char **argv)
         fs_terminal_error(err.msg);
         free(dir);
         return rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+    }
+    /* Pages of other results beside the ones just read (an older fleetsim's
+     * run, files copied in) go too. */
+    status = fs_cli_forget_pages(opt.positional[0], out);
+    if (status != FS_EXIT_OK) {
+        free(dir);
+        return status;
     }
     printf("report written to ");
     fs_terminal_write(stdout, out);
@@ -500,6 +529,6 @@ int main(int argc, char **argv)
     const fs_cli_command *c = fs_cli_help_find(cmd);
     if (c)
         return c->main(argc - 2, argv + 2);
-    fprintf(stderr, "fleetsim: unknown command '%s' (see 'fleetsim --help')\n", cmd);
+    fs_terminal_say(stderr, "fleetsim: unknown command '%s' (see 'fleetsim --help')", cmd);
     return FS_EXIT_USAGE;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "terminal.h"
+
 static int fs__find_long(const fs_cli_option *t, int n, const char *name, size_t len)
 {
     for (int i = 0; i < n; i++)
@@ -56,7 +58,7 @@ int fs_cli_parse(const char *command, const fs_cli_option *table, int n_options,
             opt = a[2] == '\0' ? fs__find_short(table, n_options, a[1]) : -1;
         }
         if (opt < 0) {
-            fprintf(stderr, "fleetsim %s: unknown option '%s' (see 'fleetsim %s --help')\n", command,
+            fs_terminal_say(stderr, "fleetsim %s: unknown option '%s' (see 'fleetsim %s --help')", command,
                     a, command);
             return -1;
         }

@@ -12,6 +12,7 @@
 #include "duration.h"
 #include "options.h"
 #include "run.h"
+#include "terminal.h"
 
 /* The line is first drawn after this long (a short run shows nothing) and
  * redrawn at most this often. */
@@ -87,7 +88,7 @@ int fs_progress_parse_max(const char *cmd, const char *text, uint64_t *out)
 {
     *out = 0;
     if (text && fs_cli_parse_count(text, 1, UINT64_MAX, out) != 0) {
-        fprintf(stderr, "fleetsim %s: --max-events: expected a positive integer, got \"%s\"\n", cmd, text);
+        fs_terminal_say(stderr, "fleetsim %s: --max-events: expected a positive integer, got \"%s\"", cmd, text);
         return -1;
     }
     return 0;
