@@ -4,10 +4,13 @@
  * "no data"), never 0; requests unfinished past their SLO at the horizon are
  * misses, in the verdict and in the breach windows; a verdict never says
  * "meets" on no data; a gang no pool can hold is refused, not shown as a
- * short wait; jobs still waiting at the horizon count as censored waits, and
+ * short wait, nor one larger than every pool the policy lets its stream use;
+ * jobs still waiting at the horizon count as censored waits, and
  * training conserves its jobs; every output gives a percentile across
  * replications the same value (the merged histogram's); a queue bounded by
- * queue_limit is not "unbounded", and its drop fraction has a CI.
+ * queue_limit is not "unbounded", and its drop fraction has a CI; compare
+ * claims no breach of an SLO that does not exist, and marks a figure (and a
+ * difference) that has not settled as the run table does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
