@@ -312,6 +312,42 @@ static void test_nulls(void **state)
     json_decref(b);
 }
 
+/* A current figure that has not settled says so in its verdict, and passes
+ * or fails as it would otherwise: ok, better or WORSE, outcome unchanged. */
+static void test_unsettled_verdicts(void **state)
+{
+    (void)state;
+    const double p99s[] = {200, 150, 212};
+    const char *const want[] = {"| p99 | 200.0 ms | 200.0 ms | +0.0% | ok (not settled) |\n",
+                                "| p99 | 200.0 ms | 150.0 ms | -25.0% | better (not settled) |\n",
+                                "| p99 | 200.0 ms | 212.0 ms | +6.0% | WORSE (tolerance 5%; not settled) |\n"};
+    const fs_check_verdict outcome[] = {FS_CHECK_SAME, FS_CHECK_BETTER, FS_CHECK_WORSE};
+    for (size_t i = 0; i < 3; i++) {
+        figures f = base_figures;
+        f.p99 = p99s[i];
+        json_t *b = results(&base_figures), *c = results(&f);
+        /* the results writer's services[].settling: p99 not settled, p95 settled */
+        json_object_set_new(svc0(c), "settling",
+                            json_pack("{s:{s:b}, s:{s:b}, s:{s:n}}", "p99", "settled", 0, "p95", "settled", 1, "p50",
+                                      "settled"));
+        char *out;
+        fs_error err = {0};
+        assert_int_equal(run_check(b, c, NULL, &out, &err), outcome[i] == FS_CHECK_WORSE);
+        expect_in(out, want[i]);
+        expect_in(out, "| p95 | 150.0 ms | 150.0 ms | +0.0% | ok |\n"); /* settled: no note */
+        free(out);
+        fs_check_tolerances tol;
+        fs_check_tolerances_init(&tol);
+        fs_check_result r;
+        assert_int_equal(fs_check_run(b, "base.json", c, &tol, &r, &err), FS_OK);
+        assert_int_equal(r.rows[0].outcome, outcome[i]);
+        assert_int_equal(r.better, outcome[i] == FS_CHECK_BETTER);
+        fs_check_result_fini(&r);
+        json_decref(c);
+        json_decref(b);
+    }
+}
+
 static void test_names_stay_in_their_cell(void **state)
 {
     (void)state;
@@ -624,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_absolute_floors),
         cmocka_unit_test(test_one_sided_items_are_worse),
         cmocka_unit_test(test_nulls),
+        cmocka_unit_test(test_unsettled_verdicts),
         cmocka_unit_test(test_names_stay_in_their_cell),
         cmocka_unit_test(test_bad_documents_are_refused),
         cmocka_unit_test(test_tolerance_parsing),

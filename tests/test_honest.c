@@ -4,10 +4,13 @@
  * "no data"), never 0; requests unfinished past their SLO at the horizon are
  * misses, in the verdict and in the breach windows; a verdict never says
  * "meets" on no data; a gang no pool can hold is refused, not shown as a
- * short wait; jobs still waiting at the horizon count as censored waits, and
+ * short wait, nor one larger than every pool the policy lets its stream use;
+ * jobs still waiting at the horizon count as censored waits, and
  * training conserves its jobs; every output gives a percentile across
  * replications the same value (the merged histogram's); a queue bounded by
- * queue_limit is not "unbounded", and its drop fraction has a CI.
+ * queue_limit is not "unbounded", and its drop fraction has a CI; compare
+ * claims no breach of an SLO that does not exist, and marks a figure (and a
+ * difference) that has not settled as the run table does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -290,6 +293,18 @@ static void test_gang_over_256_starts(void **state)
     fs_scenario_destroy(s);
 }
 
+/* The one training stream of the first policy in results.json at path
+ * refused one impossible job and counts the others: conservation holds. */
+static void expect_one_refused(const char *path, double submitted, double completed)
+{
+    json_t *doc = load_json(path);
+    json_t *t = json_array_get(json_object_get(json_array_get(json_object_get(doc, "policies"), 0), "training"), 0);
+    assert_true(json_number_value(json_object_get(t, "refused_impossible")) == 1);
+    assert_true(json_number_value(json_object_get(t, "submitted")) == submitted);
+    assert_true(json_number_value(json_object_get(t, "completed")) == completed);
+    json_decref(doc);
+}
+
 /* A trace row no pool can hold: bad input naming file:line, or with
  * --lenient a job counted as refused (and conservation still holds). */
 static void test_impossible_trace_row(void **state)
@@ -305,15 +320,10 @@ static void test_impossible_trace_row(void **state)
     assert_int_equal(test_fleetsim(dir, "run %s/trace.json", dir), 2);
     char *err = test_slurp("%s/err.txt", dir);
     assert_non_null(strstr(err, "jobs.csv:3: a job asking for 1000000000 GPUs can never start"));
-    assert_non_null(strstr(err, "the largest pool (\"p\") holds 10 units"));
+    assert_non_null(strstr(err, "the largest pool (\"p\") policy \"default\" (shared) lets this stream use holds 10 units"));
     free(err);
     assert_int_equal(test_fleetsim(dir, "run %s/trace.json --lenient --out %s/lenient", dir, dir), 0);
-    json_t *doc = load_json(test_path("%s/lenient/results.json", dir));
-    json_t *t = json_array_get(json_object_get(json_array_get(json_object_get(doc, "policies"), 0), "training"), 0);
-    assert_true(json_number_value(json_object_get(t, "refused_impossible")) == 1);
-    assert_true(json_number_value(json_object_get(t, "submitted")) == 3);
-    assert_true(json_number_value(json_object_get(t, "completed")) == 2);
-    json_decref(doc);
+    expect_one_refused(test_path("%s/lenient/results.json", dir), 3, 2);
 }
 
 /* A gang that fits the pool but not what is free waits to the horizon: its
@@ -379,6 +389,188 @@ static void test_training_conservation(void **state)
         moving += t->in_flight_start + t->running_end + t->waiting_end;
     }
     assert_true(moving > 0); /* the identity was tested with jobs crossing both ends */
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 3. gangs against the pools a policy lets a stream use ---- */
+
+/* Under `shared` one 48-GPU pool; under `partitioned` 40 serving GPUs and
+ * 8 batch GPUs, and training (not preemptible) runs on batch pools only.
+ * The loader holds a gang to the largest pool (48); the policy to 8. */
+#define ELIGIBLE_FMT                                                                                         \
+    "{\"schema\": \"fleetsim/1\", \"name\": \"eligible\", \"horizon\": \"6h\", \"warmup\": \"0s\","          \
+    " \"window\": \"10m\", \"seed\": 2,"                                                                     \
+    " \"policies\": {\"shared\": {\"pools\": [{\"name\": \"serving\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 48}]}," \
+    "   \"%s\": {\"pools\": [{\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 40}," \
+    "     {\"name\": \"%s\", \"class\": \"%s\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 8}]%s}},"            \
+    " \"services\": [{\"name\": \"idle\", \"pool\": \"serving\", \"arrivals\": {\"poisson_rps\": 0},"        \
+    "   \"service_time\": {\"deterministic\": {\"value\": \"1s\"}}, \"replicas\": 1}],"                      \
+    " \"training\": [{\"name\": \"job\", %s}]}"
+
+static void test_gang_larger_than_eligible_pools(void **state)
+{
+    (void)state;
+    char json[4096];
+    snprintf(json, sizeof json, ELIGIBLE_FMT, "partitioned", "batch", "batch", "",
+             "\"submit\": {\"at\": [0]}, \"gang\": 16, \"work_gpu_hours\": 16");
+    test_write(test_path("%s/eligible.json", dir), json);
+    /* It loads (16 <= 48): only the policy's eligibility can refuse it. */
+    fs_scenario *s = test_scenario("%s", json);
+    fs_scenario_destroy(s);
+    const char *want = "eligible.json: training[0].gang: a gang of 16 units can never start under policy "
+                       "\"partitioned\": the largest pool it lets this stream use (\"batch\") holds at most 8";
+    assert_int_equal(test_fleetsim(dir, "validate %s/eligible.json", dir), 2);
+    test_stderr_has(dir, want);
+    char *out = test_slurp("%s/out.txt", dir);
+    assert_null(strstr(out, "ok")); /* validate never says ok to what the run refuses */
+    free(out);
+    assert_int_equal(test_fleetsim(dir, "compare %s/eligible.json --out %s/eligible", dir, dir), 2);
+    test_stderr_has(dir, want);
+    assert_false(test_exists("%s/eligible/results.json", dir)); /* no partial output */
+    /* The same gang under the policy that lets it use the 48-GPU pool runs. */
+    assert_int_equal(test_fleetsim(dir, "compare %s/eligible.json --policies shared --out %s/eligible", dir, dir), 0);
+    json_t *doc = load_json(test_path("%s/eligible/results.json", dir));
+    json_t *t = json_array_get(json_object_get(json_array_get(json_object_get(doc, "policies"), 0), "training"), 0);
+    assert_true(json_number_value(json_object_get(t, "completed")) == 1);
+    json_decref(doc);
+}
+
+/* tiered: preemptible experiments go on spot pools only; with none, no job
+ * of the stream could ever start.  A preemptible stream of production
+ * training (the default priority) may use the batch pool, so it is valid. */
+static void test_stream_with_no_eligible_pool(void **state)
+{
+    (void)state;
+    char json[4096];
+    snprintf(json, sizeof json, ELIGIBLE_FMT, "tiered", "batch", "batch", "",
+             "\"submit\": {\"at\": [0]}, \"gang\": 4, \"work_gpu_hours\": 4, \"preemptible\": true,"
+             " \"priority\": \"experiment\"");
+    test_write(test_path("%s/nopool.json", dir), json);
+    assert_int_equal(test_fleetsim(dir, "validate %s/nopool.json", dir), 2);
+    test_stderr_has(dir, "nopool.json: training[0]: policy \"tiered\" lets this stream's jobs use none of its pools "
+                         "(preemptible: true): none of them could ever start");
+    snprintf(json, sizeof json, ELIGIBLE_FMT, "tiered", "batch", "batch", "",
+             "\"submit\": {\"at\": [0]}, \"gang\": 4, \"work_gpu_hours\": 4, \"preemptible\": true");
+    test_write(test_path("%s/nopool.json", dir), json);
+    assert_int_equal(test_fleetsim(dir, "validate %s/nopool.json", dir), 0);
+}
+
+/* A trace row that fits the largest pool but not the batch pool the
+ * partitioned policy lets the stream use: bad input naming file:line and
+ * the policy, or with --lenient a refused job. */
+static void test_trace_row_larger_than_eligible_pools(void **state)
+{
+    (void)state;
+    test_write(test_path("%s/rows.csv", dir), "submit,gpus,secs\n0,2,600\n60,16,600\n");
+    char submit[512], json[4096];
+    snprintf(submit, sizeof submit,
+             "\"submit\": {\"trace\": {\"file\": \"%s\", \"time\": \"submit\", \"gpus\": \"gpus\","
+             " \"duration\": \"secs\"}}",
+             test_path("%s/rows.csv", dir));
+    snprintf(json, sizeof json, ELIGIBLE_FMT, "partitioned", "batch", "batch", "", submit);
+    test_write(test_path("%s/rows.json", dir), json);
+    assert_int_equal(test_fleetsim(dir, "validate %s/rows.json", dir), 0); /* rows are read by the run */
+    assert_int_equal(test_fleetsim(dir, "compare %s/rows.json", dir), 2);
+    test_stderr_has(dir, "rows.csv:3: a job asking for 16 GPUs can never start: the largest pool (\"batch\") "
+                         "policy \"partitioned\" lets this stream use holds 8 units");
+    assert_int_equal(
+        test_fleetsim(dir, "compare %s/rows.json --policies partitioned --lenient --out %s/rows", dir, dir), 0);
+    expect_one_refused(test_path("%s/rows/results.json", dir), 2, 1);
+}
+
+/* ---- compare: no claim about an SLO that does not exist; unsettled ---- */
+
+/* compare's table of r (caller frees). */
+static char *compare_table(const fs_results *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    assert_non_null(fp);
+    fs_error err = {0};
+    assert_int_equal(fs_compare_table(r, fp, &err), FS_OK);
+    assert_int_equal(fclose(fp), 0);
+    return text;
+}
+
+/* A service without an SLO: "no SLO" and null, never "0 breach windows". */
+static void test_compare_no_slo(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(TEN_GPUS "}", "0s", 2, 4);
+    fs_results *r = test_run(s);
+    char *text = compare_table(r);
+    const char *row = strstr(text, "SLO breach windows/week");
+    assert_non_null(row);
+    row += strlen("SLO breach windows/week");
+    size_t n = strcspn(row, "\n");
+    assert_true(n == strspn(row, " ") + strlen("no SLO")); /* the cell says no SLO, and nothing else */
+    assert_memory_equal(row + n - strlen("no SLO"), "no SLO", strlen("no SLO"));
+    free(text);
+    json_t *cmp = fs_compare_json(r);
+    json_t *rows = json_object_get(json_object_get(json_object_get(json_object_get(cmp, "policies"), "default"),
+                                                   "services"),
+                                   "idle");
+    json_t *cell = json_object_get(rows, "slo_breach_windows_per_week");
+    assert_non_null(cell);
+    assert_true(json_is_null(cell));
+    json_decref(cmp);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* Near saturation over 2 h the tail has not settled: compare marks each
+ * such figure, and the difference beside it, as the run table does, and
+ * explains the mark once; a settled figure carries no mark. */
+static void test_compare_marks_unsettled(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"2h\", \"warmup\": \"10m\", \"window\": \"10m\", \"seed\": 3,"
+        " \"replications\": 2,"
+        " \"policies\": {\"a\": {\"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 3}]},"
+        "   \"b\": {\"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 4}]}},"
+        " \"services\": [{\"name\": \"hot\", \"arrivals\": {\"poisson_rps\": 9.5},"
+        "   \"service_time\": {\"exponential\": {\"mean\": \"200ms\"}}, \"replicas\": {\"count\": 2, \"concurrency\": 1}},"
+        "  {\"name\": \"cool\", \"arrivals\": {\"poisson_rps\": 1},"
+        "   \"service_time\": {\"deterministic\": {\"value\": \"100ms\"}}, \"replicas\": 1}]}");
+    fs_results *r = test_run(s);
+    char *text = compare_table(r);
+    printf("%s", text);
+    static const char *const labels[] = {"p50 ms", "p95 ms", "p99 ms"};
+    static const fs_settle_figure figs[] = {FS_SETTLE_P50, FS_SETTLE_P95, FS_SETTLE_P99};
+    size_t marked = 0;
+    for (size_t i = 0; i < 2; i++) {
+        fs_service_summary sum_a, sum_b;
+        assert_int_equal(fs_results_service_summary(r, 0, i, &sum_a), 0);
+        assert_int_equal(fs_results_service_summary(r, 1, i, &sum_b), 0);
+        char head[64];
+        snprintf(head, sizeof head, "service %s\n", i == 0 ? "hot" : "cool");
+        const char *block = strstr(text, head);
+        assert_non_null(block);
+        for (size_t f = 0; f < 3; f++) {
+            const char *row = strstr(block, labels[f]);
+            assert_non_null(row);
+            size_t row_len = strcspn(row, "\n");
+            char line[256];
+            snprintf(line, sizeof line, "%.*s", (int)row_len, row);
+            const fs_settling *a = &sum_a.settling[figs[f]], *b = &sum_b.settling[figs[f]];
+            bool a_un = a->why && !isnan(a->value), b_un = b->why && !isnan(b->value);
+            /* the a column, the b column, the difference: one mark each */
+            size_t want = (size_t)a_un + (size_t)b_un + (size_t)(a_un || b_un), got = 0;
+            for (const char *c = line; (c = strchr(c, '~')) != NULL; c++)
+                got++;
+            if (got != want)
+                fail_msg("%s: %zu marks, wanted %zu (a %s, b %s)", line, got, want, a_un ? "unsettled" : "settled",
+                         b_un ? "unsettled" : "settled");
+            marked += got;
+        }
+    }
+    assert_true(marked > 0); /* the case was tested: the hot tail has not settled */
+    assert_non_null(strstr(text, "\n~ not settled: a longer horizon, more replications or a longer warm-up would "
+                                 "move it; a difference beside a figure that has not settled has not settled"));
+    free(text);
     fs_results_destroy(r);
     fs_scenario_destroy(s);
 }
@@ -502,6 +694,11 @@ int main(void)
         cmocka_unit_test(test_impossible_gang_is_refused_at_load),
         cmocka_unit_test(test_gang_over_256_starts),
         cmocka_unit_test(test_impossible_trace_row),
+        cmocka_unit_test(test_gang_larger_than_eligible_pools),
+        cmocka_unit_test(test_stream_with_no_eligible_pool),
+        cmocka_unit_test(test_trace_row_larger_than_eligible_pools),
+        cmocka_unit_test(test_compare_no_slo),
+        cmocka_unit_test(test_compare_marks_unsettled),
         cmocka_unit_test(test_waiting_gang_is_a_censored_wait),
         cmocka_unit_test(test_training_conservation),
         cmocka_unit_test(test_one_percentile_everywhere),

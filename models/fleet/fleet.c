@@ -573,15 +573,6 @@ nomem:
     return ENOMEM;
 }
 
-size_t fs_fleet_largest_pool(const fs_fleet *f, size_t *pool)
-{
-    *pool = 0;
-    for (size_t p = 0; p < f->scenario->n_pools; p++)
-        if (f->placement->pools[p].n_units_max > f->placement->pools[*pool].n_units_max)
-            *pool = p;
-    return f->max_pool_units;
-}
-
 void fs_fleet_fini(fs_fleet *f)
 {
     for (size_t p = 0; f->scenario && p < f->scenario->n_pools; p++) {

@@ -127,10 +127,6 @@ void fs_fleet_fini(fs_fleet *f);
 
 void fs_fleet_set_holder(fs_fleet *f, fs_holder_kind kind, const fs_holder_ops *ops, void *ctx);
 
-/* The most units one pool can ever hold (at its largest size), and the
- * index of that pool in *pool: a gang larger than this can never start. */
-size_t fs_fleet_largest_pool(const fs_fleet *f, size_t *pool);
-
 /* Asks for units; grants at once if it can (the holder's `ready` follows
  * after warm-up), else queues the request.  0, or ENOMEM. */
 int fs_fleet_request(fs_fleet *f, const fs_request *r);

@@ -1,3 +1,5 @@
+#include <stdint.h>
+
 #include "policy.h"
 
 const fs_policy_ops *fs_policy_for(fs_policy_kind kind)
@@ -11,6 +13,21 @@ const fs_policy_ops *fs_policy_for(fs_policy_kind kind)
         break;
     }
     return &fs_policy_shared;
+}
+
+size_t fs_policy_largest_eligible(const fs_policy_ops *ops, const fs_scenario *s, const fs_placement *placement,
+                                  const fs_request *r, size_t *pool)
+{
+    size_t most = 0;
+    *pool = SIZE_MAX;
+    for (size_t p = 0; p < s->n_pools; p++) {
+        size_t units = placement->pools[p].n_units_max;
+        if (ops->eligible(s, r, p) && (*pool == SIZE_MAX || units > most)) {
+            most = units;
+            *pool = p;
+        }
+    }
+    return most;
 }
 
 bool fs_policy_fifo(const fs_request *a, const fs_request *b)

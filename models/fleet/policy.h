@@ -50,6 +50,14 @@ extern const fs_policy_ops fs_policy_tiered;
 
 const fs_policy_ops *fs_policy_for(fs_policy_kind kind);
 
+/* The most units (at its largest size) of one pool that a request like r
+ * may take units from under this policy, with that pool in *pool (SIZE_MAX
+ * and 0 when the policy lets r use no pool at all).  The fleet grants a gang
+ * from one pool, so a gang larger than this can never start, however large
+ * the other pools are. */
+size_t fs_policy_largest_eligible(const fs_policy_ops *ops, const fs_scenario *s, const fs_placement *placement,
+                                  const fs_request *r, size_t *pool);
+
 /* Shared helpers for policy modules. */
 bool fs_policy_fifo(const fs_request *a, const fs_request *b);
 bool fs_policy_never_evict(const fs_scenario *s, const fs_request *r, size_t pool, const fs_unit_rt *u);

@@ -1,5 +1,6 @@
 #include "training.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "grow.h"
+#include "policy.h"
 #include "rng.h"
 
 #define FS__DAY_S 86400.0
@@ -68,6 +70,14 @@ static void fs__schedule_submissions(fs_training *t, uint32_t stream, double aft
                 fs_sim_schedule(t->sim, spec->submit_at_s[k], 1, t->kind_submit, stream, 2);
 }
 
+/* What a job of this stream asks the fleet for, but its owner and warm-up:
+ * the policy decides from this which pools the job may use. */
+static fs_request fs__stream_request(const fs_training_spec *spec, uint32_t gang)
+{
+    return (fs_request){.kind = FS_HOLDER_TRAINING, .units = gang, .memory_gb = spec->state_gb_per_gpu,
+                        .pool = SIZE_MAX, .lane = spec->lane, .preemptible = spec->preemptible};
+}
+
 static int fs__ask(fs_training *t, uint32_t id)
 {
     fs_job *job = &t->jobs[id];
@@ -76,13 +86,46 @@ static int fs__ask(fs_training *t, uint32_t id)
     job->ready = 0;
     /* A job evicted with "save" resumes from host memory at H2D bandwidth;
      * otherwise its state (or last checkpoint) comes from storage. */
-    fs_request r = {
-        .kind = FS_HOLDER_TRAINING, .owner = id, .units = job->gang,
-        .memory_gb = spec->state_gb_per_gpu,
-        .warmup = job->state_on_host ? FS_WARMUP_STATE_HOST : FS_WARMUP_STATE_STORAGE,
-        .pool = SIZE_MAX, .lane = spec->lane, .preemptible = spec->preemptible, .first_slot = 0,
-    };
+    fs_request r = fs__stream_request(spec, job->gang);
+    r.owner = id;
+    r.warmup = job->state_on_host ? FS_WARMUP_STATE_HOST : FS_WARMUP_STATE_STORAGE;
     return fs_fleet_request(t->fleet, &r);
+}
+
+/* 'policy "NAME"', and its kind when the name is not the kind's. */
+static const char *fs__policy_words(char *buf, size_t size, const fs_scenario *s, const fs_policy_ops *policy)
+{
+    if (strcmp(s->policy, policy->name) == 0)
+        snprintf(buf, size, "policy \"%s\"", s->policy);
+    else
+        snprintf(buf, size, "policy \"%s\" (%s)", s->policy, policy->name);
+    return buf;
+}
+
+int fs_training_check_gangs(const fs_scenario *s, const fs_policy_ops *policy, const fs_placement *placement,
+                            fs_error *err)
+{
+    for (size_t i = 0; i < s->n_training; i++) {
+        const fs_training_spec *spec = &s->training[i];
+        fs_request r = fs__stream_request(spec, spec->gang);
+        size_t pool, most = fs_policy_largest_eligible(policy, s, placement, &r, &pool);
+        char words[256];
+        if (pool == SIZE_MAX)
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s: training[%zu]: %s lets this stream's jobs use none of its pools "
+                                "(preemptible: %s): none of them could ever start",
+                                s->path, i, fs__policy_words(words, sizeof words, s, policy),
+                                spec->preemptible ? "true" : "false");
+        /* A traced stream's rows bring their own gangs: each is held to the
+         * same pool when it is submitted (fs__on_submit). */
+        if (spec->trace == NULL && spec->gang > most)
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s: training[%zu].gang: a gang of %u units can never start under %s: the largest "
+                                "pool it lets this stream use (\"%s\") holds at most %zu",
+                                s->path, i, spec->gang, fs__policy_words(words, sizeof words, s, policy),
+                                s->pools[pool].name, most);
+    }
+    return FS_OK;
 }
 
 static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
@@ -108,18 +151,23 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
         gang = t->next_row[stream].gpus;
         compute_s = t->next_row[stream].duration_s;
     }
-    /* A gang larger than any pool would wait forever and show as a short
-     * queue: a trace row asking for it is bad input, or with --lenient a job
-     * counted as refused.  (The loader refuses a stream's own gang.) */
+    /* A gang larger than any pool the policy lets this stream use would
+     * wait forever and show as a short queue: a trace row asking for it is
+     * bad input, or with --lenient a job counted as refused.  (A stream's
+     * own gang is refused before the run: fs_training_check_gangs.) */
+    fs_request asked = fs__stream_request(spec, gang);
     size_t largest;
-    size_t most = fs_fleet_largest_pool(t->fleet, &largest);
+    size_t most = fs_policy_largest_eligible(t->fleet->policy, t->scenario, t->fleet->placement, &asked, &largest);
     if (gang > most) {
         if (ev->data == 3 && !spec->trace->lenient) {
+            char words[256];
+            fs__policy_words(words, sizeof words, t->scenario, t->fleet->policy);
+            assert(largest != SIZE_MAX); /* fs_training_check_gangs refused such a stream before the run */
             fs_sim_fail(sim, EILSEQ,
-                        "%s:%llu: a job asking for %u GPUs can never start: the largest pool (\"%s\") holds "
-                        "%zu units (--lenient counts such jobs as refused instead)",
+                        "%s:%llu: a job asking for %u GPUs can never start: the largest pool (\"%s\") %s lets "
+                        "this stream use holds %zu units (--lenient counts such jobs as refused instead)",
                         spec->trace->path, (unsigned long long)t->next_row[stream].line, gang,
-                        t->scenario->pools[largest].name, most);
+                        t->scenario->pools[largest].name, words, most);
             return;
         }
         if (t->measuring) {
@@ -288,6 +336,9 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
     *t = (fs_training){.scenario = s, .sim = sim, .fleet = fleet, .pools = pools, .reps = reps};
     if (s->n_training == 0)
         return FS_OK;
+    int checked = fs_training_check_gangs(s, fleet->policy, fleet->placement, err);
+    if (checked != FS_OK)
+        return checked;
     t->rngs = calloc(s->n_training, sizeof *t->rngs);
     t->traces = calloc(s->n_training, sizeof *t->traces);
     t->next_row = calloc(s->n_training, sizeof *t->next_row);

@@ -65,6 +65,17 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
                      fs_sim *sim, uint32_t replication, fs_training_rep *reps, fs_error *err);
 void fs_training_fini(fs_training *t);
 
+struct fs_policy_ops;
+
+/* Refuses (FS_ERR_INPUT, naming the file, the JSON path and the policy) a
+ * stream whose jobs could never start under this policy variant: a gang
+ * larger than every pool the policy lets the stream use, or a stream the
+ * policy lets use no pool at all.  The loader knows only the largest pool;
+ * which pools a stream may use is the policy's (policy.h).  fs_training_init
+ * calls it; `validate` too, so it never says "ok" to such a scenario. */
+int fs_training_check_gangs(const fs_scenario *s, const struct fs_policy_ops *policy,
+                            const fs_placement *placement, fs_error *err);
+
 void fs_training_start_measuring(fs_training *t, double now);
 void fs_training_finish(fs_training *t, double now);
 

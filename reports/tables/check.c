@@ -368,7 +368,7 @@ static void fs__row(fs__ctx *c, const char *policy, const char *kind, const char
     snprintf(row->change, sizeof row->change, "%s", change ? change : "");
     snprintf(row->verdict, sizeof row->verdict, "%s", verdict);
     row->outcome = strncmp(verdict, "WORSE", 5) == 0 ? FS_CHECK_WORSE
-                   : strcmp(verdict, "better") == 0  ? FS_CHECK_BETTER
+                   : strncmp(verdict, "better", 6) == 0 ? FS_CHECK_BETTER
                                                      : FS_CHECK_SAME;
     if (row->outcome == FS_CHECK_WORSE)
         r->worse++;
@@ -394,6 +394,17 @@ static fs__state fs__get(const json_t *item, const fs__metric *m, double *v)
         return FS__NULL;
     *v = json_number_value(x);
     return FS__NUMBER;
+}
+
+/* Does the document say this latency figure has not settled
+ * (services[].settling.FIGURE.settled false: settle.h)?  Absent (an older
+ * writer, or a figure it does not judge) or null (no data) says nothing. */
+static bool fs__unsettled(const json_t *item, const fs__metric *m)
+{
+    if (m->scope != FS__SERVICE || !m->object || strcmp(m->object, "latency_ms") != 0)
+        return false;
+    const json_t *fig = json_object_get(json_object_get(item, "settling"), m->member);
+    return json_is_false(json_object_get(fig, "settled"));
 }
 
 static void fs__compare_metric(fs__ctx *c, const char *policy, const char *kind, const char *item,
@@ -435,10 +446,14 @@ static void fs__compare_metric(fs__ctx *c, const char *policy, const char *kind,
         snprintf(change, sizeof change, "%+.1f%%", fabs(pct) < 0.05 ? 0.0 : pct); /* never "-0.0%" */
     else
         snprintf(change, sizeof change, "%s", v == 0 ? "+0.0%" : "n/a (from 0)");
+    /* A current figure that has not settled may move on the next run
+     * without any change to the code: the verdict says so, so a gate that
+     * flips later does not flip silently.  Pass or fail stays the figure's. */
+    bool unsettled = fs__unsettled(c_item, m);
     if (worse)
-        snprintf(verdict, sizeof verdict, "WORSE (tolerance %g%%)", tol);
+        snprintf(verdict, sizeof verdict, "WORSE (tolerance %g%%%s)", tol, unsettled ? "; not settled" : "");
     else
-        snprintf(verdict, sizeof verdict, "%s", better ? "better" : "ok");
+        snprintf(verdict, sizeof verdict, "%s%s", better ? "better" : "ok", unsettled ? " (not settled)" : "");
     fs__row(c, policy, kind, item, key, bt, ct, change, verdict);
     if (!c->out_of_memory) {
         fs_check_row *row = &c->out->rows[c->out->n_rows - 1];

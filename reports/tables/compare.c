@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "terminal.h"
+#include "unsettled.h"
 
 /* A figure of one policy in one replication; `index` is the service or
  * training stream (unused for the fleet). */
@@ -22,6 +23,12 @@ typedef struct fs__row {
      * histogram's), as in every other output; hist NULL for other rows. */
     fs_results_hist_fn hist;
     double q, scale;
+    /* A latency figure the run's settling diagnostics judge (settle.h):
+     * the table marks it `~` when it has not settled. */
+    bool judged;
+    fs_settle_figure figure;
+    /* A figure about the service's SLO: none without one ("no SLO"). */
+    bool needs_slo;
 } fs__row;
 
 static const fs_service_rep *fs__svc(const fs_results *r, size_t p, uint32_t k, size_t i)
@@ -43,10 +50,19 @@ static double m_worst_p99(const fs_results *r, size_t p, uint32_t k, size_t i)
     return worst;
 }
 
+/* Whether policy p's service i has an SLO: without one there is nothing to
+ * breach, and "0 breaches" would claim an SLO that does not exist. */
+static bool fs__has_slo(const fs_results *r, size_t p, size_t i)
+{
+    return r->policies[p].scenario->services[i].slo.n_targets > 0;
+}
+
 static double m_breach_week(const fs_results *r, size_t p, uint32_t k, size_t i)
 {
     double measured = fs_results_measured_s(r);
-    return measured > 0 ? fs__svc(r, p, k, i)->slo_breach_windows * 7 * 86400.0 / measured : 0;
+    if (!fs__has_slo(r, p, i) || !(measured > 0)) /* no SLO, or nothing measured: no figure */
+        return NAN;
+    return fs__svc(r, p, k, i)->slo_breach_windows * 7 * 86400.0 / measured;
 }
 
 static double m_wait_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_wait_hist(r, p, k, i), 0.50, 1e-9 / 60); }
@@ -60,26 +76,33 @@ static double fs__fleet(const fs_results *r, size_t p, uint32_t k, fs_pool_figur
 }
 static double m_gpu_h(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return fs__fleet(r, p, k, FS_FIG_GPU_H); }
 static double m_cost(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return fs__fleet(r, p, k, FS_FIG_COST); }
-static double m_util(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return 100 * fs__fleet(r, p, k, FS_FIG_UTIL); }
+/* No GPU-hour provisioned (an elastic fleet that stayed at zero): no
+ * utilization was measured, which is not 0%. */
+static double m_util(const fs_results *r, size_t p, uint32_t k, size_t i)
+{
+    (void)i;
+    return fs__fleet(r, p, k, FS_FIG_GPU_H) > 0 ? 100 * fs__fleet(r, p, k, FS_FIG_UTIL) : NAN;
+}
 static double m_headroom(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return 100 * fs__fleet(r, p, k, FS_FIG_HEADROOM); }
 static double m_switch(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return fs__fleet(r, p, k, FS_FIG_SWITCH_H); }
 
 static double m_blocked(const fs_results *r, size_t p, uint32_t k, size_t i) { return r->policies[p].reps[k].blocked_minutes[i]; }
 
 static const fs__row rows[] = {
-    {ROW_SERVICE, "p50_ms", "p50 ms", m_p50, fs_results_latency_hist, 0.50, 1e-6},
-    {ROW_SERVICE, "p95_ms", "p95 ms", m_p95, fs_results_latency_hist, 0.95, 1e-6},
-    {ROW_SERVICE, "p99_ms", "p99 ms", m_p99, fs_results_latency_hist, 0.99, 1e-6},
-    {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99, NULL, 0, 0},
-    {ROW_SERVICE, "slo_breach_windows_per_week", "SLO breach windows/week", m_breach_week, NULL, 0, 0},
-    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60},
-    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60},
-    {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0},
-    {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0},
-    {ROW_FLEET, "utilization_pct", "utilization %", m_util, NULL, 0, 0},
-    {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom, NULL, 0, 0},
-    {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch, NULL, 0, 0},
-    {ROW_TENANT, "blocked_breach_minutes", "breach minutes charged", m_blocked, NULL, 0, 0},
+    {ROW_SERVICE, "p50_ms", "p50 ms", m_p50, fs_results_latency_hist, 0.50, 1e-6, true, FS_SETTLE_P50, false},
+    {ROW_SERVICE, "p95_ms", "p95 ms", m_p95, fs_results_latency_hist, 0.95, 1e-6, true, FS_SETTLE_P95, false},
+    {ROW_SERVICE, "p99_ms", "p99 ms", m_p99, fs_results_latency_hist, 0.99, 1e-6, true, FS_SETTLE_P99, false},
+    {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99, NULL, 0, 0, false, 0, false},
+    {ROW_SERVICE, "slo_breach_windows_per_week", "SLO breach windows/week", m_breach_week, NULL, 0, 0, false, 0,
+     true},
+    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false},
+    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false},
+    {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0, false, 0, false},
+    {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0, false, 0, false},
+    {ROW_FLEET, "utilization_pct", "utilization %", m_util, NULL, 0, 0, false, 0, false},
+    {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom, NULL, 0, 0, false, 0, false},
+    {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch, NULL, 0, 0, false, 0, false},
+    {ROW_TENANT, "blocked_breach_minutes", "breach minutes charged", m_blocked, NULL, 0, 0, false, 0, false},
 };
 
 /* Whether any policy charged tenant t anything: only they are shown. */
@@ -139,35 +162,65 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
     return 0;
 }
 
-/* A table cell: the value, or "no data". */
-static void fs__put_value(FILE *fp, double v)
+/* A table cell: the value, or why there is none; `mark` after it. */
+static void fs__put_value(FILE *fp, double v, bool no_slo, const char *mark)
 {
-    if (isnan(v))
-        fprintf(fp, " %14s", "no data");
+    char buf[40];
+    if (no_slo)
+        snprintf(buf, sizeof buf, "no SLO");
+    else if (isnan(v))
+        snprintf(buf, sizeof buf, "no data");
     else
-        fprintf(fp, " %14.4g", v);
+        snprintf(buf, sizeof buf, "%.4g%s", v, mark);
+    fprintf(fp, " %14s", buf);
 }
 
-static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, FILE *fp)
+/* The rows of one kind for service, stream or tenant `index`; *marked is
+ * set when a figure or difference was marked as not settled. */
+static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, FILE *fp, bool *marked)
 {
+    /* Each policy's settling diagnostics of this service, for the marks. */
+    fs_service_summary *sum = NULL;
+    if (kind == ROW_SERVICE) {
+        sum = malloc(r->n_policies * sizeof *sum);
+        if (!sum)
+            return -1;
+        for (size_t p = 0; p < r->n_policies; p++)
+            if (fs_results_service_summary(r, p, index, &sum[p]) != 0) {
+                free(sum);
+                return -1;
+            }
+    }
     for (size_t j = 0; j < FS__N_ROWS; j++) {
         if (rows[j].kind != kind)
             continue;
         fprintf(fp, "  %-26s", rows[j].label);
         for (size_t p = 0; p < r->n_policies; p++) {
             fs_summary v, d;
-            if (fs__cell(r, &rows[j], p, index, &v, &d) != 0)
+            if (fs__cell(r, &rows[j], p, index, &v, &d) != 0) {
+                free(sum);
                 return -1;
-            fs__put_value(fp, v.mean);
+            }
+            bool no_slo = rows[j].needs_slo && !fs__has_slo(r, p, index);
+            const fs_settling *mine = rows[j].judged ? &sum[p].settling[rows[j].figure] : NULL;
+            const fs_settling *base = rows[j].judged ? &sum[0].settling[rows[j].figure] : NULL;
+            bool unsettled = mine && fs_unsettled_is(mine);
+            fs__put_value(fp, v.mean, no_slo, unsettled ? fs_unsettled_mark(mine) : "");
+            *marked |= unsettled && !isnan(v.mean);
             if (p == 0 || isnan(d.mean))
                 continue;
+            /* A difference is no more settled than the figures it is taken
+             * between. */
+            const char *dmark = unsettled ? fs_unsettled_mark(mine) : base ? fs_unsettled_mark(base) : "";
+            *marked |= *dmark != '\0';
             if (d.valid)
-                fprintf(fp, " (%+.4g ±%.2g)", d.mean, d.half_width);
+                fprintf(fp, " (%+.4g ±%.2g%s)", d.mean, d.half_width, dmark);
             else
-                fprintf(fp, " (%+.4g)", d.mean);
+                fprintf(fp, " (%+.4g%s)", d.mean, dmark);
         }
         fputc('\n', fp);
     }
+    free(sum);
     return 0;
 }
 
@@ -190,24 +243,25 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
     }
     fputc('\n', fp);
     int rc = 0;
+    bool marked = false;
     for (size_t i = 0; i < s->n_services && rc == 0; i++) {
         fputs("service ", fp);
         fs_terminal_write(fp, s->services[i].name);
         fputc('\n', fp);
-        rc = fs__table_rows(r, ROW_SERVICE, i, fp);
+        rc = fs__table_rows(r, ROW_SERVICE, i, fp, &marked);
     }
     for (size_t i = 0; i < s->n_training && rc == 0; i++) {
         fputs("training ", fp);
         fs_terminal_write(fp, s->training[i].name);
         fputc('\n', fp);
-        rc = fs__table_rows(r, ROW_TRAINING, i, fp);
+        rc = fs__table_rows(r, ROW_TRAINING, i, fp, &marked);
         if (rc == 0 && fs__waits_censored(r, i))
             fputs("  (queue waits count jobs still waiting at the horizon with their wait so far: lower bounds)\n",
                   fp);
     }
     if (rc == 0) {
         fputs("fleet\n", fp);
-        rc = fs__table_rows(r, ROW_FLEET, 0, fp);
+        rc = fs__table_rows(r, ROW_FLEET, 0, fp, &marked);
     }
     bool header = false;
     for (size_t t = 0; t < r->n_tenants && rc == 0; t++) {
@@ -222,10 +276,13 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
         fputs("tenant ", fp);
         fs_terminal_write(fp, r->tenants[t]);
         fputc('\n', fp);
-        rc = fs__table_rows(r, ROW_TENANT, t, fp);
+        rc = fs__table_rows(r, ROW_TENANT, t, fp, &marked);
     }
     if (rc != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    if (marked)
+        fs_unsettled_legend(fp, "a difference beside a figure that has not settled has not settled either "
+                                "(why: fleetsim run --format json, settling)");
     if (ferror(fp))
         return fs_error_set(err, FS_ERR_RUNTIME, "cannot write the comparison");
     return FS_OK;

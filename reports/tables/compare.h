@@ -5,8 +5,10 @@
  * submissions (common random numbers), so the difference between a policy
  * and the first one is taken replication by replication and summarized with
  * its own 95% confidence interval: far tighter than comparing two
- * independent means.  Rows: per service p50/p95/p99 over the run, p99 of the
- * worst window and SLO-breach windows per week; per training stream queue
+ * independent means.  Rows: per service p50/p95/p99 over the run (marked
+ * `~` in the table, as are their differences, when they have not settled:
+ * unsettled.h), p99 of the worst window and SLO-breach windows per week
+ * ("no SLO" in the table, null in the JSON, for a service without one); per training stream queue
  * wait P50/P95; per fleet GPU-hours, cost, utilization, peak headroom and
  * switch overhead; per tenant the SLO-breach minutes charged to it (breach
  * time while another tenant's scale-up waited, shared by the units it held

@@ -6,6 +6,7 @@
 
 #include "duration.h"
 #include "terminal.h"
+#include "unsettled.h"
 
 /* Beyond this many services the table prints their aggregate, not a row each. */
 #define FS_TABLE_MAX_SERVICE_ROWS 12
@@ -59,9 +60,9 @@ static const char *fs__figure(char *buf, size_t size, const fs_settling *st, boo
     if (isnan(st->value))
         snprintf(buf, size, "no data");
     else if (ci && !isnan(st->ci95))
-        snprintf(buf, size, "%.1f ±%.1f%s", st->value, st->ci95, st->why ? "~" : "");
+        snprintf(buf, size, "%.1f ±%.1f%s", st->value, st->ci95, fs_unsettled_mark(st));
     else
-        snprintf(buf, size, "%.1f%s", st->value, st->why ? "~" : "");
+        snprintf(buf, size, "%.1f%s", st->value, fs_unsettled_mark(st));
     return buf;
 }
 
@@ -78,15 +79,15 @@ static int fs__settling_notes(const fs_results *r, size_t p, bool detail, FILE *
         n_batch_ci += sum.ci_from_batches;
         for (size_t f = 0; f < FS_SETTLE_FIGURES; f++) {
             const fs_settling *st = &sum.settling[f];
-            if (!st->why || isnan(st->value)) /* no data is said as such, not as unsettled */
+            if (!fs_unsettled_is(st)) /* no data is said as such, not as unsettled */
                 continue;
             n_unsettled++;
             if (!detail)
                 continue;
-            if (n_unsettled == 1)
-                fputs("\n~ not settled: a longer horizon, more replications or a longer warm-up would "
-                      "move it\n",
-                      fp);
+            if (n_unsettled == 1) {
+                fputc('\n', fp);
+                fs_unsettled_legend(fp, NULL);
+            }
             char why[512];
             fputs("NOT SETTLED: service ", fp);
             fs__name(fp, s->services[i].name, (int)strlen(s->services[i].name));

@@ -25,6 +25,7 @@
 #include "report.h"
 #include "output.h"
 #include "placement.h"
+#include "policy.h"
 #include "progress.h"
 #include "results_csv.h"
 #include "results_json.h"
@@ -33,6 +34,7 @@
 #include "scenario.h"
 #include "table.h"
 #include "terminal.h"
+#include "training.h"
 
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -493,11 +495,16 @@ int fs_cli_validate(int argc, char **argv)
     for (size_t p = 0; p < s->n_policies && status == FS_EXIT_OK; p++) {
         fs_error err = {0};
         int rc = fs_placement_compute(s->policies[p], &placements[p], &err);
+        if (rc != FS_OK && s->n_policies > 1) {
+            size_t n = strlen(err.msg);
+            snprintf(err.msg + n, sizeof err.msg - n, " in policy %s", s->policies[p]->policy);
+        }
+        /* A gang no pool of this policy lets its stream use: the run would
+         * refuse it, so validate does too (the message names the policy). */
+        if (rc == FS_OK)
+            rc = fs_training_check_gangs(s->policies[p], fs_policy_for(s->policies[p]->policy_kind), placements[p],
+                                         &err);
         if (rc != FS_OK) {
-            if (s->n_policies > 1) {
-                size_t n = strlen(err.msg);
-                snprintf(err.msg + n, sizeof err.msg - n, " in policy %s", s->policies[p]->policy);
-            }
             fs_terminal_error(err.msg);
             status = rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
         }
