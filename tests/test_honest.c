@@ -67,6 +67,35 @@ static json_t *service0(json_t *results)
     return json_array_get(json_object_get(json_array_get(json_object_get(results, "policies"), 0), "services"), 0);
 }
 
+/* ---- a pool that never held a GPU: utilization and headroom are no data ---- */
+
+static void test_pool_without_gpus_has_no_data(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"name\": \"el\", \"horizon\": \"2h\", \"warmup\": \"10m\", \"replications\": 2,"
+        " \"pools\": [{\"name\": \"serve\", \"gpu\": \"L4-24GB\", \"gpus\": 2},"
+        "  {\"name\": \"spare\", \"gpu\": \"L4-24GB\", \"gpus\": 0, \"autoscale\": {\"min\": 0, \"max\": 4,"
+        "   \"provision\": {\"deterministic\": {\"value\": \"60s\"}}, \"idle\": \"10m\"}}],"
+        " \"services\": [{\"name\": \"s\", \"pool\": \"serve\", \"arrivals\": {\"poisson_rps\": 5},"
+        "  \"service_time\": {\"exponential\": {\"mean\": \"100ms\"}}, \"replicas\": 2}]}");
+    fs_results *r = test_run(s);
+    fs_pool_summary spare, serve, fleet;
+    assert_int_equal(fs_results_pool_summary(r, 0, 1, &spare), 0);
+    assert_int_equal(fs_results_pool_summary(r, 0, 0, &serve), 0);
+    assert_int_equal(fs_results_fleet_summary(r, 0, &fleet), 0);
+    assert_true(spare.gpu_hours.mean == 0);
+    /* nothing was provisioned: no utilization (not 0%), no headroom (not 100%) */
+    assert_true(isnan(spare.utilization.mean));
+    assert_true(isnan(spare.peak_headroom.mean));
+    /* the pools that held GPUs are measured, and the fleet is theirs */
+    assert_true(serve.utilization.mean > 0 && serve.utilization.mean < 1);
+    assert_true(serve.peak_headroom.mean > 0 && serve.peak_headroom.mean < 1);
+    assert_true(fabs(fleet.utilization.mean - serve.utilization.mean) < 1e-12);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
 /* ---- 1. no completions: no data, misses, breached windows, no "meets" ---- */
 
 static void test_unfinished_requests_are_misses(void **state)
@@ -703,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_training_conservation),
         cmocka_unit_test(test_one_percentile_everywhere),
         cmocka_unit_test(test_bounded_queue),
+        cmocka_unit_test(test_pool_without_gpus_has_no_data),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -423,20 +423,25 @@ void fs_results_pool_figures(const fs_results *r, size_t policy, uint32_t replic
      * and provisioned GPUs in window w are sums over pools; headroom is taken
      * in the window with the least of it (elastic pools change size). */
     size_t n_windows = s->n_pools ? rep->pools[first].n_windows : 0;
-    double least = 1.0;
+    /* A window without GPUs has no headroom to measure (an elastic pool at
+     * zero): it is skipped, and a pool that never held a GPU has no data. */
+    double least = NAN;
     for (size_t w = 0; w < n_windows; w++) {
         double busy = 0, present = 0;
         for (size_t p = first; p < last; p++) {
             busy += rep->pools[p].windows[w].busy_gpus;
             present += rep->pools[p].windows[w].gpus;
         }
+        if (!(present > 0))
+            continue;
         /* busy never exceeds present; the clamp keeps rounding from printing -0.0% */
-        double headroom = present > 0 ? fmax(0.0, 1.0 - busy / present) : 1.0;
-        if (headroom < least)
+        double headroom = fmax(0.0, 1.0 - busy / present);
+        if (isnan(least) || headroom < least)
             least = headroom;
     }
-    fig[FS_FIG_UTIL] = fig[FS_FIG_GPU_H] > 0 ? fig[FS_FIG_BUSY_H] / fig[FS_FIG_GPU_H] : 0;
-    fig[FS_FIG_HEADROOM] = n_windows ? least : 0;
+    /* No GPU-hour provisioned: utilization is no data, not 0%. */
+    fig[FS_FIG_UTIL] = fig[FS_FIG_GPU_H] > 0 ? fig[FS_FIG_BUSY_H] / fig[FS_FIG_GPU_H] : NAN;
+    fig[FS_FIG_HEADROOM] = least;
     double completed = 0;
     for (size_t i = 0; i < s->n_services; i++)
         if (pool == SIZE_MAX || s->services[i].pool == pool)

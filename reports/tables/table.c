@@ -53,6 +53,17 @@ static const char *fs__fig(char *buf, size_t size, double v, bool at_least)
     return buf;
 }
 
+/* A share as a percentage with one decimal, or "no data" (NaN: no GPU was
+ * provisioned to measure it). */
+static const char *fs__percent(char *buf, size_t size, double share)
+{
+    if (isnan(share))
+        snprintf(buf, size, "no data");
+    else
+        snprintf(buf, size, "%.1f%%", 100 * share);
+    return buf;
+}
+
 /* A latency figure as the table shows it: with its interval when it has one
  * (ci), and the mark `~` when it has not settled (settle.h). */
 static const char *fs__figure(char *buf, size_t size, const fs_settling *st, bool ci)
@@ -298,11 +309,12 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
             fs__name(fp, fleet ? "fleet" : s->pools[i].name, w);
             fputc(' ', fp);
             fs__name(fp, fleet ? "" : s->pools[i].gpu, 16);
-            fprintf(fp, " %6u %10.1f %10.1f %12.2f %6.1f%% %8.1f%% %11.2f %10.1f %8.1f%%\n", gpus,
+            char util[16], headroom[16];
+            fprintf(fp, " %6u %10.1f %10.1f %12.2f %7s %9s %11.2f %10.1f %8.1f%%\n", gpus,
                     sum.gpu_hours.mean, sum.busy_gpu_hours.mean, sum.switch_gpu_hours.mean,
-                    100 * sum.utilization.mean,
-                    100 * sum.peak_headroom.mean, sum.cost_usd.mean, sum.energy_kwh.mean,
-                    memory > 0 ? 100 * stranded / memory : 0);
+                    fs__percent(util, sizeof util, sum.utilization.mean),
+                    fs__percent(headroom, sizeof headroom, sum.peak_headroom.mean), sum.cost_usd.mean,
+                    sum.energy_kwh.mean, memory > 0 ? 100 * stranded / memory : 0);
             if (fleet && isnan(sum.cost_per_million_requests.mean))
                 fputs("cost per million requests: no data (no request completed)\n", fp);
             else if (fleet)
