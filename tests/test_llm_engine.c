@@ -214,6 +214,7 @@ static void test_capacity(void **state)
                      FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "svc: a request of 500061 tokens needs KV for 500060"));
     assert_non_null(strstr(err.msg, "holds 500059"));
+    assert_int_equal(blocks, 500059); /* a refused call leaves *blocks as it was */
 }
 
 static void test_capacity_refusals(void **state)

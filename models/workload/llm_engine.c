@@ -67,19 +67,20 @@ int fs_llm_kv_capacity(const fs_llm_model *m, double usable_bytes, double reserv
                             where, m->name ? m->name : "the model", weights / GIB,
                             reserve_bytes / GIB, usable_bytes / GIB);
     double n = floor(room / per_block);
-    *blocks = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    uint32_t held = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
     if (request_tokens > 0) {
         /* P + O - 1 tokens of KV: the last token's is never computed. */
         uint64_t kv = request_tokens - 1;
         uint64_t need = (kv + block_tokens - 1) / block_tokens;
-        if (need > *blocks)
+        if (need > held)
             return fs_error_set(err, FS_ERR_INPUT,
                                 "%s: a request of %llu tokens needs KV for %llu tokens, but the "
                                 "cache holds %llu (%.2f GiB after weights and reserve)",
                                 where, (unsigned long long)request_tokens,
                                 (unsigned long long)kv,
-                                (unsigned long long)*blocks * block_tokens, room / GIB);
+                                (unsigned long long)held * block_tokens, room / GIB);
     }
+    *blocks = held;
     return FS_OK;
 }
 
@@ -361,6 +362,10 @@ admit:
     e->n_running = kept;
 
     out->idle = out->batch.prefill_tokens == 0 && out->batch.decodes == 0;
+    /* The oldest running sequence always fits once the newer are preempted,
+     * and the queue's head fits an empty cache (checked at enqueue), so a
+     * step with work in the engine always runs something. */
+    assert(!out->idle || (e->n_running == 0 && e->n_waiting == 0));
     out->duration = out->idle ? 0 : fs_llm_step_time(model, &out->batch);
     out->running = (uint32_t)e->n_running;
     out->blocks_used = e->cfg.kv_blocks - e->free_blocks;

@@ -98,7 +98,8 @@ typedef struct fs_llm_step_model {
 typedef struct fs_llm_batch {
     uint64_t prefill_tokens;
     uint64_t decodes;        /* sequences that decoded one token */
-    uint64_t kv_tokens_read; /* KV each scheduled sequence attends to */
+    uint64_t kv_tokens_read; /* KV each scheduled sequence attends to: its
+                              * cache after this step's tokens are added */
 } fs_llm_batch;
 
 /* 0, or FS_ERR_INPUT naming `where` and the coefficient: negative or
@@ -152,6 +153,9 @@ typedef struct fs_llm_seq {
     uint32_t kv;          /* tokens whose KV is computed */
     uint32_t blocks;      /* blocks held (QUEUE: reserved for the whole request) */
 } fs_llm_seq;
+
+/* A running or waiting request: the engine's whole per-request state. */
+_Static_assert(sizeof(fs_llm_seq) == 40, "fs_llm_seq: 8 + 7 x 4 bytes, padded to 40");
 
 typedef struct fs_llm_engine {
     fs_llm_config cfg;
