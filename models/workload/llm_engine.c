@@ -1,0 +1,372 @@
+/*
+ * llm_engine — memory arithmetic, step time and the scheduler step; see
+ * llm_engine.h.
+ *
+ * The step is O(running + admitted) and allocates nothing: sequences are
+ * plain values moved between the caller's two arrays, and the waiting queue
+ * is a ring so a preempted sequence can go back to its head in O(1).
+ */
+#include "llm_engine.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* A token count a sequence may have: its KV (P + O - 1) must fit uint32_t. */
+#define MAX_TOKENS INT32_MAX
+
+static bool positive(double x) { return isfinite(x) && x > 0; }
+
+static bool share(double x) { return isfinite(x) && x > 0 && x <= 1; }
+
+int fs_llm_model_check(const fs_llm_model *m, const char *where, fs_error *err)
+{
+    const char *bad = !positive(m->params)          ? "params"
+                      : !positive(m->bytes_per_param) ? "bytes_per_param"
+                      : m->layers == 0                ? "layers"
+                      : m->kv_heads == 0              ? "kv_heads"
+                      : m->head_dim == 0              ? "head_dim"
+                      : !positive(m->kv_bytes)        ? "kv_bytes"
+                                                      : NULL;
+    if (bad)
+        return fs_error_set(err, FS_ERR_INPUT, "%s.%s: expected a positive number", where, bad);
+    return FS_OK;
+}
+
+double fs_llm_weights_bytes(const fs_llm_model *m) { return m->params * m->bytes_per_param; }
+
+double fs_llm_kv_bytes_per_token(const fs_llm_model *m)
+{
+    return 2.0 * m->layers * m->kv_heads * m->head_dim * m->kv_bytes;
+}
+
+int fs_llm_kv_capacity(const fs_llm_model *m, double usable_bytes, double reserve_bytes,
+                       uint32_t block_tokens, uint64_t request_tokens, uint32_t *blocks,
+                       const char *where, fs_error *err)
+{
+    int rc = fs_llm_model_check(m, where, err);
+    if (rc)
+        return rc;
+    if (!positive(usable_bytes))
+        return fs_error_set(err, FS_ERR_INPUT, "%s: usable memory must be a positive number",
+                            where);
+    if (!isfinite(reserve_bytes) || reserve_bytes < 0)
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s: activation reserve must be a number >= 0", where);
+    if (block_tokens == 0)
+        return fs_error_set(err, FS_ERR_INPUT, "%s: block_tokens must be >= 1", where);
+    double weights = fs_llm_weights_bytes(m);
+    double per_block = fs_llm_kv_bytes_per_token(m) * block_tokens;
+    double room = usable_bytes - weights - reserve_bytes;
+    if (room < per_block)
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s: %s's weights (%.2f GiB) and the activation reserve (%.2f GiB) "
+                            "leave no room for a KV cache in %.2f GiB of usable memory",
+                            where, m->name ? m->name : "the model", weights / GIB,
+                            reserve_bytes / GIB, usable_bytes / GIB);
+    double n = floor(room / per_block);
+    uint32_t held = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    if (request_tokens > 0) {
+        /* P + O - 1 tokens of KV: the last token's is never computed. */
+        uint64_t kv = request_tokens - 1;
+        uint64_t need = (kv + block_tokens - 1) / block_tokens;
+        if (need > held)
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s: a request of %llu tokens needs KV for %llu tokens, but the "
+                                "cache holds %llu (%.2f GiB after weights and reserve)",
+                                where, (unsigned long long)request_tokens,
+                                (unsigned long long)kv,
+                                (unsigned long long)held * block_tokens, room / GIB);
+    }
+    *blocks = held;
+    return FS_OK;
+}
+
+int fs_llm_step_model_check(const fs_llm_step_model *m, const char *where, fs_error *err)
+{
+    if (!share(m->compute_share) || !share(m->bandwidth_share))
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s.%s: expected a share of the GPU in (0, 1]", where,
+                            share(m->compute_share) ? "bandwidth_share" : "compute_share");
+    if (m->kind == FS_LLM_STEP_LINEAR) {
+        const char *names[] = {"c0", "c_prefill", "c_decode", "c_kv"};
+        const double c[] = {m->c0, m->c_prefill, m->c_decode, m->c_kv};
+        for (size_t i = 0; i < 4; i++)
+            if (!isfinite(c[i]) || c[i] < 0)
+                return fs_error_set(err, FS_ERR_INPUT,
+                                    "%s.%s: a step time coefficient must be a number >= 0 "
+                                    "(seconds), got %g", where, names[i], c[i]);
+        /* Zero-time steps would let a simulation run forever at one instant. */
+        if (m->c0 == 0 && (m->c_prefill == 0 || m->c_decode == 0))
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s.c0: with c0 = 0 a step of only %s would take no time; "
+                                "give c0 > 0", where,
+                                m->c_prefill == 0 ? "prefill" : "decodes");
+        return FS_OK;
+    }
+    if (m->kind != FS_LLM_STEP_ROOFLINE)
+        return fs_error_set(err, FS_ERR_INPUT, "%s.kind: expected linear or roofline", where);
+    const char *bad = !positive(m->peak_flops)            ? "peak_flops"
+                      : !positive(m->mem_bw)              ? "mem_bw"
+                      : !share(m->flops_eff)              ? "flops_eff"
+                      : !share(m->bw_eff)                 ? "bw_eff"
+                      : !positive(m->params)              ? "params"
+                      : !positive(m->weights_bytes)       ? "weights_bytes"
+                      : !positive(m->kv_bytes_per_token)  ? "kv_bytes_per_token"
+                      : !isfinite(m->c0) || m->c0 < 0     ? "c0"
+                                                          : NULL;
+    if (bad)
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s.%s: expected a positive number (efficiencies in (0, 1], c0 >= 0)",
+                            where, bad);
+    return FS_OK;
+}
+
+double fs_llm_step_time(const fs_llm_step_model *m, const fs_llm_batch *b)
+{
+    double cs = m->compute_share, bs = m->bandwidth_share;
+    if (m->kind == FS_LLM_STEP_LINEAR)
+        return m->c0 / bs + m->c_prefill * (double)b->prefill_tokens / cs +
+               m->c_decode * (double)b->decodes / bs + m->c_kv * (double)b->kv_tokens_read / bs;
+    /* Every token, prefill or decode, goes through all the weights once:
+     * 2 FLOPs (multiply, add) per parameter.  The weights are read once per
+     * step whatever the batch: that is what batching buys. */
+    double flops = 2.0 * m->params * (double)(b->prefill_tokens + b->decodes);
+    double bytes = m->weights_bytes + (double)b->kv_tokens_read * m->kv_bytes_per_token;
+    double t_compute = flops / (m->peak_flops * m->flops_eff * cs);
+    double t_memory = bytes / (m->mem_bw * m->bw_eff * bs);
+    /* c0 here is the fixed host-side overhead (scheduling, launches), which a
+     * slice does not slow down; in the linear model it is fitted and mostly
+     * weight reads, so it scales with bandwidth there. */
+    return m->c0 + (t_compute > t_memory ? t_compute : t_memory);
+}
+
+fs_llm_step_model fs_llm_step_roofline(const fs_llm_model *model, double peak_flops,
+                                       double mem_bw, double flops_eff, double bw_eff,
+                                       double c0)
+{
+    return (fs_llm_step_model){.kind = FS_LLM_STEP_ROOFLINE,
+                               .c0 = c0,
+                               .peak_flops = peak_flops,
+                               .mem_bw = mem_bw,
+                               .flops_eff = flops_eff,
+                               .bw_eff = bw_eff,
+                               .params = model->params,
+                               .weights_bytes = fs_llm_weights_bytes(model),
+                               .kv_bytes_per_token = fs_llm_kv_bytes_per_token(model),
+                               .compute_share = 1,
+                               .bandwidth_share = 1};
+}
+
+void fs_llm_mig_shares(const fs_gpu_type *gpu, const fs_mig_profile *p, double *compute_share,
+                       double *bandwidth_share)
+{
+    /* A MIG instance owns its SMs and its memory slices' controllers and
+     * L2: compute follows SMs, bandwidth follows memory slices (mig.md). */
+    *compute_share = (double)p->sms / gpu->sms;
+    *bandwidth_share = (double)p->memory_slices / FS_MIG_MEMORY_SLICES;
+}
+
+int fs_llm_config_check(const fs_llm_config *c, const char *where, fs_error *err)
+{
+    const char *bad = c->max_seqs == 0       ? "max_seqs"
+                      : c->token_budget == 0 ? "token_budget"
+                      : c->kv_blocks == 0    ? "kv_blocks"
+                      : c->block_tokens == 0 ? "block_tokens"
+                                             : NULL;
+    if (bad)
+        return fs_error_set(err, FS_ERR_INPUT, "%s.%s: expected an integer >= 1", where, bad);
+    if (c->kv_policy != FS_LLM_KV_QUEUE && c->kv_policy != FS_LLM_KV_PREEMPT)
+        return fs_error_set(err, FS_ERR_INPUT, "%s.kv_policy: expected queue or preempt", where);
+    return FS_OK;
+}
+
+int fs_llm_engine_init(fs_llm_engine *e, const fs_llm_config *cfg, fs_llm_seq *running,
+                       fs_llm_seq *waiting, size_t waiting_cap, const char *where,
+                       fs_error *err)
+{
+    int rc = fs_llm_config_check(cfg, where, err);
+    if (rc)
+        return rc;
+    assert(running && waiting && waiting_cap >= cfg->max_seqs);
+    memset(e, 0, sizeof *e);
+    e->cfg = *cfg;
+    e->running = running;
+    e->waiting = waiting;
+    e->waiting_cap = waiting_cap;
+    e->free_blocks = cfg->kv_blocks;
+    return FS_OK;
+}
+
+uint32_t fs_llm_blocks_for(const fs_llm_engine *e, uint64_t tokens)
+{
+    uint64_t b = (tokens + e->cfg.block_tokens - 1) / e->cfg.block_tokens;
+    assert(b <= UINT32_MAX);
+    return (uint32_t)b;
+}
+
+/* Blocks a sequence holds for its whole life under QUEUE. */
+static uint32_t whole_request(const fs_llm_engine *e, uint64_t prompt, uint64_t output)
+{
+    return fs_llm_blocks_for(e, prompt + output - 1);
+}
+
+int fs_llm_engine_enqueue(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
+                          const char *where, fs_error *err)
+{
+    if (prompt < 1 || prompt > MAX_TOKENS || output < 1 || output > MAX_TOKENS)
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s: request %llu has %lld prompt and %lld output tokens; each must "
+                            "be between 1 and %d", where, (unsigned long long)id,
+                            (long long)prompt, (long long)output, MAX_TOKENS);
+    if (whole_request(e, (uint64_t)prompt, (uint64_t)output) > e->cfg.kv_blocks)
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s: request %llu needs KV for %lld tokens (prompt %lld + output "
+                            "%lld - 1); the whole cache holds %llu, so it could never run",
+                            where, (unsigned long long)id, (long long)(prompt + output - 1),
+                            (long long)prompt, (long long)output,
+                            (unsigned long long)e->cfg.kv_blocks * e->cfg.block_tokens);
+    if (e->n_waiting + e->n_running >= e->waiting_cap)
+        return fs_error_set(err, FS_ERR_RUNTIME,
+                            "%s: %zu requests in the engine, its queue holds no more", where,
+                            e->n_waiting + e->n_running);
+    fs_llm_seq *s = &e->waiting[(e->waiting_head + e->n_waiting) % e->waiting_cap];
+    memset(s, 0, sizeof *s);
+    s->id = id;
+    s->prompt = (uint32_t)prompt;
+    s->output = (uint32_t)output;
+    s->prefill_len = (uint32_t)prompt;
+    e->n_waiting++;
+    return FS_OK;
+}
+
+static void emit(fs_llm_step_out *out, uint64_t id, int kind)
+{
+    out->events[out->n_events].id = id;
+    out->events[out->n_events].kind = kind;
+    out->n_events++;
+}
+
+/* The newest running sequence gives its blocks back and waits at the head of
+ * the queue to recompute its prompt and every token emitted so far. */
+static void preempt_newest(fs_llm_engine *e, fs_llm_step_out *out)
+{
+    fs_llm_seq s = e->running[--e->n_running];
+    e->free_blocks += s.blocks;
+    s.prefill_len = s.prompt + s.generated;
+    s.prefilled = 0;
+    s.kv = 0;
+    s.blocks = 0;
+    e->waiting_head = (e->waiting_head + e->waiting_cap - 1) % e->waiting_cap;
+    e->waiting[e->waiting_head] = s;
+    e->n_waiting++;
+    e->preemptions++;
+    emit(out, s.id, FS_LLM_PREEMPTED);
+}
+
+/* Runs `tokens` of s's work (a chunk of prefill, or one decode) and records
+ * the token it emits, if any. */
+static void run_tokens(fs_llm_seq *s, uint32_t tokens, fs_llm_step_out *out)
+{
+    bool emits;
+    if (s->prefilled < s->prefill_len) {
+        s->prefilled += tokens;
+        out->batch.prefill_tokens += tokens;
+        emits = s->prefilled == s->prefill_len;
+    } else {
+        out->batch.decodes++;
+        emits = true;
+    }
+    s->kv += tokens;
+    out->batch.kv_tokens_read += s->kv;
+    if (!emits)
+        return;
+    s->generated++;
+    out->tokens_out++;
+    if (s->generated == 1)
+        emit(out, s->id, FS_LLM_FIRST_TOKEN);
+    if (s->generated == s->output)
+        emit(out, s->id, FS_LLM_FINISHED);
+}
+
+/* Tokens s would run with `budget` left. */
+static uint32_t wanted(const fs_llm_seq *s, uint32_t budget)
+{
+    uint32_t left = s->prefill_len - s->prefilled;
+    if (left == 0)
+        return 1;
+    return left < budget ? left : budget;
+}
+
+void fs_llm_engine_step(fs_llm_engine *e, const fs_llm_step_model *model, fs_llm_step_out *out)
+{
+    memset(&out->batch, 0, sizeof out->batch);
+    out->tokens_out = 0;
+    out->n_events = 0;
+    uint32_t budget = e->cfg.token_budget;
+    bool preempted = false;
+
+    for (size_t i = 0; i < e->n_running && budget > 0; i++) {
+        fs_llm_seq *s = &e->running[i];
+        uint32_t n = wanted(s, budget);
+        uint32_t have = fs_llm_blocks_for(e, (uint64_t)s->kv + n);
+        uint32_t need = have > s->blocks ? have - s->blocks : 0;
+        /* QUEUE reserved the whole request at admission, so only PREEMPT
+         * can get here with too few blocks; the oldest sequence always fits
+         * once the others are gone, so the loop ends. */
+        while (need > e->free_blocks) {
+            assert(e->cfg.kv_policy == FS_LLM_KV_PREEMPT);
+            bool self = i == e->n_running - 1;
+            preempt_newest(e, out);
+            preempted = true;
+            if (self)
+                goto admit;
+        }
+        e->free_blocks -= need;
+        s->blocks += need;
+        budget -= n;
+        run_tokens(s, n, out);
+    }
+
+admit:
+    /* vLLM admits nothing in a step that preempted: the freed blocks would
+     * only be taken by newcomers and the preempted would starve. */
+    while (!preempted && e->n_waiting > 0 && e->n_running < e->cfg.max_seqs && budget > 0) {
+        fs_llm_seq *head = &e->waiting[e->waiting_head];
+        uint32_t n = wanted(head, budget);
+        uint32_t need = e->cfg.kv_policy == FS_LLM_KV_QUEUE
+                            ? whole_request(e, head->prompt, head->output)
+                            : fs_llm_blocks_for(e, n);
+        if (need > e->free_blocks)
+            break;
+        fs_llm_seq *s = &e->running[e->n_running++];
+        *s = *head;
+        e->waiting_head = (e->waiting_head + 1) % e->waiting_cap;
+        e->n_waiting--;
+        e->free_blocks -= need;
+        s->blocks = need;
+        budget -= n;
+        run_tokens(s, n, out);
+    }
+
+    /* Finished sequences leave at the step's end, keeping the others' order. */
+    size_t kept = 0;
+    for (size_t i = 0; i < e->n_running; i++) {
+        if (e->running[i].generated == e->running[i].output)
+            e->free_blocks += e->running[i].blocks;
+        else
+            e->running[kept++] = e->running[i];
+    }
+    e->n_running = kept;
+
+    out->idle = out->batch.prefill_tokens == 0 && out->batch.decodes == 0;
+    /* The oldest running sequence always fits once the newer are preempted,
+     * and the queue's head fits an empty cache (checked at enqueue), so a
+     * step with work in the engine always runs something. */
+    assert(!out->idle || (e->n_running == 0 && e->n_waiting == 0));
+    out->duration = out->idle ? 0 : fs_llm_step_time(model, &out->batch);
+    out->running = (uint32_t)e->n_running;
+    out->blocks_used = e->cfg.kv_blocks - e->free_blocks;
+}

@@ -1,0 +1,228 @@
+/*
+ * llm_engine — the pure core of a continuously batching LLM server: a model's
+ * memory arithmetic, the KV-cache capacity of a unit, the time of one engine
+ * step, and one step of a vLLM-style scheduler.
+ *
+ * Not yet used by scenarios (issue 16 continues): a later change wires it into
+ * services as "batching": {"kind": "continuous"}.  It knows no events, no
+ * clock and no scenario: a caller asks for a step, advances its clock by the
+ * returned duration and reads which requests got their first token or
+ * finished at the step's end, which is all TTFT and TPOT need.
+ *
+ * The scheduler follows vLLM (Kwon et al., "Efficient Memory Management for
+ * Large Language Model Serving with PagedAttention", SOSP 2023; vLLM's
+ * scheduler docs): KV cache in fixed-size blocks, a FIFO of waiting requests,
+ * a bound on running sequences, and, when the cache runs out, recompute
+ * preemption of the newest running sequence.  Chunked prefill with a per-step
+ * token budget, decodes scheduled before prefill chunks ("stall-free
+ * batching"), follows Sarathi-Serve (Agrawal et al., "Taming
+ * Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve", OSDI 2024).
+ *
+ * Token accounting, exact: a sequence's prefill computes the KV of its
+ * context and emits one token; each decode step computes the KV of the last
+ * emitted token and emits the next.  So a request of prompt P and output O
+ * emits O tokens in 1 prefill + (O - 1) decodes and holds at most P + O - 1
+ * tokens of KV; the last token's KV is never computed.
+ *
+ * Ownership: fs_llm_engine is caller-owned (init, no fini) and borrows two
+ * caller arrays (running sequences and the waiting ring); the step allocates
+ * nothing and writes its events into the caller's fs_llm_step_out.
+ */
+#ifndef FS_LLM_ENGINE_H
+#define FS_LLM_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "gpu.h"
+
+/* A model's architecture: enough for weights and KV-cache bytes. */
+typedef struct fs_llm_model {
+    const char *name;
+    double params;           /* parameters */
+    double bytes_per_param;  /* 2 for BF16 weights */
+    unsigned layers;
+    unsigned kv_heads;       /* key-value heads (grouped-query attention) */
+    unsigned head_dim;
+    double kv_bytes;         /* bytes per KV element: 2 for a BF16 cache */
+} fs_llm_model;
+
+/* 0, or FS_ERR_INPUT naming `where` and the field when a figure is not a
+ * positive finite number. */
+int fs_llm_model_check(const fs_llm_model *m, const char *where, fs_error *err);
+
+/* params x bytes_per_param. */
+double fs_llm_weights_bytes(const fs_llm_model *m);
+
+/* 2 (K and V) x layers x kv_heads x head_dim x kv_bytes. */
+double fs_llm_kv_bytes_per_token(const fs_llm_model *m);
+
+/* KV blocks of `block_tokens` tokens a unit holds: floor((usable - weights -
+ * reserve) / (KV bytes per token x block_tokens)), into *blocks.  FS_ERR_INPUT
+ * naming `where` when the weights and reserve leave no room for one block, or
+ * when a request of `request_tokens` (prompt + output) could never be held
+ * (its P + O - 1 tokens of KV exceed the capacity); the reason gives both
+ * sides in GiB or tokens. */
+int fs_llm_kv_capacity(const fs_llm_model *m, double usable_bytes, double reserve_bytes,
+                       uint32_t block_tokens, uint64_t request_tokens, uint32_t *blocks,
+                       const char *where, fs_error *err);
+
+/* How long a step takes. */
+enum fs_llm_step_kind { FS_LLM_STEP_LINEAR, FS_LLM_STEP_ROOFLINE };
+
+typedef struct fs_llm_step_model {
+    int kind;
+    /* LINEAR: t = c0 + c_prefill x prefill_tokens + c_decode x running decodes
+     *             + c_kv x kv_tokens_read  (seconds, on a whole GPU) */
+    double c0, c_prefill, c_decode, c_kv;
+    /* ROOFLINE: t = c0 + max(2 x params x tokens / (peak_flops x flops_eff),
+     *                        (weights + kv_tokens_read x kv per token) /
+     *                        (mem_bw x bw_eff))
+     * tokens = prefill tokens + decodes; attention FLOPs are left out (small
+     * next to the weights' at the context lengths served). */
+    double peak_flops;       /* dense FLOP/s of the whole GPU */
+    double mem_bw;           /* bytes/s of the whole GPU */
+    double flops_eff, bw_eff;/* achieved share of peak, (0, 1] */
+    double params, weights_bytes, kv_bytes_per_token;
+    /* The unit's share of the GPU, (0, 1]: a MIG slice's SMs and memory
+     * slices, a time-sliced seat's share.  Compute-bound work (prefill, FLOPs)
+     * divides by compute_share, memory-bound work (c0, c_decode, c_kv, bytes)
+     * by bandwidth_share: decode steps are dominated by reading weights and
+     * KV, which is also why c0 is counted as memory time. */
+    double compute_share, bandwidth_share;
+} fs_llm_step_model;
+
+/* What one step ran: its cost inputs. */
+typedef struct fs_llm_batch {
+    uint64_t prefill_tokens;
+    uint64_t decodes;        /* sequences that decoded one token */
+    uint64_t kv_tokens_read; /* KV each scheduled sequence attends to: its
+                              * cache after this step's tokens are added */
+} fs_llm_batch;
+
+/* 0, or FS_ERR_INPUT naming `where` and the coefficient: negative or
+ * non-finite figures; a linear model in which a step could take no time
+ * (c0 = 0 with c_prefill or c_decode 0); efficiencies or shares outside
+ * (0, 1]; a roofline without positive peak, bandwidth and weights. */
+int fs_llm_step_model_check(const fs_llm_step_model *m, const char *where, fs_error *err);
+
+/* Seconds the batch takes under a checked model. */
+double fs_llm_step_time(const fs_llm_step_model *m, const fs_llm_batch *b);
+
+/* A roofline step model for `model` on a unit with these shares; peak and
+ * bandwidth from the caller (llm_defaults.h has datasheet figures). */
+fs_llm_step_model fs_llm_step_roofline(const fs_llm_model *model, double peak_flops,
+                                       double mem_bw, double flops_eff, double bw_eff,
+                                       double c0);
+
+/* A MIG profile's shares of its GPU: SMs / the GPU's SMs, memory slices / 8. */
+void fs_llm_mig_shares(const fs_gpu_type *gpu, const fs_mig_profile *p, double *compute_share,
+                       double *bandwidth_share);
+
+/* When a running sequence needs KV the cache no longer has. */
+enum fs_llm_kv_policy {
+    /* Admit a request only when its whole P + O - 1 tokens can be reserved:
+     * nothing is ever preempted, requests queue instead. */
+    FS_LLM_KV_QUEUE,
+    /* Admit on the blocks of the first chunk; when a decode finds no free
+     * block, preempt the newest running sequence, free its blocks and put it
+     * at the head of the queue to recompute prompt + tokens so far (vLLM). */
+    FS_LLM_KV_PREEMPT
+};
+
+typedef struct fs_llm_config {
+    uint32_t max_seqs;       /* most running sequences */
+    uint32_t token_budget;   /* most tokens (prefill + decode) per step */
+    uint32_t kv_blocks;      /* KV cache size in blocks */
+    uint32_t block_tokens;   /* tokens per block (vLLM: 16) */
+    int kv_policy;           /* enum fs_llm_kv_policy */
+} fs_llm_config;
+
+/* 0, or FS_ERR_INPUT naming `where` and the field (zero sizes, unknown policy). */
+int fs_llm_config_check(const fs_llm_config *c, const char *where, fs_error *err);
+
+typedef struct fs_llm_seq {
+    uint64_t id;          /* the caller's request id */
+    uint32_t prompt;      /* prompt tokens */
+    uint32_t output;      /* tokens to generate, >= 1 */
+    uint32_t generated;   /* tokens emitted so far */
+    uint32_t prefill_len; /* context this (re)computation prefills */
+    uint32_t prefilled;   /* of which done */
+    uint32_t kv;          /* tokens whose KV is computed */
+    uint32_t blocks;      /* blocks held (QUEUE: reserved for the whole request) */
+} fs_llm_seq;
+
+/* A running or waiting request: the engine's whole per-request state. */
+_Static_assert(sizeof(fs_llm_seq) == 40, "fs_llm_seq: 8 + 7 x 4 bytes, padded to 40");
+
+typedef struct fs_llm_engine {
+    fs_llm_config cfg;
+    fs_llm_seq *running;   /* cfg.max_seqs slots, oldest first */
+    size_t n_running;
+    fs_llm_seq *waiting;   /* ring of waiting_cap slots */
+    size_t waiting_cap, waiting_head, n_waiting;
+    uint32_t free_blocks;
+    uint64_t preemptions;  /* since init */
+} fs_llm_engine;
+
+/* Sets the engine up over `running` (cfg->max_seqs slots) and `waiting`
+ * (waiting_cap slots, which must be >= max_seqs: a preempted sequence goes
+ * back into it).  0, or FS_ERR_INPUT from fs_llm_config_check. */
+int fs_llm_engine_init(fs_llm_engine *e, const fs_llm_config *cfg, fs_llm_seq *running,
+                       fs_llm_seq *waiting, size_t waiting_cap, const char *where,
+                       fs_error *err);
+
+/* Queues a request at the tail.  FS_ERR_INPUT naming `where` for a prompt or
+ * output under 1 token or over 2^31, or one whose P + O - 1 tokens of KV exceed the whole
+ * cache (it could never run); FS_ERR_RUNTIME when running + waiting would
+ * exceed waiting_cap (the caller's queue limit).  The engine is unchanged on
+ * failure. */
+int fs_llm_engine_enqueue(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
+                          const char *where, fs_error *err);
+
+enum fs_llm_event_kind {
+    FS_LLM_FIRST_TOKEN, /* the request's first token, at the step's end */
+    FS_LLM_FINISHED,    /* its last token, at the step's end; it left the engine */
+    FS_LLM_PREEMPTED    /* its KV was freed; it waits to be recomputed */
+};
+
+typedef struct fs_llm_event {
+    uint64_t id;
+    int kind; /* enum fs_llm_event_kind */
+} fs_llm_event;
+
+/* Events one step can write at most: each running sequence can be preempted,
+ * or get its first token and finish. */
+#define FS_LLM_EVENTS_MAX(max_seqs) (2 * (size_t)(max_seqs))
+
+typedef struct fs_llm_step_out {
+    double duration;       /* seconds; 0 when idle */
+    bool idle;             /* nothing was scheduled: no request in the engine */
+    fs_llm_batch batch;
+    uint64_t tokens_out;   /* tokens emitted */
+    uint32_t running;      /* sequences running after the step */
+    uint32_t blocks_used;  /* KV blocks held after the step */
+    fs_llm_event *events;  /* caller's array, FS_LLM_EVENTS_MAX(max_seqs) */
+    size_t n_events;
+} fs_llm_step_out;
+
+/* Runs one engine step.  Running sequences, oldest first, while the token
+ * budget lasts: one whose prefill is done decodes one token, one with prefill
+ * left gets a chunk of min(prefill left, budget left) tokens.  Oldest first is
+ * Sarathi-Serve's decodes-before-prefill order: admission stops when a chunk
+ * takes the rest of the budget, so a partial prefill is always the newest
+ * sequence.  When a sequence's tokens need blocks the cache no longer has
+ * (PREEMPT), the newest running sequence is preempted, until they fit or the
+ * sequence itself was the newest.  Then, unless one was preempted in this
+ * step, waiting requests are admitted in FIFO order while a running slot,
+ * budget and blocks remain (a head that does not fit blocks the queue).
+ * Fills *out; the duration comes from `model` (checked).  Sequences that
+ * finish leave and free their blocks at the step's end. */
+void fs_llm_engine_step(fs_llm_engine *e, const fs_llm_step_model *model, fs_llm_step_out *out);
+
+/* Blocks a context of `tokens` tokens occupies. */
+uint32_t fs_llm_blocks_for(const fs_llm_engine *e, uint64_t tokens);
+
+#endif
