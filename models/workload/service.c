@@ -317,9 +317,14 @@ static void fs__batch_dispatch(fs_service *svc, double now)
             return;
         }
         uint32_t r = fs__pick_replica(svc);
+        /* A slot's row on its first batch: slots that never run cost nothing. */
+        double *arrival = svc->batch_arrival[r];
+        if (!arrival && !(arrival = svc->batch_arrival[r] = malloc(b->max_batch_size * sizeof *arrival))) {
+            fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for a batch", svc->spec->name);
+            return;
+        }
         fs__occupy(svc, r, now);
         svc->in_service += n - 1; /* fs__occupy counted one */
-        double *arrival = svc->batch_arrival + (size_t)r * b->max_batch_size;
         for (uint32_t i = 0; i < n; i++) {
             double demand;
             arrival[i] = fs__ring_pop(svc, &demand);
@@ -342,7 +347,7 @@ static void fs__on_batch_done(fs_sim *sim, const fs_event *ev, void *ctx)
     fs_service *svc = ctx;
     double now = sim->now;
     uint32_t r = ev->arg, n = svc->batch_n[r];
-    const double *arrival = svc->batch_arrival + (size_t)r * svc->spec->batching.max_batch_size;
+    const double *arrival = svc->batch_arrival[r];
     for (uint32_t i = 0; i < n; i++)
         fs__complete(svc, now, arrival[i]);
     svc->batch_n[r] = 0;
@@ -536,11 +541,10 @@ static void fs__late_in_service(const fs_service *svc, double now, uint64_t late
 {
     const fs_slo *slo = &svc->spec->slo;
     if (svc->batched) {
-        uint32_t max = svc->spec->batching.max_batch_size;
         for (uint32_t r = 0; r < svc->n_slots; r++)
             for (uint32_t i = 0; i < svc->batch_n[r]; i++)
                 for (size_t j = 0; j < slo->n_targets; j++)
-                    late[j] += svc->batch_arrival[(size_t)r * max + i] < now - slo->targets[j].threshold_s;
+                    late[j] += svc->batch_arrival[r][i] < now - slo->targets[j].threshold_s;
         return;
     }
     const fs_evq *q = &svc->sim->queue;
@@ -647,9 +651,7 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->scale = calloc(svc->n_slots, sizeof *svc->scale);
     svc->batched = spec->batching.kind != FS_BATCHING_NONE;
     if (svc->batched) {
-        /* malloc, not calloc: a slot's row is written before it is read, and
-         * untouched rows of slots that never run cost no memory. */
-        svc->batch_arrival = malloc((size_t)svc->n_slots * spec->batching.max_batch_size * sizeof *svc->batch_arrival);
+        svc->batch_arrival = calloc(svc->n_slots, sizeof *svc->batch_arrival);
         svc->batch_n = calloc(svc->n_slots, sizeof *svc->batch_n);
         if (!svc->batch_arrival || !svc->batch_n)
             goto nomem;
@@ -728,6 +730,8 @@ void fs_service_fini(fs_service *svc)
     free(svc->unit);
     free(svc->scale);
     free(svc->state);
+    for (uint32_t r = 0; svc->batch_arrival && r < svc->n_slots; r++)
+        free(svc->batch_arrival[r]);
     free(svc->batch_arrival);
     free(svc->batch_n);
     if (svc->scale_latency.counts)

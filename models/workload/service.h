@@ -97,11 +97,12 @@ typedef struct fs_service {
     double *scale;            /* per replica: service-time multiplier from its unit's SMs */
     bool time_sliced;         /* ask the pool for contention at each start */
     /* Dynamic batching (batcher.h): a replica's load is 1 while its batch
-     * runs; its batch's arrival times, batch_arrival[r x max_batch_size ..],
-     * and size, batch_n[r].  At most one delay timer is pending, at timer_at
-     * (INFINITY: none).  Unused (NULL) without batching. */
+     * runs; its batch's arrival times, batch_arrival[r][0 .. batch_n[r]]
+     * (a row of max_batch_size, allocated on the slot's first batch).  At
+     * most one delay timer is pending, at timer_at (INFINITY: none).
+     * Unused (NULL) without batching. */
     bool batched;
-    double *batch_arrival;
+    double **batch_arrival;
     uint32_t *batch_n;
     uint32_t kind_batch_done, kind_batch_timer;
     double timer_at;
