@@ -119,18 +119,22 @@ typedef struct schedule {
     double p50_size;
 } schedule;
 
+/* The hand schedules' scenario: the trace file and the preferred sizes'
+ * fragment are its two %s. */
+#define HAND_ARRIVALS "t\n0\n1\n2\n3\n4\n"
+#define HAND_SCENARIO \
+    "{\"schema\": \"fleetsim/1\", \"horizon\": \"1s\", \"warmup\": \"0s\", \"window\": \"1s\"," \
+    " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1}]," \
+    " \"services\": [{\"name\": \"s\", \"replicas\": 1," \
+    "   \"arrivals\": {\"trace\": {\"file\": \"%s\", \"time\": \"t\", \"time_format\": \"ms\"}}," \
+    "   \"batching\": {\"kind\": \"dynamic\", \"max_batch_size\": 4, \"max_queue_delay\": \"10ms\"," \
+    "     \"batch_time\": {\"linear\": {\"base\": \"5ms\", \"per_request\": \"1ms\"}}%s}}]}"
+
 static void check_schedule(const schedule *want)
 {
     const char *csv = test_path("%s/arrivals.csv", dir);
-    test_write(csv, "t\n0\n1\n2\n3\n4\n");
-    fs_scenario *s = test_scenario(
-        "{\"schema\": \"fleetsim/1\", \"horizon\": \"1s\", \"warmup\": \"0s\", \"window\": \"1s\","
-        " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1}],"
-        " \"services\": [{\"name\": \"s\", \"replicas\": 1,"
-        "   \"arrivals\": {\"trace\": {\"file\": \"%s\", \"time\": \"t\", \"time_format\": \"ms\"}},"
-        "   \"batching\": {\"kind\": \"dynamic\", \"max_batch_size\": 4, \"max_queue_delay\": \"10ms\","
-        "     \"batch_time\": {\"linear\": {\"base\": \"5ms\", \"per_request\": \"1ms\"}}%s}}]}",
-        csv, want->preferred);
+    test_write(csv, HAND_ARRIVALS);
+    fs_scenario *s = test_scenario(HAND_SCENARIO, csv, want->preferred);
     fs_results *r = test_run(s);
     const fs_service_rep *rep = &r->policies[0].reps[0].services[0];
     assert_int_equal(rep->completed, 5);
@@ -184,6 +188,32 @@ static void test_hand_schedule_preferred(void **state)
     check_schedule(&(schedule){.preferred = ", \"preferred_batch_sizes\": [2]", .min_ms = 7, .max_ms = 17,
                                .sum_ms = 57, .wait_ms = 23, .waited = 4, .sizes = {0, 1, 2, 0, 0},
                                .p50_size = 2});
+}
+
+/* The run table and results.json show the batch sizes of the first hand
+ * schedule (batches of 4 and 1): mean 2.5, p50 1, p95 4. */
+static void test_outputs(void **state)
+{
+    (void)state;
+    char json[1024];
+    snprintf(json, sizeof json, HAND_SCENARIO, "five.csv", "");
+    test_write(test_path("%s/five.csv", dir), HAND_ARRIVALS);
+    test_write(test_path("%s/hand.json", dir), json);
+    assert_int_equal(test_fleetsim(dir, "run %s/hand.json", dir), 0);
+    char *out = test_slurp("%s/out.txt", dir);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "batches: service s: mean size 2.50 of max 4, p50 1, p95 4, largest 4; "
+                                "2 batches per replication\n"));
+    free(out);
+    assert_int_equal(test_fleetsim(dir, "run %s/hand.json --format json --no-timing", dir), 0);
+    out = test_slurp("%s/out.txt", dir);
+    assert_non_null(out);
+    const char *b = strstr(out, "\"batching\": {");
+    assert_non_null(b);
+    assert_non_null(strstr(b, "\"mean_size\": 2.5,"));
+    assert_non_null(strstr(b, "\"p50_size\": 1,"));
+    assert_non_null(strstr(b, "\"p95_size\": 4,"));
+    free(out);
 }
 
 #define BATCH_8 \
@@ -374,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_batch_of_one_md1),
         cmocka_unit_test(test_hand_schedule),
         cmocka_unit_test(test_hand_schedule_preferred),
+        cmocka_unit_test(test_outputs),
         cmocka_unit_test(test_saturated_throughput),
         cmocka_unit_test(test_little_and_conservation),
         cmocka_unit_test(test_mig_scale),
