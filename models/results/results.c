@@ -79,9 +79,14 @@ int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replic
     rep->blocked_minutes = calloc(n_tenants ? n_tenants : 1, sizeof *rep->blocked_minutes);
     if (!rep->services || !rep->pools || !rep->training || !rep->blocked_minutes)
         goto err;
-    for (size_t i = 0; i < s->n_services; i++)
+    for (size_t i = 0; i < s->n_services; i++) {
         if (fs_hist_init(&rep->services[i].latency) != 0)
             goto err;
+        const fs_batching *b = &s->services[i].batching;
+        if (b->kind != FS_BATCHING_NONE &&
+            !(rep->services[i].batch_size_counts = calloc((size_t)b->max_batch_size + 1, sizeof(uint64_t))))
+            goto err;
+    }
     for (size_t i = 0; i < s->n_training; i++)
         if (fs_hist_init(&rep->training[i].wait) != 0)
             goto err;
@@ -96,6 +101,7 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
     if (rep->services) {
         for (size_t i = 0; i < s->n_services; i++) {
             fs_hist_fini(&rep->services[i].latency);
+            free(rep->services[i].batch_size_counts);
             free(rep->services[i].windows);
             free(rep->services[i].slo_breach_starts);
         }
@@ -189,6 +195,43 @@ fs_summary fs_results_summary_known(const double *x, size_t stride, size_t n)
         s = fs_summary_of(x, stride, n ? n : 1);
     free(known);
     return s;
+}
+
+/* The smallest size whose cumulative count reaches ceil(q n). */
+static double fs__batch_quantile(const uint64_t *counts, uint32_t max, uint64_t n, double q)
+{
+    uint64_t need = (uint64_t)ceil(q * (double)n - 1e-9), seen = 0;
+    for (uint32_t size = 1; size <= max; size++)
+        if ((seen += counts[size]) >= need && seen > 0)
+            return size;
+    return max;
+}
+
+fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, size_t service)
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    uint32_t max = pol->scenario->services[service].batching.max_batch_size;
+    fs_batch_figures f = {NAN, NAN, NAN, NAN, NAN};
+    uint64_t *counts = calloc((size_t)max + 1, sizeof *counts);
+    uint64_t n = 0;
+    double sum = 0;
+    for (uint32_t k = 0; counts && k < pol->n_reps; k++) {
+        const fs_service_rep *rep = &pol->reps[k].services[service];
+        for (uint32_t size = 1; rep->batch_size_counts && size <= max; size++) {
+            counts[size] += rep->batch_size_counts[size];
+            n += rep->batch_size_counts[size];
+            sum += (double)size * (double)rep->batch_size_counts[size];
+        }
+    }
+    if (n > 0) {
+        f.batches_per_rep = (double)n / pol->n_reps;
+        f.mean = sum / (double)n;
+        f.p50 = fs__batch_quantile(counts, max, n, 0.50);
+        f.p95 = fs__batch_quantile(counts, max, n, 0.95);
+        f.max = fs__batch_quantile(counts, max, n, 1.0);
+    }
+    free(counts);
+    return f;
 }
 
 double fs_results_hist_figure(const fs_hist *h, double q, double scale)

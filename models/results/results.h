@@ -77,6 +77,10 @@ typedef struct fs_service_rep {
     bool traced;
     uint64_t trace_rows, trace_skipped, trace_completed, trace_dropped;
     double trace_demand_s;    /* sized trace requests: their service demands, summed */
+    /* A batched service ("batching"): of the batches started since the
+     * warm-up instant, how many had each size, [max_batch_size + 1] (index =
+     * size; owned; NULL for a service without batching). */
+    uint64_t *batch_size_counts;
 } fs_service_rep;
 
 typedef struct fs_pool_rep {
@@ -155,6 +159,15 @@ typedef struct fs_results {
     double wall_s;
     double peak_rss_mb;
 } fs_results;
+
+/* Batch sizes of a batched service over all replications of a policy (their
+ * counts merged): batches per replication, mean, p50, p95 and largest size.
+ * NaN (no data) when no batch started. */
+typedef struct fs_batch_figures {
+    double batches_per_rep, mean, p50, p95, max;
+} fs_batch_figures;
+
+fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, size_t service);
 
 /* Has one latency figure of a service settled?  Its 95% CI comes from the
  * replications when there are several, else from the batches of the one

@@ -55,6 +55,13 @@
 /* Requests one replica serves at once: engines batch hundreds to a few
  * thousand; each level costs memory per replication. */
 #define FS_SCENARIO_MAX_CONCURRENCY 65536
+/* Requests in one dynamic batch: Triton deployments use up to a few hundred;
+ * each replica keeps the arrival times of its batch in flight. */
+#define FS_SCENARIO_MAX_BATCH_SIZE 4096
+/* Points of a batch-time table and preferred batch sizes: fixed arrays, so a
+ * service spec stays a plain struct. */
+#define FS_SCENARIO_MAX_BATCH_TABLE 64
+#define FS_SCENARIO_MAX_PREFERRED_BATCHES 16
 /* A service's peak arrival rate (base x hourly profile x overlapping bursts),
  * and any one multiplier: a million requests a second is a hyperscaler's
  * whole front door, and every request is a simulated event. */
@@ -200,12 +207,41 @@ typedef struct fs_autoscale {
     double idle_s;            /* default 600 s */
 } fs_autoscale;
 
+/* "batching": how a replica executes its requests.  FS_BATCHING_NONE is
+ * today's `concurrency` independent slots; FS_BATCHING_DYNAMIC is Triton's
+ * dynamic batcher (batcher.h has the exact rule): one batch at a time per
+ * replica, of up to max_batch_size requests, taken when max_batch_size (or a
+ * preferred size) are waiting or the oldest has waited max_queue_delay_s.  A
+ * batch of b takes batch_time(b) on the reference GPU, deterministically:
+ * base_s + per_request_s x b, or the table interpolated linearly, which must
+ * start at size 1 and reach max_batch_size. */
+typedef enum fs_batching_kind { FS_BATCHING_NONE, FS_BATCHING_DYNAMIC } fs_batching_kind;
+
+typedef struct fs_batching {
+    fs_batching_kind kind;
+    uint32_t max_batch_size;  /* 1 .. FS_SCENARIO_MAX_BATCH_SIZE */
+    double max_queue_delay_s; /* >= 0 */
+    uint32_t preferred[FS_SCENARIO_MAX_PREFERRED_BATCHES]; /* strictly increasing, <= max_batch_size */
+    size_t n_preferred;
+    bool linear;              /* batch time is base_s + per_request_s x b; else the table */
+    double base_s, per_request_s;
+    uint32_t table_size[FS_SCENARIO_MAX_BATCH_TABLE]; /* strictly increasing from 1 */
+    double table_s[FS_SCENARIO_MAX_BATCH_TABLE];      /* > 0 */
+    size_t n_table;
+} fs_batching;
+
+/* The time of a batch of `size` requests (1 .. max_batch_size) on the
+ * reference GPU, in seconds (scenario_batching.c). */
+double fs_scenario_batch_time(const fs_batching *b, uint32_t size);
+
 typedef struct fs_service_spec {
     char *name;
     char *tenant;         /* defaults to the service name */
     size_t pool;          /* index into fs_scenario.pools */
     fs_arrivals arrivals;
-    fs_dist service_time; /* seconds */
+    fs_dist service_time; /* seconds; with batching, batch_time(max) / max (deterministic):
+                           * the per-request time of full batches, for capacity figures */
+    fs_batching batching;
     uint32_t replicas;    /* >= 1 at the start; each takes one unit of its pool (placement.h) */
     uint32_t min_replicas, max_replicas; /* == replicas without an autoscaler */
     fs_autoscale autoscale;

@@ -125,6 +125,9 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
 /* scenario_services.c: services[index]; scenario_arrivals.c: its
  * "arrivals", and a "trace" object (also a training stream's). */
 int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, parse_ctx *c);
+/* services[i].batching (scenario_batching.c); after "replicas" and
+ * "arrivals", which it checks against. */
+int fs__scenario_parse_batching(fs_jpath *p, const json_t *svc, fs_service_spec *out);
 int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a);
 int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind kind,
                                   fs_trace_spec **out);

@@ -2,7 +2,8 @@
  * scenario_services — one member of "services": its name and tenant, the
  * pool it runs on, its service time, its replicas (a fixed count or an
  * autoscaler's bounds), queue limit, SLO, memory footprint and reference GPU.
- * Its "arrivals" are scenario_arrivals.c's.
+ * Its "arrivals" are scenario_arrivals.c's, its "batching"
+ * scenario_batching.c's.
  */
 #include "scenario_parse.h"
 
@@ -17,9 +18,23 @@
 #define DEFAULT_AUTOSCALE_COOLDOWN_S 60.0
 #define DEFAULT_AUTOSCALE_IDLE_S 600.0
 
-static int parse_service_time(fs_jpath *p, const json_t *svc, fs_dist *d)
+/* With "batching" the batch time replaces the service time: "service_time"
+ * is refused, and set to the per-request time of full batches so capacity
+ * figures (offered load) read max_batch_size / batch_time(max) per replica. */
+static int parse_service_time(fs_jpath *p, const json_t *svc, fs_service_spec *out)
 {
-    return fs__scenario_parse_dist(p, svc, "service_time", true, d);
+    const fs_batching *b = &out->batching;
+    if (b->kind == FS_BATCHING_NONE)
+        return fs__scenario_parse_dist(p, svc, "service_time", true, &out->service_time);
+    if (json_object_get(svc, "service_time")) {
+        size_t mark = fs_jpath_push_key(p, "service_time");
+        int rc = fs_jpath_fail(p, "a batched service's time is \"batching.batch_time\"; remove \"service_time\"");
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
+    fs_dist_deterministic(&out->service_time,
+                          fs_scenario_batch_time(b, b->max_batch_size) / b->max_batch_size);
+    return FS_OK;
 }
 
 /* "replicas": {..., "autoscale": {...}} (the cursor is on "replicas"). */
@@ -245,7 +260,7 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
 {
     static const char *const keys[] = {"name",         "tenant",        "pool",        "arrivals",
                                        "service_time", "replicas",      "queue_limit", "slo",
-                                       "memory_gb",    "reference_gpu", "sm_exponent"};
+                                       "memory_gb",    "reference_gpu", "sm_exponent", "batching"};
     fs_scenario *s = c->s;
     fs_service_spec *out = &s->services[index];
     if (!json_is_object(svc))
@@ -273,9 +288,11 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
     if (rc == FS_OK)
         rc = fs__scenario_parse_arrivals(p, svc, &out->arrivals);
     if (rc == FS_OK)
-        rc = parse_service_time(p, svc, &out->service_time);
-    if (rc == FS_OK)
         rc = parse_replicas(p, svc, out);
+    if (rc == FS_OK)
+        rc = fs__scenario_parse_batching(p, svc, out);
+    if (rc == FS_OK)
+        rc = parse_service_time(p, svc, out);
     out->queue_limit = FS_QUEUE_UNLIMITED;
     if (rc == FS_OK)
         rc = fs_jpath_get_uint(p, svc, "queue_limit", false, 0, UINT64_MAX, &out->queue_limit);

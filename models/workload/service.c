@@ -7,6 +7,7 @@
 #include <string.h>
 #include <gsl/gsl_fit.h>
 
+#include "batcher.h"
 #include "grow.h"
 #include "rng.h"
 #include "settle.h"
@@ -189,6 +190,8 @@ static void fs__schedule_arrival(fs_service *svc, double now)
         fs_sim_schedule(svc->sim, next, FS__PRIORITY_REQUEST, svc->kind_arrival, 0, 0);
 }
 
+static void fs__batch_dispatch(fs_service *svc, double now);
+
 static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
 {
     (void)ev;
@@ -204,12 +207,14 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
     svc->all_arrivals++;
     if (demand >= 0)
         rep->trace_demand_s += demand;
-    if (svc->free_slots) {
+    if (svc->free_slots && !svc->batched) {
         uint32_t r = fs__pick_replica(svc);
         fs__occupy(svc, r, now);
         fs_level_add(&svc->in_system, now, +1);
         fs__start(svc, now, now, demand, r);
-    } else if (svc->waiting < svc->spec->queue_limit) {
+    } else if (svc->waiting < svc->spec->queue_limit || svc->free_slots) {
+        /* Only a batched service gets here with a free replica: the
+         * request queues for that replica's next batch, limit or not. */
         if (svc->waiting >= FS_SERVICE_MAX_WAITING) {
             fs_sim_fail(sim, ENOSPC,
                         "service \"%s\": more than %llu requests waiting at t=%.0fs: arrivals "
@@ -222,9 +227,11 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
                         svc->spec->name, (unsigned long long)svc->waiting + 1);
             return;
         }
+        fs_level_add(&svc->in_system, now, +1);
+        if (svc->batched)
+            fs__batch_dispatch(svc, now);
         if (svc->waiting > rep->peak_queue)
             rep->peak_queue = svc->waiting;
-        fs_level_add(&svc->in_system, now, +1);
     } else {
         rep->dropped++;
         svc->w_dropped++;
@@ -248,12 +255,12 @@ static void fs__close_batches(fs_service *svc, double now)
     }
 }
 
-static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
+/* A request that arrived at `arrival` completes at now: its latency into
+ * every figure that counts it. */
+static inline void fs__complete(fs_service *svc, double now, double arrival)
 {
-    fs_service *svc = ctx;
     fs_service_rep *rep = svc->rep;
-    double now = sim->now;
-    uint64_t ns = (uint64_t)((now - ev->data) * 1e9 + 0.5);
+    uint64_t ns = (uint64_t)((now - arrival) * 1e9 + 0.5);
     if (now >= svc->batch_end)
         fs__close_batches(svc, now); /* FS_SETTLE_BATCHES - 1 times a replication */
     fs_hist_record(&svc->batch_latency, ns);
@@ -270,6 +277,14 @@ static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
     }
     if (svc->spec->autoscale.p95_ms > 0)
         fs_hist_record(&svc->scale_latency, ns);
+}
+
+static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    fs_service *svc = ctx;
+    fs_service_rep *rep = svc->rep;
+    double now = sim->now;
+    fs__complete(svc, now, ev->data);
     if (svc->waiting && svc->state[ev->arg] == FS__READY) {
         /* The freed slot goes straight to the oldest waiting request: the
          * replica's load is unchanged. */
@@ -279,6 +294,74 @@ static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
     } else {
         fs__release(svc, ev->arg, now);
     }
+}
+
+/* ---- dynamic batching (batcher.h) ----------------------------------------- */
+
+/* Free ready replicas take batches while the batcher says so; when it says
+ * wait, a delay timer is set unless one as early is already pending (the
+ * oldest waiting request only gets younger, so a pending timer is never
+ * later than the one needed). */
+static void fs__batch_dispatch(fs_service *svc, double now)
+{
+    const fs_batching *b = &svc->spec->batching;
+    fs_service_rep *rep = svc->rep;
+    while (svc->waiting && svc->free_slots) {
+        double wake;
+        uint32_t n = fs_batcher_take(b, svc->waiting, svc->ring[svc->head], now, &wake);
+        if (n == 0) {
+            if (wake < svc->timer_at) {
+                svc->timer_at = wake;
+                fs_sim_schedule(svc->sim, wake, FS__PRIORITY_REQUEST, svc->kind_batch_timer, 0, 0);
+            }
+            return;
+        }
+        uint32_t r = fs__pick_replica(svc);
+        /* A slot's row on its first batch: slots that never run cost nothing. */
+        double *arrival = svc->batch_arrival[r];
+        if (!arrival && !(arrival = svc->batch_arrival[r] = malloc(b->max_batch_size * sizeof *arrival))) {
+            fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for a batch", svc->spec->name);
+            return;
+        }
+        fs__occupy(svc, r, now);
+        svc->in_service += n - 1; /* fs__occupy counted one */
+        for (uint32_t i = 0; i < n; i++) {
+            double demand;
+            arrival[i] = fs__ring_pop(svc, &demand);
+            rep->started++;
+            rep->waited += arrival[i] < now;
+            rep->wait_sum_s += now - arrival[i];
+        }
+        svc->batch_n[r] = n;
+        rep->batch_size_counts[n]++;
+        double t = fs_scenario_batch_time(b, n) * svc->scale[r];
+        if (svc->time_sliced)
+            t *= fs_pool_contention(svc->pool, svc->unit[r]);
+        fs_sim_schedule(svc->sim, now + t, FS__PRIORITY_REQUEST, svc->kind_batch_done, r, now);
+    }
+}
+
+/* Every request of replica arg's batch completes; the replica is free. */
+static void fs__on_batch_done(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    fs_service *svc = ctx;
+    double now = sim->now;
+    uint32_t r = ev->arg, n = svc->batch_n[r];
+    const double *arrival = svc->batch_arrival[r];
+    for (uint32_t i = 0; i < n; i++)
+        fs__complete(svc, now, arrival[i]);
+    svc->batch_n[r] = 0;
+    svc->in_service -= n - 1; /* fs__release counts one */
+    fs__release(svc, r, now);
+    fs__batch_dispatch(svc, now);
+}
+
+static void fs__on_batch_timer(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    (void)ev;
+    fs_service *svc = ctx;
+    svc->timer_at = INFINITY;
+    fs__batch_dispatch(svc, sim->now);
 }
 
 /* ---- replicas that come and go -------------------------------------------- */
@@ -301,6 +384,10 @@ void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double n
     svc->free_slots += svc->concurrency;
     fs__set_ready_count(svc, now, +1);
     svc->rep->replicas_added++;
+    if (svc->batched) {
+        fs__batch_dispatch(svc, now);
+        return;
+    }
     /* Waiting requests go to the new replica at once. */
     while (svc->waiting && svc->load[r] < svc->concurrency) {
         fs__occupy(svc, r, now);
@@ -448,10 +535,18 @@ static void fs__late_waiting(const fs_service *svc, double now, uint64_t late[FS
 
 /* Adds the requests in service at `now` older than each threshold: each is
  * found through its departure event, which carries its arrival time.  One
- * pass over the event queue, so callers ask only when the answer matters. */
+ * pass over the event queue, so callers ask only when the answer matters.
+ * A batched service's are in its replicas' batches. */
 static void fs__late_in_service(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS])
 {
     const fs_slo *slo = &svc->spec->slo;
+    if (svc->batched) {
+        for (uint32_t r = 0; r < svc->n_slots; r++)
+            for (uint32_t i = 0; i < svc->batch_n[r]; i++)
+                for (size_t j = 0; j < slo->n_targets; j++)
+                    late[j] += svc->batch_arrival[r][i] < now - slo->targets[j].threshold_s;
+        return;
+    }
     const fs_evq *q = &svc->sim->queue;
     for (size_t e = 0; svc->in_service && slo->n_targets && e < q->len; e++) {
         if (q->heap[e].kind != svc->kind_departure)
@@ -533,7 +628,7 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     *svc = (fs_service){.spec = spec, .sim = sim, .pool = pool, .horizon = s->horizon_s, .rep = rep,
                         .index = index, .fleet = fleet, .placement = placement,
                         .last_up = -INFINITY, .last_down = -INFINITY, .low_since = -1,
-                        .batch_end = INFINITY};
+                        .batch_end = INFINITY, .timer_at = INFINITY};
     svc->time_sliced = pool->spec->partitioning == FS_PARTITION_TIME_SLICED;
     svc->n_slots = spec->max_replicas > spec->replicas ? spec->max_replicas : spec->replicas;
     svc->concurrency = spec->concurrency;
@@ -554,6 +649,13 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->bucket_head = calloc((size_t)svc->concurrency + 1, sizeof *svc->bucket_head);
     svc->unit = calloc(svc->n_slots, sizeof *svc->unit);
     svc->scale = calloc(svc->n_slots, sizeof *svc->scale);
+    svc->batched = spec->batching.kind != FS_BATCHING_NONE;
+    if (svc->batched) {
+        svc->batch_arrival = calloc(svc->n_slots, sizeof *svc->batch_arrival);
+        svc->batch_n = calloc(svc->n_slots, sizeof *svc->batch_n);
+        if (!svc->batch_arrival || !svc->batch_n)
+            goto nomem;
+    }
     svc->ring_mask = 1023;
     svc->ring = malloc((svc->ring_mask + 1) * sizeof *svc->ring);
     if (!svc->arrival_rng || !svc->service_rng || !svc->load || !svc->next || !svc->prev ||
@@ -578,8 +680,12 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     int64_t k_dep = fs_sim_register(sim, fs__on_departure, svc);
     int64_t k_slo = fs_sim_register(sim, fs__on_slo_tick, svc);
     int64_t k_scale = fs_sim_register(sim, fs__on_scale_tick, svc);
-    if (k_arr < 0 || k_dep < 0 || k_slo < 0 || k_scale < 0)
+    int64_t k_batch = svc->batched ? fs_sim_register(sim, fs__on_batch_done, svc) : 0;
+    int64_t k_timer = svc->batched ? fs_sim_register(sim, fs__on_batch_timer, svc) : 0;
+    if (k_arr < 0 || k_dep < 0 || k_slo < 0 || k_scale < 0 || k_batch < 0 || k_timer < 0)
         goto nomem;
+    svc->kind_batch_done = (uint32_t)k_batch;
+    svc->kind_batch_timer = (uint32_t)k_timer;
     svc->kind_scale = (uint32_t)k_scale;
     if (spec->autoscale.enabled && spec->autoscale.interval_s <= svc->horizon)
         fs_sim_schedule(sim, spec->autoscale.interval_s, 0, svc->kind_scale, 0, 0);
@@ -624,6 +730,10 @@ void fs_service_fini(fs_service *svc)
     free(svc->unit);
     free(svc->scale);
     free(svc->state);
+    for (uint32_t r = 0; svc->batch_arrival && r < svc->n_slots; r++)
+        free(svc->batch_arrival[r]);
+    free(svc->batch_arrival);
+    free(svc->batch_n);
     if (svc->scale_latency.counts)
         fs_hist_fini(&svc->scale_latency);
     free(svc->ring);
@@ -649,6 +759,8 @@ void fs_service_start_measuring(fs_service *svc, double now)
     rep->peak_queue = svc->waiting;
     fs_hist_reset(&rep->latency);
     fs_hist_reset(&svc->batch_latency);
+    if (rep->batch_size_counts)
+        memset(rep->batch_size_counts, 0, ((size_t)svc->spec->batching.max_batch_size + 1) * sizeof *rep->batch_size_counts);
     fs_settle_reset(&rep->batches);
     svc->batch_start = now;
     svc->batch_len = (svc->horizon - now) / FS_SETTLE_BATCHES;

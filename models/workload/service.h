@@ -28,6 +28,13 @@
  * when it has needed fewer for its idle delay.  Only ready replicas take new
  * requests; a replica's requests started before it was lost still complete.
  *
+ * With "batching" (batcher.h) a replica serves one batch at a time instead:
+ * arrivals queue, a free replica takes a batch when the batcher says so, and
+ * every request of the batch completes when it ends, batch_time(size) x the
+ * replica's speed scale (x contention) later.  One event per batch, plus at
+ * most one pending delay timer; a batch on a draining or lost replica
+ * completes, as requests in service do.
+ *
  * Ownership: fs_service is caller-owned (init/fini); it owns its generators,
  * queue, replica tables and histograms, borrows the spec, the engine and the
  * pool.  fs_service_finish moves the measured figures into a result.
@@ -89,6 +96,16 @@ typedef struct fs_service {
     size_t *unit;             /* per replica: its unit in the pool */
     double *scale;            /* per replica: service-time multiplier from its unit's SMs */
     bool time_sliced;         /* ask the pool for contention at each start */
+    /* Dynamic batching (batcher.h): a replica's load is 1 while its batch
+     * runs; its batch's arrival times, batch_arrival[r][0 .. batch_n[r]]
+     * (a row of max_batch_size, allocated on the slot's first batch).  At
+     * most one delay timer is pending, at timer_at (INFINITY: none).
+     * Unused (NULL) without batching. */
+    bool batched;
+    double **batch_arrival;
+    uint32_t *batch_n;
+    uint32_t kind_batch_done, kind_batch_timer;
+    double timer_at;
 
     /* Replayed arrivals (arrivals.trace): the reader, the row whose arrival
      * is scheduled, and since t = 0 every request's fate (conservation). */

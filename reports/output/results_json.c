@@ -230,6 +230,19 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     fs__set_summary(stab, "drop_fraction", &sum.drop_fraction);
     fs__set_summary(stab, "queue_growth_per_hour", &sum.queue_growth_per_h);
     json_object_set_new(o, "stability", stab);
+    if (spec->batching.kind != FS_BATCHING_NONE) {
+        /* Batch sizes over every replication's batches together. */
+        fs_batch_figures bf = fs_results_batch_figures(r, policy, i);
+        json_t *batch = json_object();
+        json_object_set_new(batch, "kind", json_string("dynamic"));
+        fs__set(batch, "max_batch_size", spec->batching.max_batch_size);
+        fs__set(batch, "batches_per_replication", bf.batches_per_rep);
+        fs__set(batch, "mean_size", bf.mean);
+        fs__set(batch, "p50_size", bf.p50);
+        fs__set(batch, "p95_size", bf.p95);
+        fs__set(batch, "max_size", bf.max);
+        json_object_set_new(o, "batching", batch);
+    }
 
     json_t *units = json_object();
     for (uint32_t k = 0; k < spec->replicas; k++) {

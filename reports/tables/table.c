@@ -144,6 +144,26 @@ static int fs__slo_notes(const fs_results *r, size_t p, FILE *fp, fs_error *err)
     return FS_OK;
 }
 
+/* Under the service rows: each batched service's batch sizes (none of this
+ * for a scenario without batching, whose table is unchanged). */
+static void fs__batch_notes(const fs_results *r, size_t p, FILE *fp)
+{
+    const fs_scenario *s = r->policies[p].scenario;
+    for (size_t i = 0; i < s->n_services; i++) {
+        const fs_batching *b = &s->services[i].batching;
+        if (b->kind == FS_BATCHING_NONE)
+            continue;
+        fs_batch_figures f = fs_results_batch_figures(r, p, i);
+        fputs("batches: service ", fp);
+        fs__name(fp, s->services[i].name, (int)strlen(s->services[i].name));
+        if (isnan(f.mean))
+            fprintf(fp, ": no data (no batch started; max %u)\n", b->max_batch_size);
+        else
+            fprintf(fp, ": mean size %.2f of max %u, p50 %.0f, p95 %.0f, largest %.0f; %.4g batches per replication\n",
+                    f.mean, b->max_batch_size, f.p50, f.p95, f.max, f.batches_per_rep);
+    }
+}
+
 /* One row per service: requests, drops, latency quantiles with the p99
  * interval, breach windows, offered load; then the settling notes. */
 static int fs__services_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_error *err)
@@ -170,6 +190,7 @@ static int fs__services_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
                 fs__figure(p999, sizeof p999, &sum.settling[FS_SETTLE_P999], false),
                 breaches, pol->loads[i].offered_load);
     }
+    fs__batch_notes(r, p, fp);
     int rc = fs__slo_notes(r, p, fp, err);
     return rc != FS_OK ? rc : fs__settling_notes(r, p, true, fp, err);
 }

@@ -465,9 +465,15 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
         const fs_service_spec *svc = &s->services[i];
         printf("  service ");
         fs_terminal_write(stdout, svc->name);
-        printf(": %u replica(s) x %u concurrent, %.4g req/s base, %s service time (mean %.4g ms)\n", svc->replicas,
-               svc->concurrency, svc->arrivals.base_rps, fs_dist_kind_name(svc->service_time.kind),
-               fs_dist_mean(&svc->service_time) * 1e3);
+        const fs_batching *b = &svc->batching;
+        if (b->kind != FS_BATCHING_NONE)
+            printf(": %u replica(s), %.4g req/s base, dynamic batches of up to %u (%.4g ms each when full)\n",
+                   svc->replicas, svc->arrivals.base_rps, b->max_batch_size,
+                   fs_scenario_batch_time(b, b->max_batch_size) * 1e3);
+        else
+            printf(": %u replica(s) x %u concurrent, %.4g req/s base, %s service time (mean %.4g ms)\n", svc->replicas,
+                   svc->concurrency, svc->arrivals.base_rps, fs_dist_kind_name(svc->service_time.kind),
+                   fs_dist_mean(&svc->service_time) * 1e3);
     }
 }
 
