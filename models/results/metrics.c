@@ -101,6 +101,14 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
             fs__add(m, "service", name, "unfinished_past_slo", (double)late) ||
             fs__add_hist(m, "service", name, "latency", &sr->latency))
             return ENOMEM;
+        /* Batch figures only for a batched service: for another there is no
+         * batch, and a size of 0 would claim one. */
+        if (s->services[i].batching.kind != FS_BATCHING_NONE) {
+            fs_batch_figures b = fs_results_batch_rep_figures(r, policy, k, i);
+            if (fs__add(m, "service", name, "batches", isnan(b.batches_per_rep) ? 0 : b.batches_per_rep) ||
+                fs__add(m, "service", name, "batch_mean", b.mean) || fs__add(m, "service", name, "batch_p95", b.p95))
+                return ENOMEM;
+        }
     }
     for (size_t p = 0; p <= s->n_pools; p++) {
         bool fleet = p == s->n_pools;
@@ -384,6 +392,33 @@ static int fs__merged_value(char *const *names, const fs_hist *merged, size_t n_
     return 0;
 }
 
+/* A batch_mean's summary: the replications' means weighted by their batch
+ * counts, which is the mean size of every batch of every replication (the
+ * value results.json and compare show), not a mean of means.  1 and *v, or 0
+ * for any other name. */
+static int fs__batch_mean_value(const fs_metrics *runs, size_t first, size_t n, const char *name, double *v)
+{
+    static const char suffix[] = ".batch_mean";
+    size_t len = strlen(name), sl = sizeof suffix - 1;
+    if (len <= sl || strcmp(name + len - sl, suffix) != 0)
+        return 0;
+    char weight_name[512];
+    snprintf(weight_name, sizeof weight_name, "%.*s.batches", (int)(len - sl), name);
+    double sum = 0, batches = 0;
+    for (size_t j = first; j < n; j++) {
+        if (runs[j].refused)
+            continue;
+        size_t at = fs__find(runs[j].names, runs[j].n_values, name);
+        size_t w = fs__find(runs[j].names, runs[j].n_values, weight_name);
+        if (at != SIZE_MAX && w != SIZE_MAX && runs[j].values[w] > 0 && !isnan(runs[j].values[at])) {
+            sum += runs[j].values[w] * runs[j].values[at];
+            batches += runs[j].values[w];
+        }
+    }
+    *v = batches > 0 ? sum / batches : NAN;
+    return 1;
+}
+
 /* Index of `name` in names[0..n-1], trying position `hint` first: runs of
  * one point list their figures in the same order, so the search is rarely
  * needed. */
@@ -475,9 +510,11 @@ int fs_metric_row_summarize(const fs_metrics *runs, size_t n, fs_metric_row *out
                     x[have++] = runs[j].values[at];
             }
             fs_summary sum = fs_results_summary_known(x, 1, have);
-            double from_hist;
-            out->value[out->n] =
-                fs__merged_value(runs[first].hist_names, merged, n_hists, name, &from_hist) ? from_hist : sum.mean;
+            double merged_v;
+            out->value[out->n] = fs__merged_value(runs[first].hist_names, merged, n_hists, name, &merged_v) ||
+                                         fs__batch_mean_value(runs, first, n, name, &merged_v)
+                                     ? merged_v
+                                     : sum.mean;
             out->ci95[out->n] = sum.valid ? sum.half_width : NAN;
             out->n++;
         }

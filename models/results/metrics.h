@@ -12,6 +12,9 @@
  *                         .mean_ready_replicas .in_flight_start
  *                         .in_flight_end .mean_in_system .queue_growth_per_h
  *                         .unfinished_past_slo (past the tightest target)
+ *                         batched services only ("batching"): .batches
+ *                         .batch_mean (over all runs: per batch, as in
+ *                         results.json) .batch_p95 (mean over runs)
  *   pool:NAME.  and fleet.  gpu_hours busy_gpu_hours idle_gpu_hours
  *                         switch_gpu_hours utilization cost_usd energy_kwh
  *                         peak_headroom

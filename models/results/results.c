@@ -207,7 +207,9 @@ static double fs__batch_quantile(const uint64_t *counts, uint32_t max, uint64_t 
     return max;
 }
 
-fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, size_t service)
+/* Batch sizes of replications [k0, k1) of a policy, their counts merged. */
+static fs_batch_figures fs__batch_figures(const fs_results *r, size_t policy, size_t service, uint32_t k0,
+                                          uint32_t k1)
 {
     const fs_policy_result *pol = &r->policies[policy];
     uint32_t max = pol->scenario->services[service].batching.max_batch_size;
@@ -215,7 +217,7 @@ fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, si
     uint64_t *counts = calloc((size_t)max + 1, sizeof *counts);
     uint64_t n = 0;
     double sum = 0;
-    for (uint32_t k = 0; counts && k < pol->n_reps; k++) {
+    for (uint32_t k = k0; counts && k < k1; k++) {
         const fs_service_rep *rep = &pol->reps[k].services[service];
         for (uint32_t size = 1; rep->batch_size_counts && size <= max; size++) {
             counts[size] += rep->batch_size_counts[size];
@@ -224,7 +226,7 @@ fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, si
         }
     }
     if (n > 0) {
-        f.batches_per_rep = (double)n / pol->n_reps;
+        f.batches_per_rep = (double)n / (k1 - k0);
         f.mean = sum / (double)n;
         f.p50 = fs__batch_quantile(counts, max, n, 0.50);
         f.p95 = fs__batch_quantile(counts, max, n, 0.95);
@@ -232,6 +234,16 @@ fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, si
     }
     free(counts);
     return f;
+}
+
+fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, size_t service)
+{
+    return fs__batch_figures(r, policy, service, 0, r->policies[policy].n_reps);
+}
+
+fs_batch_figures fs_results_batch_rep_figures(const fs_results *r, size_t policy, uint32_t rep, size_t service)
+{
+    return fs__batch_figures(r, policy, service, rep, rep + 1);
 }
 
 double fs_results_hist_figure(const fs_hist *h, double q, double scale)

@@ -169,6 +169,11 @@ typedef struct fs_batch_figures {
 
 fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, size_t service);
 
+/* The same figures of replication `rep` alone: what compare's paired
+ * differences and a sweep's per-run record are taken on, so every output
+ * shares the one definition of a batch figure. */
+fs_batch_figures fs_results_batch_rep_figures(const fs_results *r, size_t policy, uint32_t rep, size_t service);
+
 /* Has one latency figure of a service settled?  Its 95% CI comes from the
  * replications when there are several, else from the batches of the one
  * replication (when they apply); the batch diagnostics apply when the load

@@ -60,6 +60,8 @@ static const fs__metric metrics[] = {
     {SEC_SERVICE, "p99 ms", "latency_ms.p99", 1, "p99_ms"},
     {SEC_SERVICE, "SLO breach windows/week", "slo.breach_windows_per_week", 1, "slo_breach_windows_per_week"},
     {SEC_SERVICE, "dropped", "dropped", 1, NULL},
+    /* Only batched services have "batching" in results.json: no row otherwise. */
+    {SEC_SERVICE, "mean batch size", "batching.mean_size", 1, "batch_mean_size"},
     {SEC_TRAINING, "queue wait p50 min", "queue_wait_s.p50", 1.0 / 60, "queue_wait_p50_min"},
     {SEC_TRAINING, "queue wait p95 min", "queue_wait_s.p95", 1.0 / 60, "queue_wait_p95_min"},
     {SEC_TRAINING, "GPU-hours lost to preemption", "gpu_hours_lost", 1, NULL},

@@ -29,6 +29,10 @@ typedef struct fs__row {
     fs_settle_figure figure;
     /* A figure about the service's SLO: none without one ("no SLO"). */
     bool needs_slo;
+    /* A batch figure: the row is there only for a service some policy
+     * batches; its value comes from every replication's batches merged (as
+     * in results.json), its CI from the per-replication figures. */
+    double (*merged)(const fs_results *r, size_t policy, size_t index);
 } fs__row;
 
 static const fs_service_rep *fs__svc(const fs_results *r, size_t p, uint32_t k, size_t i)
@@ -88,21 +92,37 @@ static double m_switch(const fs_results *r, size_t p, uint32_t k, size_t i) { (v
 
 static double m_blocked(const fs_results *r, size_t p, uint32_t k, size_t i) { return r->policies[p].reps[k].blocked_minutes[i]; }
 
+/* Whether policy p batches service i: a policy without batching has no
+ * batch figure ("-"), never a size of 0. */
+static bool fs__batched(const fs_results *r, size_t p, size_t i)
+{
+    return r->policies[p].scenario->services[i].batching.kind != FS_BATCHING_NONE;
+}
+static double m_batch_mean(const fs_results *r, size_t p, uint32_t k, size_t i)
+{
+    return fs__batched(r, p, i) ? fs_results_batch_rep_figures(r, p, k, i).mean : NAN;
+}
+static double merged_batch_mean(const fs_results *r, size_t p, size_t i)
+{
+    return fs__batched(r, p, i) ? fs_results_batch_figures(r, p, i).mean : NAN;
+}
+
 static const fs__row rows[] = {
-    {ROW_SERVICE, "p50_ms", "p50 ms", m_p50, fs_results_latency_hist, 0.50, 1e-6, true, FS_SETTLE_P50, false},
-    {ROW_SERVICE, "p95_ms", "p95 ms", m_p95, fs_results_latency_hist, 0.95, 1e-6, true, FS_SETTLE_P95, false},
-    {ROW_SERVICE, "p99_ms", "p99 ms", m_p99, fs_results_latency_hist, 0.99, 1e-6, true, FS_SETTLE_P99, false},
-    {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99, NULL, 0, 0, false, 0, false},
+    {ROW_SERVICE, "p50_ms", "p50 ms", m_p50, fs_results_latency_hist, 0.50, 1e-6, true, FS_SETTLE_P50, false, NULL},
+    {ROW_SERVICE, "p95_ms", "p95 ms", m_p95, fs_results_latency_hist, 0.95, 1e-6, true, FS_SETTLE_P95, false, NULL},
+    {ROW_SERVICE, "p99_ms", "p99 ms", m_p99, fs_results_latency_hist, 0.99, 1e-6, true, FS_SETTLE_P99, false, NULL},
+    {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99, NULL, 0, 0, false, 0, false, NULL},
     {ROW_SERVICE, "slo_breach_windows_per_week", "SLO breach windows/week", m_breach_week, NULL, 0, 0, false, 0,
-     true},
-    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false},
-    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false},
-    {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0, false, 0, false},
-    {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0, false, 0, false},
-    {ROW_FLEET, "utilization_pct", "utilization %", m_util, NULL, 0, 0, false, 0, false},
-    {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom, NULL, 0, 0, false, 0, false},
-    {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch, NULL, 0, 0, false, 0, false},
-    {ROW_TENANT, "blocked_breach_minutes", "breach minutes charged", m_blocked, NULL, 0, 0, false, 0, false},
+     true, NULL},
+    {ROW_SERVICE, "batch_mean_size", "mean batch size", m_batch_mean, NULL, 0, 0, false, 0, false, merged_batch_mean},
+    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false, NULL},
+    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false, NULL},
+    {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0, false, 0, false, NULL},
+    {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0, false, 0, false, NULL},
+    {ROW_FLEET, "utilization_pct", "utilization %", m_util, NULL, 0, 0, false, 0, false, NULL},
+    {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom, NULL, 0, 0, false, 0, false, NULL},
+    {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch, NULL, 0, 0, false, 0, false, NULL},
+    {ROW_TENANT, "blocked_breach_minutes", "breach minutes charged", m_blocked, NULL, 0, 0, false, 0, false, NULL},
 };
 
 /* Whether any policy charged tenant t anything: only they are shown. */
@@ -115,6 +135,18 @@ static bool fs__tenant_charged(const fs_results *r, size_t t)
     return false;
 }
 #define FS__N_ROWS (sizeof rows / sizeof *rows)
+
+/* Whether row applies to item `index`: a batch figure only to a service some
+ * policy batches, so a scenario without batching compares as before. */
+static bool fs__row_applies(const fs_results *r, const fs__row *row, size_t index)
+{
+    if (!row->merged)
+        return true;
+    for (size_t p = 0; p < r->n_policies; p++)
+        if (fs__batched(r, p, index))
+            return true;
+    return false;
+}
 
 /* Whether any policy's stream i ended with jobs that never started: its
  * queue-wait figures are then lower bounds. */
@@ -159,6 +191,13 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
         if (fabs(diff->mean) < 1e-9 * fmax(1.0, fabs(mine.value)))
             diff->mean = 0;
     }
+    if (row->merged) {
+        double mine = row->merged(r, p, index);
+        value->mean = mine;
+        diff->mean = mine - row->merged(r, 0, index);
+        if (fabs(diff->mean) < 1e-9 * fmax(1.0, fabs(mine)))
+            diff->mean = 0;
+    }
     return 0;
 }
 
@@ -192,7 +231,7 @@ static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, 
             }
     }
     for (size_t j = 0; j < FS__N_ROWS; j++) {
-        if (rows[j].kind != kind)
+        if (rows[j].kind != kind || !fs__row_applies(r, &rows[j], index))
             continue;
         fprintf(fp, "  %-26s", rows[j].label);
         for (size_t p = 0; p < r->n_policies; p++) {
@@ -202,6 +241,10 @@ static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, 
                 return -1;
             }
             bool no_slo = rows[j].needs_slo && !fs__has_slo(r, p, index);
+            if (rows[j].merged && !fs__batched(r, p, index)) {
+                fprintf(fp, " %14s", "-");
+                continue;
+            }
             const fs_settling *mine = rows[j].judged ? &sum[p].settling[rows[j].figure] : NULL;
             const fs_settling *base = rows[j].judged ? &sum[0].settling[rows[j].figure] : NULL;
             bool unsettled = mine && fs_unsettled_is(mine);
@@ -299,7 +342,7 @@ static json_t *fs__rows_json(const fs_results *r, fs__row_kind kind, size_t inde
 {
     json_t *o = json_object();
     for (size_t j = 0; j < FS__N_ROWS && o; j++) {
-        if (rows[j].kind != kind)
+        if (rows[j].kind != kind || !fs__row_applies(r, &rows[j], index))
             continue;
         fs_summary v, d;
         if (fs__cell(r, &rows[j], p, index, &v, &d) != 0) {

@@ -164,6 +164,46 @@ static void fs__batch_notes(const fs_results *r, size_t p, FILE *fp)
     }
 }
 
+/* The many-services table's one line on batching: how many services batch
+ * and the range of their mean batch sizes (nothing without batching). */
+static void fs__batch_summary(const fs_results *r, size_t p, FILE *fp)
+{
+    const fs_scenario *s = r->policies[p].scenario;
+    size_t batched = 0, no_data = 0, lo = 0, hi = 0;
+    double lo_mean = NAN, hi_mean = NAN;
+    for (size_t i = 0; i < s->n_services; i++) {
+        if (s->services[i].batching.kind == FS_BATCHING_NONE)
+            continue;
+        batched++;
+        double mean = fs_results_batch_figures(r, p, i).mean;
+        if (isnan(mean)) {
+            no_data++;
+            continue;
+        }
+        if (isnan(lo_mean) || mean < lo_mean) {
+            lo_mean = mean;
+            lo = i;
+        }
+        if (isnan(hi_mean) || mean > hi_mean) {
+            hi_mean = mean;
+            hi = i;
+        }
+    }
+    if (!batched)
+        return;
+    fprintf(fp, "batches: %zu batched service%s", batched, batched == 1 ? "" : "s");
+    if (!isnan(lo_mean)) {
+        fprintf(fp, ": mean batch size from %.2f (", lo_mean);
+        fs__name(fp, s->services[lo].name, (int)strlen(s->services[lo].name));
+        fprintf(fp, ") to %.2f (", hi_mean);
+        fs__name(fp, s->services[hi].name, (int)strlen(s->services[hi].name));
+        fputc(')', fp);
+    }
+    if (no_data)
+        fprintf(fp, "%s%zu with no data (no batch started)", isnan(lo_mean) ? ": " : "; ", no_data);
+    fputc('\n', fp);
+}
+
 /* One row per service: requests, drops, latency quantiles with the p99
  * interval, breach windows, offered load; then the settling notes. */
 static int fs__services_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_error *err)
@@ -238,6 +278,7 @@ static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_er
             fprintf(fp, " at %.2f x its p99 target", worst_ratio);
     }
     fputs(" (per service: --format json or csv, or --out)\n", fp);
+    fs__batch_summary(r, p, fp);
     return fs__settling_notes(r, p, false, fp, err);
 }
 
