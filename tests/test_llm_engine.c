@@ -64,17 +64,20 @@ static fs_llm_step_model linear(double c0, double cp, double cd, double ckv)
                                .bandwidth_share = 1};
 }
 
-/* The step's events as "F1 X1 P2" (first token, finished, preempted + id). */
+/* The step's events as "F1 X1 P2" (first token, finished, preempted + id);
+ * admissions are left out here (test_admitted_once checks them). */
 static const char *events_text(const rig *r)
 {
     static char buf[256];
     size_t at = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < r->out.n_events; i++) {
+        if (r->out.events[i].kind == FS_LLM_ADMITTED)
+            continue;
         char k = r->out.events[i].kind == FS_LLM_FIRST_TOKEN ? 'F'
                  : r->out.events[i].kind == FS_LLM_FINISHED  ? 'X'
                                                              : 'P';
-        at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%c%llu", i ? " " : "", k,
+        at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%c%llu", at ? " " : "", k,
                                (unsigned long long)r->out.events[i].id);
     }
     return buf;
@@ -348,6 +351,32 @@ static void test_preempt_newest_recompute(void **state)
     run_schedule(&r, &m, want, 8, 10, 1);
 }
 
+/* ADMITTED comes once per request, at its first admission, never at a
+ * readmission after preemption (the two-request case above: R2 is
+ * preempted in step 3 and readmitted in step 6). */
+static void test_admitted_once(void **state)
+{
+    (void)state;
+    rig r;
+    two_requests(&r, FS_LLM_KV_PREEMPT);
+    fs_llm_step_model m = linear(1, 0, 0.5, 0);
+    unsigned admitted[3] = {0}, first_step[3] = {0};
+    for (unsigned step = 1; step <= 8; step++) {
+        fs_llm_engine_step(&r.e, &m, &r.out);
+        for (size_t i = 0; i < r.out.n_events; i++)
+            if (r.out.events[i].kind == FS_LLM_ADMITTED) {
+                uint64_t id = r.out.events[i].id;
+                assert_true(id >= 1 && id <= 2);
+                if (admitted[id]++ == 0)
+                    first_step[id] = step;
+            }
+    }
+    assert_int_equal(admitted[1], 1);
+    assert_int_equal(admitted[2], 1);
+    assert_int_equal(first_step[1], 1);
+    assert_int_equal(first_step[2], 1);
+}
+
 /*
  * A sequence that preempts itself, and no readmission in the step that
  * preempted.  Block 1 token, 10 blocks, PREEMPT, budget 3, max 2;
@@ -552,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_hand_schedule),
         cmocka_unit_test(test_saturated_throughput),
         cmocka_unit_test(test_preempt_newest_recompute),
+        cmocka_unit_test(test_admitted_once),
         cmocka_unit_test(test_preempt_self_no_readmission),
         cmocka_unit_test(test_queue_policy_waits),
         cmocka_unit_test(test_conservation),

@@ -3,7 +3,8 @@
  * common models and the peak dense BF16 FLOP/s and memory bandwidth of the
  * catalog's GPU types, for llm_engine.h's KV arithmetic and roofline.
  *
- * Not yet used by scenarios (issue 16 continues).  Every figure's public
+ * The scenario loader reads them for "batching": {"kind": "continuous"}
+ * services.  Every figure's public
  * source is in llm_defaults.c and models/workload/README.md.
  *
  * Ownership: static, immutable tables; pointers stay valid for the program.
@@ -13,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "llm_engine.h"
+#include "llm_perf.h"
 
 typedef struct fs_llm_gpu_peak {
     const char *gpu;     /* a catalog name (gpu.h): "H100-SXM-80GB" */
