@@ -235,7 +235,7 @@ static void test_unknown_key_no_match(void **state)
     expect_error(
         SERVICE(", 'slo': {'p99': 250}"),
         "services[0].slo: unknown key \"p99\" (valid keys: \"p50_ms\", \"p90_ms\", \"p95_ms\", "
-        "\"p99_ms\", \"p999_ms\", \"window\")");
+        "\"p99_ms\", \"p999_ms\", \"window\", \"ttft_p50_ms\"");
     expect_error(SERVICE(", 'replicas': {'size': 1}"),
                  "services[0].replicas: unknown key \"size\" (valid keys: \"count\", \"min\", "
                  "\"max\", \"concurrency\", \"autoscale\")");

@@ -126,7 +126,7 @@ static void fs__grant(fs_fleet *f, const fs_request *r, size_t pool, const size_
                              .slot = r->first_slot + k, .preemptible = r->preemptible,
                              .lane = r->lane, .memory_gb = r->memory_gb};
         fs__to_switching(f, pool, chosen[k], FS_UNIT_WARMING,
-                         now + fs_fleet_warmup_s(f->scenario, pool, r->warmup, r->memory_gb));
+                         now + fs_fleet_warmup_s(f->scenario, pool, r->warmup, r->warm_gb > 0 ? r->warm_gb : r->memory_gb));
     }
 }
 

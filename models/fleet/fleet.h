@@ -78,6 +78,7 @@ typedef struct fs_request {
     uint32_t units;        /* all granted at once (a gang), or none */
     double memory_gb;      /* per unit */
     fs_warmup_kind warmup; /* per unit, once granted; of memory_gb */
+    double warm_gb;        /* > 0: what the warm-up reads instead of memory_gb (an LLM's weights) */
     size_t pool;           /* SIZE_MAX: any pool the policy allows; else only this one */
     fs_lane lane;
     bool preemptible;

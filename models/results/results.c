@@ -86,6 +86,11 @@ int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replic
         if (b->kind != FS_BATCHING_NONE &&
             !(rep->services[i].batch_size_counts = calloc((size_t)b->max_batch_size + 1, sizeof(uint64_t))))
             goto err;
+        if (b->kind == FS_BATCHING_CONTINUOUS) {
+            rep->services[i].llm = true;
+            if (fs_hist_init(&rep->services[i].ttft) != 0 || fs_hist_init(&rep->services[i].tpot) != 0)
+                goto err;
+        }
     }
     for (size_t i = 0; i < s->n_training; i++)
         if (fs_hist_init(&rep->training[i].wait) != 0)
@@ -101,6 +106,10 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
     if (rep->services) {
         for (size_t i = 0; i < s->n_services; i++) {
             fs_hist_fini(&rep->services[i].latency);
+            if (rep->services[i].ttft.counts)
+                fs_hist_fini(&rep->services[i].ttft);
+            if (rep->services[i].tpot.counts)
+                fs_hist_fini(&rep->services[i].tpot);
             free(rep->services[i].batch_size_counts);
             free(rep->services[i].windows);
             free(rep->services[i].slo_breach_starts);
@@ -293,21 +302,18 @@ int fs_results_percentile(const fs_results *r, size_t policy, fs_results_hist_fn
     return fs_results_percentiles(r, policy, hist, index, &q, 1, scale, out);
 }
 
-/* Target j over the whole run: completions plus the requests unfinished past
- * its threshold at the horizon, which count as later than any threshold.
- * The target's quantile is the completions' value at the same rank in that
- * population, or INFINITY when the rank falls among the unfinished. */
-static void fs__slo_verdict(const fs_policy_result *pol, size_t service, const fs_hist *merged, size_t j,
-                            fs_service_summary *out)
+/* A target over the whole run: completions plus the requests unfinished past
+ * its threshold at the horizon (`late`), which count as later than any
+ * threshold.  The target's quantile is the completions' value at the same
+ * rank in that population, or INFINITY when the rank falls among the
+ * unfinished; NaN and no data when there is nobody. */
+void fs_results_judge(const fs_hist *merged, double late, const fs_slo_target *t, double *quantile_ms,
+                       fs_slo_verdict *verdict)
 {
-    const fs_slo_target *t = &pol->scenario->services[service].slo.targets[j];
-    double late = 0;
-    for (uint32_t k = 0; k < pol->n_reps; k++)
-        late += (double)pol->reps[k].services[service].unfinished_past_slo[j];
     double done = (double)merged->total, all = done + late;
     if (all == 0) {
-        out->slo_verdict[j] = FS_SLO_NO_DATA;
-        out->slo_quantile_ms[j] = NAN;
+        *verdict = FS_SLO_NO_DATA;
+        *quantile_ms = NAN;
         return;
     }
     /* ceil(q n), forgiving the rounding of q n just above an integer (as
@@ -318,12 +324,22 @@ static void fs__slo_verdict(const fs_policy_result *pol, size_t service, const f
     if (rank < 1)
         rank = 1;
     if (rank > done) {
-        out->slo_verdict[j] = FS_SLO_MISSED;
-        out->slo_quantile_ms[j] = INFINITY;
+        *verdict = FS_SLO_MISSED;
+        *quantile_ms = INFINITY;
         return;
     }
-    out->slo_quantile_ms[j] = fs_hist_quantile(merged, rank / done) * FS__NS_TO_MS;
-    out->slo_verdict[j] = out->slo_quantile_ms[j] <= t->threshold_s * 1e3 ? FS_SLO_MET : FS_SLO_MISSED;
+    *quantile_ms = fs_hist_quantile(merged, rank / done) * FS__NS_TO_MS;
+    *verdict = *quantile_ms <= t->threshold_s * 1e3 ? FS_SLO_MET : FS_SLO_MISSED;
+}
+
+static void fs__slo_verdict(const fs_policy_result *pol, size_t service, const fs_hist *merged, size_t j,
+                            fs_service_summary *out)
+{
+    double late = 0;
+    for (uint32_t k = 0; k < pol->n_reps; k++)
+        late += (double)pol->reps[k].services[service].unfinished_past_slo[j];
+    fs_results_judge(merged, late, &pol->scenario->services[service].slo.targets[j], &out->slo_quantile_ms[j],
+                      &out->slo_verdict[j]);
 }
 
 /* Whether each latency figure has settled (settle.h): its CI, and the batch

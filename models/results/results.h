@@ -35,6 +35,12 @@ typedef struct fs_service_window {
     double mean_ms, p50_ms, p95_ms, p99_ms, max_ms; /* of completions in the window; NaN (no data) if none */
     double mean_in_system;   /* time average of requests waiting or in service */
     uint64_t queue_end;      /* requests waiting at the window's end */
+    /* An LLM service's (NaN, 0 otherwise): TTFT and TPOT p99 of the window's
+     * first tokens and completions (NaN: none), time-average running
+     * sequences and KV-cache occupancy (blocks used / blocks of ready
+     * replicas; NaN with no replica), tokens emitted. */
+    double ttft_p99_ms, tpot_p99_ms, mean_running, kv_occupancy;
+    uint64_t tokens;
 } fs_service_window;
 
 /* One time-series window of one pool. */
@@ -81,6 +87,24 @@ typedef struct fs_service_rep {
      * warm-up instant, how many had each size, [max_batch_size + 1] (index =
      * size; owned; NULL for a service without batching). */
     uint64_t *batch_size_counts;
+    /* An LLM service ("batching": {"kind": "continuous"}; batch sizes above
+     * are sequences per engine step, max_batch_size = max_seqs), since the
+     * warm-up instant.  The histograms are initialised only for one. */
+    bool llm;
+    fs_hist ttft;             /* arrival to first token, ns */
+    fs_hist tpot;             /* (last token - first token) / (output - 1), requests of >= 2 tokens, ns */
+    uint64_t prompt_tokens, output_tokens; /* of the requests completed */
+    uint64_t tokens_generated;/* every token emitted (incl. recomputed ones' first) */
+    uint64_t steps, preemptions;
+    uint64_t too_long;        /* refused: prompt + output over max_model_len or any replica's cache (also in dropped) */
+    uint64_t slo_good;        /* completed within every TTFT, TPOT and end-to-end target (goodput) */
+    uint64_t ttft_late_end;   /* unfinished at the horizon, no first token, older than the TTFT target */
+    uint64_t tpot_late_end;   /* unfinished at the horizon, first token out, already slower than the TPOT target */
+    double mean_running;      /* time average of running sequences, all replicas */
+    double kv_occupancy;      /* time average of KV blocks used / blocks of ready replicas; NaN: none */
+    double busy_s;            /* replica-seconds with a step in flight */
+    /* Over the whole run (replayed tokens): for capacity estimates. */
+    double all_prompt_tokens, all_output_tokens;
 } fs_service_rep;
 
 typedef struct fs_pool_rep {
@@ -169,6 +193,29 @@ typedef struct fs_batch_figures {
 
 fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, size_t service);
 
+/* An LLM service's figures in one replication (NaN: no data; rates over the
+ * measured interval).  goodput is the share of the interval's requests that
+ * completed within every TTFT, TPOT and end-to-end target: requests dropped
+ * or unfinished at the horizon count against it; NaN without targets or
+ * requests. */
+typedef enum fs_llm_figure {
+    FS_LFIG_TOKENS_PER_S, FS_LFIG_TOKENS_PER_GPU_S, FS_LFIG_COST_PER_M_TOKENS, FS_LFIG_GOODPUT,
+    FS_LFIG_MEAN_RUNNING, FS_LFIG_KV_OCCUPANCY, FS_LFIG_PREEMPTIONS, FS_LFIG_TOO_LONG, FS_LFIG_COUNT
+} fs_llm_figure;
+void fs_results_llm_figures(const fs_results *r, size_t policy, uint32_t rep, size_t service,
+                            double fig[FS_LFIG_COUNT]);
+/* Names of those figures ("tokens_per_s", ...), for every output. */
+extern const char *const fs_llm_figure_names[FS_LFIG_COUNT];
+
+/* What a run says about an LLM service's TTFT or TPOT target over the whole
+ * run (merged histograms): the target's quantile with unfinished requests
+ * already past it counted as later than any threshold (INFINITY when they
+ * alone decide it), and the verdict (FS_SLO_NO_DATA without requests). */
+typedef struct fs_llm_slo {
+    double quantile_ms;
+    int verdict; /* fs_slo_verdict */
+} fs_llm_slo;
+
 /* The same figures of replication `rep` alone: what compare's paired
  * differences and a sweep's per-run record are taken on, so every output
  * shares the one definition of a batch figure. */
@@ -197,6 +244,13 @@ typedef enum fs_slo_verdict {
     FS_SLO_MET,
     FS_SLO_MISSED
 } fs_slo_verdict;
+
+/* Target t over a run: `merged` holds the completions, `late` requests were
+ * unfinished past the threshold at the horizon and count as later than any.
+ * The target's quantile (INFINITY when the late decide it, NaN with nobody)
+ * and the verdict. */
+void fs_results_judge(const fs_hist *merged, double late, const fs_slo_target *t, double *quantile_ms,
+                      fs_slo_verdict *verdict);
 
 /* What becomes of a service's queue when arrivals outrun capacity. */
 typedef enum fs_queue_state {
@@ -269,6 +323,13 @@ typedef struct fs_percentile {
 typedef const fs_hist *(*fs_results_hist_fn)(const fs_results *r, size_t policy, uint32_t rep, size_t index);
 const fs_hist *fs_results_latency_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service);
 const fs_hist *fs_results_wait_hist(const fs_results *r, size_t policy, uint32_t rep, size_t stream);
+/* An LLM service's time to first token and time per output token. */
+const fs_hist *fs_results_ttft_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service);
+const fs_hist *fs_results_tpot_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service);
+
+/* TTFT (tpot false) or TPOT target of an LLM service, judged as above.
+ * 0 or ENOMEM. */
+int fs_results_llm_slo(const fs_results *r, size_t policy, size_t service, bool tpot, fs_llm_slo *out);
 
 /* q in [0, 1] a quantile, q < 0 the mean, q > 1 the maximum; scale converts
  * ns to the figure's unit.  0 or ENOMEM.  The service and training

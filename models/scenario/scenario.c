@@ -485,6 +485,9 @@ void fs_scenario_destroy(fs_scenario *s)
         /* Safe on a service whose distribution was never built: its zeroed
          * fs_dist is a deterministic one with no samples. */
         fs_dist_fini(&svc->service_time);
+        free(svc->batching.llm.model_name);
+        fs_dist_fini(&svc->batching.llm.prompt);
+        fs_dist_fini(&svc->batching.llm.output);
     }
     free(s->services);
     for (size_t i = 0; i < s->n_training; i++) {

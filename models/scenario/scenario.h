@@ -26,6 +26,7 @@
 #include "dist.h"
 #include "error.h"
 #include "gpu.h"
+#include "llm_perf.h"
 #include "mig.h"
 #include "trace.h"
 
@@ -139,7 +140,10 @@ typedef struct fs_slo_target {
 
 typedef struct fs_slo {
     fs_slo_target targets[FS_SLO_MAX_TARGETS];
-    size_t n_targets;     /* 0: no SLO */
+    size_t n_targets;     /* 0: no end-to-end target */
+    /* An LLM service's targets on time to first token and time per output
+     * token ("ttft_p99_ms", "tpot_p99_ms", ...); threshold_s 0: none. */
+    fs_slo_target ttft, tpot;
     double window_s;      /* breach-counting window; defaults to the scenario window */
 } fs_slo;
 
@@ -214,8 +218,36 @@ typedef struct fs_autoscale {
  * preferred size) are waiting or the oldest has waited max_queue_delay_s.  A
  * batch of b takes batch_time(b) on the reference GPU, deterministically:
  * base_s + per_request_s x b, or the table interpolated linearly, which must
- * start at size 1 and reach max_batch_size. */
-typedef enum fs_batching_kind { FS_BATCHING_NONE, FS_BATCHING_DYNAMIC } fs_batching_kind;
+ * start at size 1 and reach max_batch_size.  FS_BATCHING_CONTINUOUS is an
+ * LLM engine per replica (fs_llm_serving, llm_engine.h). */
+typedef enum fs_batching_kind { FS_BATCHING_NONE, FS_BATCHING_DYNAMIC, FS_BATCHING_CONTINUOUS } fs_batching_kind;
+
+/* "batching": {"kind": "continuous"}: one vLLM-style engine per replica.
+ * Step time is `step` on a whole reference GPU, scaled on each unit by its
+ * compute and bandwidth shares (a MIG slice's SMs and memory slices; another
+ * GPU type's datasheet peaks over the reference's), or a roofline from the
+ * pool GPU's datasheet peaks (llm_defaults.h) with the given efficiencies.
+ * The KV cache of a replica is (budget - weights - reserve) / KV bytes per
+ * token, where budget is memory_gb when the service gives it, else the unit's
+ * memory x memory_utilization (vLLM's gpu_memory_utilization).  Prompt and
+ * output tokens come from the two distributions, or from the trace's two size
+ * columns (tokens_from_trace); a draw is rounded to the nearest integer, at
+ * least 1, and a request longer than max_model_len (prompt + output) is
+ * refused and counted as dropped (too_long). */
+typedef struct fs_llm_serving {
+    fs_llm_model model;       /* model.name points into model_name */
+    char *model_name;         /* owned */
+    fs_llm_step_model step;   /* LINEAR on the reference GPU, or ROOFLINE (shares 1) */
+    uint32_t max_seqs;        /* vLLM max_num_seqs */
+    uint32_t token_budget;    /* vLLM max_num_batched_tokens (chunked prefill) */
+    uint32_t block_tokens;    /* KV block size, tokens */
+    int kv_policy;            /* enum fs_llm_kv_policy (llm_engine.h): 0 queue, 1 preempt */
+    double memory_utilization;/* (0, 1] */
+    double reserve_gb;        /* activation reserve, GiB */
+    fs_dist prompt, output;   /* token counts (unused with tokens_from_trace) */
+    bool tokens_from_trace;
+    uint64_t max_model_len;   /* prompt + output tokens; UINT64_MAX: no limit */
+} fs_llm_serving;
 
 typedef struct fs_batching {
     fs_batching_kind kind;
@@ -228,11 +260,13 @@ typedef struct fs_batching {
     uint32_t table_size[FS_SCENARIO_MAX_BATCH_TABLE]; /* strictly increasing from 1 */
     double table_s[FS_SCENARIO_MAX_BATCH_TABLE];      /* > 0 */
     size_t n_table;
+    fs_llm_serving llm;       /* FS_BATCHING_CONTINUOUS */
 } fs_batching;
 
 /* The time of a batch of `size` requests (1 .. max_batch_size) on the
  * reference GPU, in seconds (scenario_batching.c). */
 double fs_scenario_batch_time(const fs_batching *b, uint32_t size);
+
 
 typedef struct fs_service_spec {
     char *name;
@@ -397,5 +431,22 @@ int fs_scenario_override(fs_scenario *s, int64_t seed, int64_t replications, dou
  * span as override requires, blaming "ci".  FS_OK, or FS_ERR_INPUT with the
  * scenario unchanged. */
 int fs_scenario_apply_ci(fs_scenario *s, fs_error *err);
+
+/* scenario_llm.c.  What LLM replica `service` gets on a unit of GPU type
+ * gpu_type, a MIG instance of `mig` or (mig NULL) a whole GPU or a
+ * time-sliced seat, with unit_memory_gb of memory: its KV cache in blocks and
+ * its step model (shares set).  FS_ERR_INPUT naming the service when the
+ * model, reserve and one request do not fit or the GPU's peaks are needed and
+ * unknown. */
+int fs_scenario_llm_unit(const fs_scenario *s, size_t service, size_t gpu_type, const fs_mig_profile *mig,
+                         double unit_memory_gb, uint32_t *kv_blocks, fs_llm_step_model *step, fs_error *err);
+
+/* A saturated replica's seconds per request on the whole reference GPU, for
+ * requests of `prompt` and `output` tokens (capacity estimates only). */
+int fs_scenario_llm_request_s(const fs_scenario *s, size_t service, double prompt, double output, double *seconds,
+                              fs_error *err);
+
+/* Token count of a draw: the nearest integer, at least 1. */
+uint64_t fs_scenario_llm_tokens(double draw);
 
 #endif

@@ -137,11 +137,11 @@ static int parse_preferred(fs_jpath *p, const json_t *obj, fs_batching *b)
     return rc;
 }
 
-int fs__scenario_parse_batching(fs_jpath *p, const json_t *svc, fs_service_spec *out)
+int fs__scenario_parse_batching(fs_jpath *p, const json_t *svc, const parse_ctx *c, fs_service_spec *out)
 {
     static const char *const keys[] = {"kind", "max_batch_size", "max_queue_delay",
                                        "preferred_batch_sizes", "batch_time"};
-    static const char *const kinds[] = {"dynamic"};
+    static const char *const kinds[] = {"dynamic", "continuous"};
     fs_batching *b = &out->batching;
     memset(b, 0, sizeof *b);
     json_t *obj = NULL;
@@ -152,11 +152,18 @@ int fs__scenario_parse_batching(fs_jpath *p, const json_t *svc, fs_service_spec 
     int kind = -1;
     uint64_t max = 0;
     json_t *kind_v = NULL;
-    rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
-    if (rc == FS_OK)
-        rc = fs_jpath_get(p, obj, "kind", true, &kind_v);
+    rc = fs_jpath_get(p, obj, "kind", true, &kind_v);
     if (rc == FS_OK)
         rc = fs__scenario_get_choice(p, obj, "kind", "a batching kind", kinds, COUNT(kinds), &kind);
+    if (rc == FS_OK && kind == 1) {
+        rc = fs__scenario_parse_continuous(p, obj, c, out);
+        if (rc == FS_OK)
+            b->kind = FS_BATCHING_CONTINUOUS;
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
+    if (rc == FS_OK)
+        rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
     if (rc == FS_OK)
         rc = fs_jpath_get_uint(p, obj, "max_batch_size", true, 1, FS_SCENARIO_MAX_BATCH_SIZE, &max);
     b->max_batch_size = (uint32_t)max;

@@ -86,6 +86,10 @@ int fs__scenario_cap(fs_jpath *p, const json_t *v, double x, double max, const c
 /* parent[member] as a distribution object ({"lognormal": {...}}). */
 int fs__scenario_parse_dist(fs_jpath *p, const json_t *parent, const char *member, bool required,
                             fs_dist *d);
+/* The same with plain numbers for parameters (token counts: "median": 600)
+ * and "samples" for the empirical kind. */
+int fs__scenario_parse_count_dist(fs_jpath *p, const json_t *parent, const char *member, bool required,
+                                  fs_dist *d);
 
 /* ---- scenario.c: files and arrays ---------------------------------------- */
 
@@ -127,7 +131,14 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
 int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, parse_ctx *c);
 /* services[i].batching (scenario_batching.c); after "replicas" and
  * "arrivals", which it checks against. */
-int fs__scenario_parse_batching(fs_jpath *p, const json_t *svc, fs_service_spec *out);
+int fs__scenario_parse_batching(fs_jpath *p, const json_t *svc, const parse_ctx *c, fs_service_spec *out);
+/* ---- scenario_llm.c ------------------------------------------------------- */
+/* "batching": {"kind": "continuous", ...}, the cursor on "batching". */
+int fs__scenario_parse_continuous(fs_jpath *p, const json_t *obj, const parse_ctx *c, fs_service_spec *out);
+/* Once the service's pool, reference GPU and memory are known: every unit
+ * kind of its pool holds the model and one request; service_time set to the
+ * capacity estimate. */
+int fs__scenario_check_continuous(fs_jpath *p, size_t index, fs_scenario *s);
 int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a);
 int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind kind,
                                   fs_trace_spec **out);

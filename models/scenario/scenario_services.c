@@ -28,10 +28,13 @@ static int parse_service_time(fs_jpath *p, const json_t *svc, fs_service_spec *o
         return fs__scenario_parse_dist(p, svc, "service_time", true, &out->service_time);
     if (json_object_get(svc, "service_time")) {
         size_t mark = fs_jpath_push_key(p, "service_time");
-        int rc = fs_jpath_fail(p, "a batched service's time is \"batching.batch_time\"; remove \"service_time\"");
+        int rc = fs_jpath_fail(p, "a batched service's time is \"batching.%s\"; remove \"service_time\"",
+                               b->kind == FS_BATCHING_CONTINUOUS ? "step_time" : "batch_time");
         fs_jpath_pop(p, mark);
         return rc;
     }
+    if (b->kind == FS_BATCHING_CONTINUOUS)
+        return FS_OK; /* set once the pool and reference GPU are known */
     fs_dist_deterministic(&out->service_time,
                           fs_scenario_batch_time(b, b->max_batch_size) / b->max_batch_size);
     return FS_OK;
@@ -168,10 +171,39 @@ static const struct {
     {"p50_ms", 0.5}, {"p90_ms", 0.9}, {"p95_ms", 0.95}, {"p99_ms", 0.99}, {"p999_ms", 0.999},
 };
 
-static int parse_slo(fs_jpath *p, const json_t *svc, double default_window_s, fs_slo *slo)
+/* At most one "<prefix>_pNN_ms" of obj, into *t (threshold 0: none). */
+static int parse_llm_target(fs_jpath *p, const json_t *obj, const char *prefix, fs_slo_target *t)
 {
-    static const char *const keys[] = {"p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "window"};
+    *t = (fs_slo_target){0};
+    const char *first = NULL;
+    for (size_t i = 0; i < FS_SLO_MAX_TARGETS; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_%s", prefix, slo_keys[i].key);
+        double ms = -1;
+        int rc = fs_jpath_get_number(p, obj, key, false, FS_JPATH_POSITIVE, &ms);
+        if (rc != FS_OK)
+            return rc;
+        if (ms <= 0)
+            continue;
+        if (first) {
+            size_t m = fs_jpath_push_key(p, key);
+            rc = fs_jpath_fail(p, "one %s target per service: \"%s\" is already given", prefix, first);
+            fs_jpath_pop(p, m);
+            return rc;
+        }
+        first = slo_keys[i].key;
+        *t = (fs_slo_target){slo_keys[i].quantile, ms / 1000.0};
+    }
+    return FS_OK;
+}
+
+static int parse_slo(fs_jpath *p, const json_t *svc, double default_window_s, bool llm, fs_slo *slo)
+{
+    static const char *const keys[] = {"p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "window",
+                                       "ttft_p50_ms", "ttft_p90_ms", "ttft_p95_ms", "ttft_p99_ms", "ttft_p999_ms",
+                                       "tpot_p50_ms", "tpot_p90_ms", "tpot_p95_ms", "tpot_p99_ms", "tpot_p999_ms"};
     slo->n_targets = 0;
+    slo->ttft = slo->tpot = (fs_slo_target){0};
     slo->window_s = default_window_s;
     json_t *obj = NULL;
     int rc = fs_jpath_get_object(p, svc, "slo", false, &obj);
@@ -190,11 +222,18 @@ static int parse_slo(fs_jpath *p, const json_t *svc, double default_window_s, fs
         }
     }
     if (rc == FS_OK)
+        rc = parse_llm_target(p, obj, "ttft", &slo->ttft);
+    if (rc == FS_OK)
+        rc = parse_llm_target(p, obj, "tpot", &slo->tpot);
+    if (rc == FS_OK && !llm && (slo->ttft.threshold_s > 0 || slo->tpot.threshold_s > 0))
+        rc = fs_jpath_fail(p, "TTFT and TPOT targets need an LLM engine: \"batching\": {\"kind\": \"continuous\"}");
+    if (rc == FS_OK)
         rc = fs_jpath_get_duration(p, obj, "window", false, FS_JPATH_POSITIVE, &slo->window_s);
-    if (rc == FS_OK && slo->n_targets == 0) {
+    if (rc == FS_OK && slo->n_targets == 0 && slo->ttft.threshold_s == 0 && slo->tpot.threshold_s == 0) {
         char list[128];
         fs_jpath_list(keys, FS_SLO_MAX_TARGETS, list, sizeof list);
-        rc = fs_jpath_fail(p, "expected at least one latency target (%s), got none", list);
+        rc = fs_jpath_fail(p, "expected at least one latency target (%s%s), got none", list,
+                           llm ? ", ttft_p99_ms, tpot_p99_ms, ..." : "");
     }
     fs_jpath_pop(p, mark);
     return rc;
@@ -290,14 +329,14 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
     if (rc == FS_OK)
         rc = parse_replicas(p, svc, out);
     if (rc == FS_OK)
-        rc = fs__scenario_parse_batching(p, svc, out);
+        rc = fs__scenario_parse_batching(p, svc, c, out);
     if (rc == FS_OK)
         rc = parse_service_time(p, svc, out);
     out->queue_limit = FS_QUEUE_UNLIMITED;
     if (rc == FS_OK)
         rc = fs_jpath_get_uint(p, svc, "queue_limit", false, 0, UINT64_MAX, &out->queue_limit);
     if (rc == FS_OK)
-        rc = parse_slo(p, svc, s->window_s, &out->slo);
+        rc = parse_slo(p, svc, s->window_s, out->batching.kind == FS_BATCHING_CONTINUOUS, &out->slo);
     out->memory_gb = 0;
     if (rc == FS_OK)
         rc = fs__scenario_get_memory(p, svc, "memory_gb", FS_JPATH_POSITIVE, &out->memory_gb);
@@ -310,5 +349,7 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
     out->sm_exponent = 1.0;
     if (rc == FS_OK)
         rc = fs_jpath_get_number(p, svc, "sm_exponent", false, FS_JPATH_NONNEG, &out->sm_exponent);
+    if (rc == FS_OK && out->batching.kind == FS_BATCHING_CONTINUOUS)
+        rc = fs__scenario_check_continuous(p, index, s);
     return rc;
 }

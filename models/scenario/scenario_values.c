@@ -202,21 +202,31 @@ int fs__scenario_get_memory(fs_jpath *p, const json_t *obj, const char *key, fs_
 static const char *const dist_kinds[] = {"exponential", "deterministic", "lognormal",
                                          "gamma",       "uniform",       "empirical"};
 
-static int parse_empirical(fs_jpath *p, const json_t *params, fs_dist *d)
+/* A distribution's parameters are durations (service times, delays) or plain
+ * numbers (token counts): `counts` picks the reader and the empirical key. */
+static int get_param(fs_jpath *p, const json_t *params, const char *key, bool counts,
+                     fs_jpath_sign sign, double *out)
 {
+    return counts ? fs_jpath_get_number(p, params, key, true, sign, out)
+                  : fs_jpath_get_duration(p, params, key, true, sign, out);
+}
+
+static int parse_empirical(fs_jpath *p, const json_t *params, bool counts, fs_dist *d)
+{
+    const char *key = counts ? "samples" : "samples_ms";
     json_t *list = NULL;
-    int rc = fs_jpath_get_array(p, params, "samples_ms", true, true, &list);
+    int rc = fs_jpath_get_array(p, params, key, true, true, &list);
     if (rc != FS_OK)
         return rc;
     size_t n = json_array_size(list);
     double *samples = malloc(n * sizeof *samples);
     if (samples == NULL)
         return fs_jpath_oom(p);
-    size_t mark = fs_jpath_push_key(p, "samples_ms");
+    size_t mark = fs_jpath_push_key(p, key);
     for (size_t i = 0; rc == FS_OK && i < n; i++) {
         size_t m = fs_jpath_push_index(p, i);
         rc = fs_jpath_number(p, json_array_get(list, i), FS_JPATH_NONNEG, &samples[i]);
-        if (rc == FS_OK)
+        if (rc == FS_OK && !counts)
             samples[i] /= 1000.0;
         fs_jpath_pop(p, m);
     }
@@ -236,57 +246,62 @@ static int parse_empirical(fs_jpath *p, const json_t *params, fs_dist *d)
  * The getters already refuse out-of-range parameters with a message naming
  * the field; a constructor's own refusal is reported too, in case dist.c is
  * stricter than what is checked here. */
-static int parse_dist_params(fs_jpath *p, const char *kind, const json_t *params, fs_dist *d)
+static int parse_dist_params(fs_jpath *p, const char *kind, const json_t *params, bool counts, fs_dist *d)
 {
     static const char *const k_exp[] = {"mean"}, *const k_det[] = {"value"},
                              *const k_logn[] = {"median", "sigma"},
                              *const k_gamma[] = {"mean", "cv"}, *const k_unif[] = {"min", "max"},
-                             *const k_emp[] = {"samples_ms"};
+                             *const k_emp[] = {"samples_ms"}, *const k_emp_counts[] = {"samples"};
     double a = 0, b = 0;
     int rc, e;
     if (strcmp(kind, "exponential") == 0) {
         rc = fs_jpath_check_keys(p, params, k_exp, COUNT(k_exp));
         if (rc == FS_OK)
-            rc = fs_jpath_get_duration(p, params, "mean", true, FS_JPATH_POSITIVE, &a);
+            rc = get_param(p, params, "mean", counts, FS_JPATH_POSITIVE, &a);
         e = rc == FS_OK ? fs_dist_exponential(d, a) : 0;
     } else if (strcmp(kind, "deterministic") == 0) {
         rc = fs_jpath_check_keys(p, params, k_det, COUNT(k_det));
         if (rc == FS_OK)
-            rc = fs_jpath_get_duration(p, params, "value", true, FS_JPATH_NONNEG, &a);
+            rc = get_param(p, params, "value", counts, FS_JPATH_NONNEG, &a);
         e = rc == FS_OK ? fs_dist_deterministic(d, a) : 0;
     } else if (strcmp(kind, "lognormal") == 0) {
         rc = fs_jpath_check_keys(p, params, k_logn, COUNT(k_logn));
         if (rc == FS_OK)
-            rc = fs_jpath_get_duration(p, params, "median", true, FS_JPATH_POSITIVE, &a);
+            rc = get_param(p, params, "median", counts, FS_JPATH_POSITIVE, &a);
         if (rc == FS_OK)
             rc = fs_jpath_get_number(p, params, "sigma", true, FS_JPATH_NONNEG, &b);
         e = rc == FS_OK ? fs_dist_lognormal(d, a, b) : 0;
     } else if (strcmp(kind, "gamma") == 0) {
         rc = fs_jpath_check_keys(p, params, k_gamma, COUNT(k_gamma));
         if (rc == FS_OK)
-            rc = fs_jpath_get_duration(p, params, "mean", true, FS_JPATH_POSITIVE, &a);
+            rc = get_param(p, params, "mean", counts, FS_JPATH_POSITIVE, &a);
         if (rc == FS_OK)
             rc = fs_jpath_get_number(p, params, "cv", true, FS_JPATH_POSITIVE, &b);
         e = rc == FS_OK ? fs_dist_gamma(d, a, b) : 0;
     } else if (strcmp(kind, "uniform") == 0) {
         rc = fs_jpath_check_keys(p, params, k_unif, COUNT(k_unif));
         if (rc == FS_OK)
-            rc = fs_jpath_get_duration(p, params, "min", true, FS_JPATH_NONNEG, &a);
+            rc = get_param(p, params, "min", counts, FS_JPATH_NONNEG, &a);
         if (rc == FS_OK)
-            rc = fs_jpath_get_duration(p, params, "max", true, FS_JPATH_NONNEG, &b);
+            rc = get_param(p, params, "max", counts, FS_JPATH_NONNEG, &b);
         if (rc == FS_OK && b < a) {
             char min_text[64];
-            fs_duration_format(a, min_text, sizeof min_text);
+            if (counts)
+                snprintf(min_text, sizeof min_text, "%g", a);
+            else
+                fs_duration_format(a, min_text, sizeof min_text);
             size_t m = fs_jpath_push_key(p, "max");
             rc = fs_jpath_expected(p, json_object_get(params, "max"),
-                                   "a duration no shorter than min (%s)", min_text);
+                                   counts ? "a number no smaller than min (%s)"
+                                          : "a duration no shorter than min (%s)", min_text);
             fs_jpath_pop(p, m);
         }
         e = rc == FS_OK ? fs_dist_uniform(d, a, b) : 0;
     } else {
         assert(strcmp(kind, "empirical") == 0);
-        rc = fs_jpath_check_keys(p, params, k_emp, COUNT(k_emp));
-        return rc == FS_OK ? parse_empirical(p, params, d) : rc;
+        rc = counts ? fs_jpath_check_keys(p, params, k_emp_counts, COUNT(k_emp_counts))
+                    : fs_jpath_check_keys(p, params, k_emp, COUNT(k_emp));
+        return rc == FS_OK ? parse_empirical(p, params, counts, d) : rc;
     }
     if (rc == FS_OK && e == ENOMEM)
         return fs_jpath_oom(p);
@@ -295,11 +310,8 @@ static int parse_dist_params(fs_jpath *p, const char *kind, const json_t *params
     return rc;
 }
 
-/* parent[member] as a distribution object with exactly one kind ({"lognormal":
- * {...}}): the syntax of "service_time", also used for a pool's
- * "provision" delay.  An absent optional key leaves *d as it was. */
-int fs__scenario_parse_dist(fs_jpath *p, const json_t *parent, const char *member, bool required,
-                            fs_dist *d)
+static int parse_dist(fs_jpath *p, const json_t *parent, const char *member, bool required, bool counts,
+                      fs_dist *d)
 {
     json_t *obj = NULL;
     int rc = fs_jpath_get_object(p, parent, member, required, &obj);
@@ -333,9 +345,21 @@ int fs__scenario_parse_dist(fs_jpath *p, const json_t *parent, const char *membe
             rc = fs_jpath_expected(p, params, "an object with the %s distribution's parameters",
                                    kind);
         else
-            rc = parse_dist_params(p, kind, params, d);
+            rc = parse_dist_params(p, kind, params, counts, d);
         fs_jpath_pop(p, m);
     }
     fs_jpath_pop(p, mark);
     return rc;
+}
+
+int fs__scenario_parse_dist(fs_jpath *p, const json_t *parent, const char *member, bool required,
+                            fs_dist *d)
+{
+    return parse_dist(p, parent, member, required, false, d);
+}
+
+int fs__scenario_parse_count_dist(fs_jpath *p, const json_t *parent, const char *member, bool required,
+                                  fs_dist *d)
+{
+    return parse_dist(p, parent, member, required, true, d);
 }

@@ -116,6 +116,7 @@ static void preempt_newest(fs_llm_engine *e, fs_llm_step_out *out)
 static void run_tokens(fs_llm_seq *s, uint32_t tokens, fs_llm_step_out *out)
 {
     bool emits;
+    out->scheduled++;
     if (s->prefilled < s->prefill_len) {
         s->prefilled += tokens;
         out->batch.prefill_tokens += tokens;
@@ -150,6 +151,7 @@ void fs_llm_engine_step(fs_llm_engine *e, const fs_llm_step_model *model, fs_llm
     memset(&out->batch, 0, sizeof out->batch);
     out->tokens_out = 0;
     out->n_events = 0;
+    out->scheduled = 0;
     uint32_t budget = e->cfg.token_budget;
     bool preempted = false;
 
@@ -198,6 +200,8 @@ admit:
         run_tokens(s, n, out);
     }
 
+    out->running_in_step = (uint32_t)e->n_running;
+    out->blocks_in_step = e->cfg.kv_blocks - e->free_blocks;
     /* Finished sequences leave at the step's end, keeping the others' order. */
     size_t kept = 0;
     for (size_t i = 0; i < e->n_running; i++) {

@@ -123,6 +123,9 @@ typedef struct fs_llm_step_out {
     uint64_t tokens_out;   /* tokens emitted */
     uint32_t running;      /* sequences running after the step */
     uint32_t blocks_used;  /* KV blocks held after the step */
+    uint32_t scheduled;    /* sequences that ran a chunk or a decode in the step */
+    uint32_t running_in_step; /* sequences running during the step (finishing ones included) */
+    uint32_t blocks_in_step;  /* KV blocks held during the step (before the finished free theirs) */
     fs_llm_event *events;  /* caller's array, FS_LLM_EVENTS_MAX(max_seqs) */
     size_t n_events;
 } fs_llm_step_out;

@@ -10,14 +10,10 @@
 #include "batcher.h"
 #include "grow.h"
 #include "rng.h"
+#include "service_parts.h"
 #include "settle.h"
 
 #define FS__NONE UINT32_MAX
-
-typedef enum fs_replica_state {
-    FS__OFF, FS__WARMING, FS__READY, FS__DRAINING, FS__LOST
-} fs_replica_state;
-#define FS__PRIORITY_REQUEST 1 /* window and warm-up ticks (priority 0) run first at equal times */
 
 /* ---- replica load buckets ---------------------------------------------- */
 
@@ -109,28 +105,65 @@ static double *fs__ring_unwrap(const double *ring, uint64_t cap, uint64_t head)
     return grown;
 }
 
-static int fs__ring_push(fs_service *svc, double arrival, double demand)
+/* The same for a ring of uint64_t (the tokens beside an LLM service's). */
+static uint64_t *fs__ring_unwrap_u64(const uint64_t *ring, uint64_t cap, uint64_t head)
 {
-    if (svc->waiting > svc->ring_mask) {
-        uint64_t cap = svc->ring_mask + 1;
-        double *grown = fs__ring_unwrap(svc->ring, cap, svc->head);
-        double *grown_demand = svc->ring_demand ? fs__ring_unwrap(svc->ring_demand, cap, svc->head) : NULL;
-        if (!grown || (svc->ring_demand && !grown_demand)) {
-            free(grown);
-            free(grown_demand);
-            return ENOMEM;
-        }
-        free(svc->ring);
-        free(svc->ring_demand);
-        svc->ring = grown;
-        svc->ring_demand = grown_demand;
-        svc->head = 0;
-        svc->ring_mask = 2 * cap - 1;
+    uint64_t *grown = malloc(2 * cap * sizeof *grown);
+    if (grown) {
+        uint64_t first = cap - head;
+        memcpy(grown, ring + head, first * sizeof *grown);
+        memcpy(grown + first, ring, head * sizeof *grown);
     }
+    return grown;
+}
+
+static int fs__ring_grow(fs_service *svc)
+{
+    uint64_t cap = svc->ring_mask + 1;
+    double *grown = fs__ring_unwrap(svc->ring, cap, svc->head);
+    double *grown_demand = svc->ring_demand ? fs__ring_unwrap(svc->ring_demand, cap, svc->head) : NULL;
+    uint64_t *grown_tokens = svc->ring_tokens ? fs__ring_unwrap_u64(svc->ring_tokens, cap, svc->head) : NULL;
+    if (!grown || (svc->ring_demand && !grown_demand) || (svc->ring_tokens && !grown_tokens)) {
+        free(grown);
+        free(grown_demand);
+        free(grown_tokens);
+        return ENOMEM;
+    }
+    free(svc->ring);
+    free(svc->ring_demand);
+    free(svc->ring_tokens);
+    svc->ring = grown;
+    svc->ring_demand = grown_demand;
+    svc->ring_tokens = grown_tokens;
+    svc->head = 0;
+    svc->ring_mask = 2 * cap - 1;
+    return 0;
+}
+
+int fs__service_ring_push(fs_service *svc, double arrival, double demand, uint64_t tokens)
+{
+    if (svc->waiting > svc->ring_mask && fs__ring_grow(svc) != 0)
+        return ENOMEM;
     uint64_t at = (svc->head + svc->waiting) & svc->ring_mask;
     svc->ring[at] = arrival;
     if (svc->ring_demand)
         svc->ring_demand[at] = demand;
+    if (svc->ring_tokens)
+        svc->ring_tokens[at] = tokens;
+    svc->waiting++;
+    return 0;
+}
+
+int fs__service_ring_unpop(fs_service *svc, double arrival, double demand, uint64_t tokens)
+{
+    if (svc->waiting > svc->ring_mask && fs__ring_grow(svc) != 0)
+        return ENOMEM;
+    svc->head = (svc->head - 1) & svc->ring_mask;
+    svc->ring[svc->head] = arrival;
+    if (svc->ring_demand)
+        svc->ring_demand[svc->head] = demand;
+    if (svc->ring_tokens)
+        svc->ring_tokens[svc->head] = tokens;
     svc->waiting++;
     return 0;
 }
@@ -143,6 +176,12 @@ static inline double fs__ring_pop(fs_service *svc, double *demand)
     svc->head = (svc->head + 1) & svc->ring_mask;
     svc->waiting--;
     return arrival;
+}
+
+double fs__service_ring_pop(fs_service *svc, double *demand, uint64_t *tokens)
+{
+    *tokens = svc->ring_tokens ? svc->ring_tokens[svc->head] : 0;
+    return fs__ring_pop(svc, demand);
 }
 
 /* ---- events ---------------------------------------------------------------- */
@@ -165,6 +204,8 @@ static inline void fs__start(fs_service *svc, double now, double arrival, double
 
 static inline void fs__count_slo_miss_all(fs_service *svc)
 {
+    if (!svc->spec->slo.n_targets)
+        return;
     svc->slo_total++;
     for (size_t j = 0; j < svc->spec->slo.n_targets; j++)
         svc->slo_bad[j]++;
@@ -207,6 +248,11 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
     svc->all_arrivals++;
     if (demand >= 0)
         rep->trace_demand_s += demand;
+    if (svc->llm) {
+        fs__llm_arrival(svc, now);
+        fs__schedule_arrival(svc, now);
+        return;
+    }
     if (svc->free_slots && !svc->batched) {
         uint32_t r = fs__pick_replica(svc);
         fs__occupy(svc, r, now);
@@ -222,7 +268,7 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
                         svc->spec->name, (unsigned long long)FS_SERVICE_MAX_WAITING, now);
             return;
         }
-        if (fs__ring_push(svc, now, demand) != 0) {
+        if (fs__service_ring_push(svc, now, demand, 0) != 0) {
             fs_sim_fail(sim, ENOMEM, "service \"%s\": out of memory for %llu waiting requests",
                         svc->spec->name, (unsigned long long)svc->waiting + 1);
             return;
@@ -233,12 +279,17 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
         if (svc->waiting > rep->peak_queue)
             rep->peak_queue = svc->waiting;
     } else {
-        rep->dropped++;
-        svc->w_dropped++;
-        svc->all_dropped++;
-        fs__count_slo_miss_all(svc); /* a dropped request never meets a latency target */
+        fs__service_drop(svc);
     }
     fs__schedule_arrival(svc, now);
+}
+
+void fs__service_drop(fs_service *svc)
+{
+    svc->rep->dropped++;
+    svc->w_dropped++;
+    svc->all_dropped++;
+    fs__count_slo_miss_all(svc); /* a dropped request never meets a latency target */
 }
 
 /* Closes every settling batch that ended at or before now (a quiet service
@@ -278,6 +329,11 @@ static inline void fs__complete(fs_service *svc, double now, double arrival)
     if (svc->spec->autoscale.p95_ms > 0)
         fs_hist_record(&svc->scale_latency, ns);
 }
+
+void fs__service_complete(fs_service *svc, double now, double arrival) { fs__complete(svc, now, arrival); }
+void fs__service_occupy(fs_service *svc, uint32_t r, double now) { fs__occupy(svc, r, now); }
+void fs__service_release(fs_service *svc, uint32_t r, double now) { fs__release(svc, r, now); }
+uint32_t fs__service_pick_replica(const fs_service *svc) { return fs__pick_replica(svc); }
 
 static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
 {
@@ -384,6 +440,11 @@ void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double n
     svc->free_slots += svc->concurrency;
     fs__set_ready_count(svc, now, +1);
     svc->rep->replicas_added++;
+    if (svc->llm) {
+        if (fs__llm_replica_ready(svc, r, unit, now) == 0)
+            fs__llm_dispatch(svc, now);
+        return;
+    }
     if (svc->batched) {
         fs__batch_dispatch(svc, now);
         return;
@@ -416,6 +477,8 @@ void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now)
     if (svc->load[r] > 0)
         fs_pool_unit_busy(svc->pool, now, svc->unit[r], -1);
     svc->state[r] = svc->load[r] > 0 ? FS__LOST : FS__OFF;
+    if (svc->llm)
+        fs__llm_replica_lost(svc, r, now);
 }
 
 /* Asks the fleet for one more replica in a free slot. */
@@ -430,6 +493,7 @@ static int fs__scale_up(fs_service *svc, double now)
             .kind = FS_HOLDER_SERVICE, .owner = (uint32_t)svc->index, .units = 1,
             .memory_gb = svc->spec->memory_gb,
             .warmup = FS_WARMUP_REPLICA,
+            .warm_gb = svc->llm ? fs_llm_weights_bytes(&svc->spec->batching.llm.model) / (1024.0 * 1024.0 * 1024.0) : 0,
             .pool = svc->spec->pool, .lane = FS_LANE_INFERENCE, .first_slot = r,
         };
         (void)now;
@@ -464,6 +528,8 @@ static void fs__scale_down(fs_service *svc, double now)
         svc->n_wanted--;
         svc->state[r] = FS__DRAINING;
         if (svc->load[r] == 0) {
+            if (svc->llm)
+                fs__llm_replica_lost(svc, r, now);
             svc->state[r] = FS__OFF;
             fs_fleet_release(svc->fleet, svc->spec->pool, svc->unit[r], 0, now);
         }
@@ -540,6 +606,10 @@ static void fs__late_waiting(const fs_service *svc, double now, uint64_t late[FS
 static void fs__late_in_service(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS])
 {
     const fs_slo *slo = &svc->spec->slo;
+    if (svc->llm) {
+        fs__llm_late_in_service(svc, now, late);
+        return;
+    }
     if (svc->batched) {
         for (uint32_t r = 0; r < svc->n_slots; r++)
             for (uint32_t i = 0; i < svc->batch_n[r]; i++)
@@ -649,7 +719,8 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->bucket_head = calloc((size_t)svc->concurrency + 1, sizeof *svc->bucket_head);
     svc->unit = calloc(svc->n_slots, sizeof *svc->unit);
     svc->scale = calloc(svc->n_slots, sizeof *svc->scale);
-    svc->batched = spec->batching.kind != FS_BATCHING_NONE;
+    svc->batched = spec->batching.kind == FS_BATCHING_DYNAMIC;
+    svc->llm = spec->batching.kind == FS_BATCHING_CONTINUOUS;
     if (svc->batched) {
         svc->batch_arrival = calloc(svc->n_slots, sizeof *svc->batch_arrival);
         svc->batch_n = calloc(svc->n_slots, sizeof *svc->batch_n);
@@ -684,6 +755,8 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     int64_t k_timer = svc->batched ? fs_sim_register(sim, fs__on_batch_timer, svc) : 0;
     if (k_arr < 0 || k_dep < 0 || k_slo < 0 || k_scale < 0 || k_batch < 0 || k_timer < 0)
         goto nomem;
+    if (svc->llm && fs__llm_init(svc, s->seed, replication) != 0)
+        goto nomem;
     svc->kind_batch_done = (uint32_t)k_batch;
     svc->kind_batch_timer = (uint32_t)k_timer;
     svc->kind_scale = (uint32_t)k_scale;
@@ -705,7 +778,12 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
         if (spec->arrivals.trace_sized && !(svc->ring_demand = malloc((svc->ring_mask + 1) * sizeof *svc->ring_demand)))
             goto nomem;
     }
-    fs__schedule_arrival(svc, 0);
+    /* The starting replicas' engines, sized for their units. */
+    for (uint32_t r = 0; svc->llm && r < spec->replicas && !sim->failed; r++)
+        if (fs__llm_replica_ready(svc, r, svc->unit[r], 0) != 0)
+            break;
+    if (!sim->failed)
+        fs__schedule_arrival(svc, 0);
     if (sim->failed) {
         int bad_input = sim->failed == EILSEQ;
         char why[sizeof sim->failure];
@@ -734,6 +812,7 @@ void fs_service_fini(fs_service *svc)
         free(svc->batch_arrival[r]);
     free(svc->batch_arrival);
     free(svc->batch_n);
+    fs__llm_fini(svc);
     if (svc->scale_latency.counts)
         fs_hist_fini(&svc->scale_latency);
     free(svc->ring);
@@ -775,6 +854,8 @@ void fs_service_start_measuring(fs_service *svc, double now)
     memset(svc->slo_bad, 0, sizeof svc->slo_bad);
     if (svc->spec->slo.n_targets && now + svc->spec->slo.window_s <= svc->horizon)
         fs_sim_schedule(svc->sim, now + svc->spec->slo.window_s, 0, svc->kind_slo, 0, 0);
+    if (svc->llm)
+        fs__llm_start_measuring(svc, now);
 }
 
 int fs_service_close_window(fs_service *svc, double now)
@@ -803,7 +884,10 @@ int fs_service_close_window(fs_service *svc, double now)
         .max_ms = fs_results_hist_figure(h, 2, 1e-6),
         .mean_in_system = now > svc->window_start ? area / (now - svc->window_start) : 0,
         .queue_end = svc->waiting,
+        .ttft_p99_ms = NAN, .tpot_p99_ms = NAN, .mean_running = NAN, .kv_occupancy = NAN,
     };
+    if (svc->llm)
+        fs__llm_close_window(svc, now, &rep->windows[rep->n_windows - 1]);
     svc->window_area_mark = svc->in_system.area;
     fs_hist_reset(&svc->window_latency);
     svc->w_arrivals = svc->w_completed = svc->w_dropped = 0;
@@ -829,6 +913,8 @@ void fs_service_finish(fs_service *svc, double now)
         rep->trace_dropped = svc->all_dropped;
     }
     rep->mean_ready_replicas = fs_level_mean(&svc->ready_level, now);
+    if (svc->llm)
+        fs__llm_finish(svc, now);
     rep->mean_in_system = fs_level_mean(&svc->in_system, now);
     /* Growth of the queue, requests per hour: the least-squares slope of the
      * queue length at window ends.  A stable queue has a slope near zero; an

@@ -35,6 +35,15 @@
  * most one pending delay timer; a batch on a draining or lost replica
  * completes, as requests in service do.
  *
+ * With "batching": {"kind": "continuous"} each replica runs an LLM engine
+ * (llm_engine.h) instead, one event per engine step: requests wait in the
+ * central queue, an idle or stepping replica takes them at a step boundary
+ * while its engine holds fewer than max_seqs, and the engine's scheduler
+ * admits, prefills and decodes them.  Per request: queue time (to its first
+ * admission), TTFT, TPOT and end-to-end latency.  A replica that loses its
+ * unit loses its KV cache: its requests go back to the queue's head and are
+ * recomputed elsewhere (a first token already out keeps its TTFT).
+ *
  * Ownership: fs_service is caller-owned (init/fini); it owns its generators,
  * queue, replica tables and histograms, borrows the spec, the engine and the
  * pool.  fs_service_finish moves the measured figures into a result.
@@ -106,6 +115,21 @@ typedef struct fs_service {
     uint32_t *batch_n;
     uint32_t kind_batch_done, kind_batch_timer;
     double timer_at;
+    /* Continuous batching (service_parts.h, service_llm.c): one engine per
+     * slot (NULL otherwise); the waiting ring carries each request's tokens
+     * beside it, and in ring_demand its first-token time (-1: none yet).
+     * Levels over all replicas: running sequences, KV blocks used and KV
+     * blocks of ready replicas. */
+    bool llm;
+    struct fs_llm_slot *llm_slots;
+    uint64_t *ring_tokens;
+    gsl_rng *token_rng;
+    uint32_t kind_llm_step;
+    fs_level llm_running, llm_kv_used, llm_kv_total, llm_busy;
+    double w_running_mark, w_kv_used_mark, w_kv_total_mark;
+    fs_hist window_ttft, window_tpot;
+    uint64_t w_tokens;
+    uint64_t ttft_threshold_ns, tpot_threshold_ns;
 
     /* Replayed arrivals (arrivals.trace): the reader, the row whose arrival
      * is scheduled, and since t = 0 every request's fate (conservation). */

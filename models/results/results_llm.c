@@ -1,0 +1,83 @@
+/*
+ * results_llm — an LLM service's figures: TTFT and TPOT histograms and
+ * targets, tokens per second, per GPU-second and their cost, goodput, running
+ * sequences and KV occupancy; see results.h.
+ */
+#include "results.h"
+
+#include <errno.h>
+#include <math.h>
+
+const char *const fs_llm_figure_names[FS_LFIG_COUNT] = {
+    "tokens_per_s", "tokens_per_gpu_s", "cost_per_million_tokens", "goodput",
+    "mean_running", "kv_occupancy", "preemptions", "too_long",
+};
+
+const fs_hist *fs_results_ttft_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service)
+{
+    return &r->policies[policy].reps[rep].services[service].ttft;
+}
+
+const fs_hist *fs_results_tpot_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service)
+{
+    return &r->policies[policy].reps[rep].services[service].tpot;
+}
+
+void fs_results_llm_figures(const fs_results *r, size_t policy, uint32_t k, size_t service,
+                            double fig[FS_LFIG_COUNT])
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    const fs_scenario *s = pol->scenario;
+    const fs_service_spec *spec = &s->services[service];
+    const fs_service_rep *rep = &pol->reps[k].services[service];
+    for (int f = 0; f < FS_LFIG_COUNT; f++)
+        fig[f] = NAN;
+    if (!rep->llm)
+        return;
+    double measured = fs_results_measured_s(r);
+    /* GPU-seconds held: ready replicas on average x the share of a GPU each
+     * unit is charged (every replica of a service sits on the same kind of
+     * unit: one pool, one layout). */
+    double share = spec->replicas ? fs_placement_unit(pol->placement, service, 0)->charge_share : 1;
+    double gpu_s = rep->mean_ready_replicas * share * measured;
+    double tokens = (double)rep->tokens_generated;
+    if (measured > 0)
+        fig[FS_LFIG_TOKENS_PER_S] = tokens / measured;
+    if (gpu_s > 0)
+        fig[FS_LFIG_TOKENS_PER_GPU_S] = tokens / gpu_s;
+    if (tokens > 0)
+        fig[FS_LFIG_COST_PER_M_TOKENS] = gpu_s / 3600.0 * fs_results_pool_price(s, spec->pool) / (tokens / 1e6);
+    const fs_slo *slo = &spec->slo;
+    bool targets = slo->n_targets || slo->ttft.threshold_s > 0 || slo->tpot.threshold_s > 0;
+    double judged = (double)rep->completed + (double)rep->dropped + (double)rep->in_flight_end;
+    if (targets && judged > 0)
+        fig[FS_LFIG_GOODPUT] = (double)rep->slo_good / judged;
+    fig[FS_LFIG_MEAN_RUNNING] = rep->mean_running;
+    fig[FS_LFIG_KV_OCCUPANCY] = rep->kv_occupancy;
+    fig[FS_LFIG_PREEMPTIONS] = (double)rep->preemptions;
+    fig[FS_LFIG_TOO_LONG] = (double)rep->too_long;
+}
+
+int fs_results_llm_slo(const fs_results *r, size_t policy, size_t service, bool tpot, fs_llm_slo *out)
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    const fs_slo *slo = &pol->scenario->services[service].slo;
+    const fs_slo_target *t = tpot ? &slo->tpot : &slo->ttft;
+    *out = (fs_llm_slo){NAN, FS_SLO_NO_DATA};
+    if (t->threshold_s <= 0 || !pol->reps[0].services[service].llm)
+        return 0;
+    fs_hist merged;
+    if (fs_hist_init(&merged) != 0)
+        return ENOMEM;
+    double late = 0;
+    for (uint32_t k = 0; k < pol->n_reps; k++) {
+        const fs_service_rep *rep = &pol->reps[k].services[service];
+        fs_hist_merge(&merged, tpot ? &rep->tpot : &rep->ttft);
+        late += (double)(tpot ? rep->tpot_late_end : rep->ttft_late_end);
+    }
+    fs_slo_verdict v;
+    fs_results_judge(&merged, late, t, &out->quantile_ms, &v);
+    out->verdict = v;
+    fs_hist_fini(&merged);
+    return 0;
+}

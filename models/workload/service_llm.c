@@ -1,0 +1,494 @@
+/*
+ * service_llm — a service's continuous-batching half (service.h says what it
+ * does; service_parts.h is what it shares with service.c).
+ *
+ * One event per engine step per replica: the step's outcome is computed when
+ * it starts (llm_engine.h) and applied when it ends.  A replica with nothing
+ * to run holds no event and counts as a free slot of load 0 in service.c's
+ * buckets, so the least-loaded pick gives an idle replica; while it steps its
+ * load is 1.  svc->in_service counts requests inside engines.
+ */
+#include "service_parts.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static inline uint64_t pack_tokens(uint64_t prompt, uint64_t output) { return prompt << 32 | output; }
+static inline uint32_t prompt_of(uint64_t t) { return (uint32_t)(t >> 32); }
+static inline uint32_t output_of(uint64_t t) { return (uint32_t)t; }
+
+static inline uint64_t to_ns(double s) { return (uint64_t)(s * 1e9 + 0.5); }
+
+int fs__llm_init(fs_service *svc, uint64_t seed, uint32_t replication)
+{
+    const fs_service_spec *spec = svc->spec;
+    char stream[512];
+    snprintf(stream, sizeof stream, "tokens/%s", spec->name);
+    svc->token_rng = fs_rng_create(seed, replication, stream);
+    svc->llm_slots = calloc(svc->n_slots, sizeof *svc->llm_slots);
+    svc->ring_tokens = malloc((svc->ring_mask + 1) * sizeof *svc->ring_tokens);
+    svc->ring_demand = malloc((svc->ring_mask + 1) * sizeof *svc->ring_demand);
+    int64_t kind = fs_sim_register(svc->sim, fs__llm_on_step, svc);
+    if (!svc->token_rng || !svc->llm_slots || !svc->ring_tokens || !svc->ring_demand || kind < 0 ||
+        fs_hist_init(&svc->window_ttft) != 0 || fs_hist_init(&svc->window_tpot) != 0)
+        return ENOMEM;
+    svc->kind_llm_step = (uint32_t)kind;
+    svc->ttft_threshold_ns = to_ns(spec->slo.ttft.threshold_s);
+    svc->tpot_threshold_ns = to_ns(spec->slo.tpot.threshold_s);
+    fs_level_init(&svc->llm_running, 0, 0);
+    fs_level_init(&svc->llm_kv_used, 0, 0);
+    fs_level_init(&svc->llm_kv_total, 0, 0);
+    fs_level_init(&svc->llm_busy, 0, 0);
+    return 0;
+}
+
+void fs__llm_fini(fs_service *svc)
+{
+    for (uint32_t r = 0; svc->llm_slots && r < svc->n_slots; r++) {
+        struct fs_llm_slot *s = &svc->llm_slots[r];
+        free(s->running);
+        free(s->waiting);
+        free(s->events);
+        free(s->arrival);
+        free(s->first_token);
+        free(s->tokens);
+        free(s->free_ids);
+    }
+    free(svc->llm_slots);
+    svc->llm_slots = NULL;
+    free(svc->ring_tokens);
+    svc->ring_tokens = NULL;
+    fs_rng_destroy(svc->token_rng);
+    svc->token_rng = NULL;
+    if (svc->window_ttft.counts)
+        fs_hist_fini(&svc->window_ttft);
+    if (svc->window_tpot.counts)
+        fs_hist_fini(&svc->window_tpot);
+}
+
+/* A slot's arrays, on its first start: engine capacity 2 x max_seqs (the
+ * engine needs room for max_seqs waiting beside max_seqs running). */
+static int slot_alloc(struct fs_llm_slot *s, uint32_t max_seqs)
+{
+    if (s->running)
+        return 0;
+    uint32_t cap = 2 * max_seqs;
+    s->cap = cap;
+    s->running = malloc(max_seqs * sizeof *s->running);
+    s->waiting = malloc(cap * sizeof *s->waiting);
+    s->events = malloc(FS_LLM_EVENTS_MAX(max_seqs) * sizeof *s->events);
+    s->arrival = malloc(cap * sizeof *s->arrival);
+    s->first_token = malloc(cap * sizeof *s->first_token);
+    s->tokens = malloc(cap * sizeof *s->tokens);
+    s->free_ids = malloc(cap * sizeof *s->free_ids);
+    return s->running && s->waiting && s->events && s->arrival && s->first_token && s->tokens && s->free_ids
+               ? 0
+               : ENOMEM;
+}
+
+int fs__llm_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now)
+{
+    const fs_service_spec *spec = svc->spec;
+    const fs_llm_serving *llm = &spec->batching.llm;
+    const fs_scenario *s = svc->placement->scenario;
+    const fs_pool_spec *pool = &s->pools[spec->pool];
+    const fs_unit *u = &svc->placement->pools[spec->pool].units[unit];
+    const fs_mig_profile *mig = pool->partitioning == FS_PARTITION_MIG
+                                    ? fs_gpu_mig_profile(&s->gpu_types[pool->gpu_type], u->kind)
+                                    : NULL;
+    /* A time-sliced GPU's memory is shared by its tenants' engines. */
+    double memory = pool->partitioning == FS_PARTITION_TIME_SLICED ? u->memory_gb / pool->time_slicing.tenants
+                                                                    : u->memory_gb;
+    struct fs_llm_slot *slot = &svc->llm_slots[r];
+    fs_error err = {0};
+    uint32_t blocks = 0;
+    int rc = fs_scenario_llm_unit(s, svc->index, pool->gpu_type, mig, memory, &blocks, &slot->step, &err);
+    if (rc != FS_OK) {
+        fs_sim_fail(svc->sim, EILSEQ, "%s", err.msg);
+        return -1;
+    }
+    if (slot_alloc(slot, llm->max_seqs) != 0) {
+        fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for an LLM engine", spec->name);
+        return -1;
+    }
+    fs_llm_config cfg = {llm->max_seqs, llm->token_budget, blocks, llm->block_tokens,
+                         llm->kv_policy ? FS_LLM_KV_PREEMPT : FS_LLM_KV_QUEUE};
+    if (fs_llm_engine_init(&slot->engine, &cfg, slot->running, slot->waiting, slot->cap, spec->name, &err) != FS_OK) {
+        fs_sim_fail(svc->sim, EILSEQ, "%s", err.msg);
+        return -1;
+    }
+    slot->out.events = slot->events;
+    slot->kv_blocks = blocks;
+    slot->stepping = false;
+    slot->n_free = slot->cap;
+    for (uint32_t i = 0; i < slot->cap; i++)
+        slot->free_ids[i] = slot->cap - 1 - i;
+    fs_level_add(&svc->llm_kv_total, now, blocks);
+    return 0;
+}
+
+/* A request refused as too long: dropped (its SLO missed), out of the system. */
+static void refuse_too_long(fs_service *svc, double now)
+{
+    svc->rep->too_long++;
+    fs__service_drop(svc);
+    fs_level_add(&svc->in_system, now, -1);
+}
+
+void fs__llm_arrival(fs_service *svc, double now)
+{
+    const fs_llm_serving *llm = &svc->spec->batching.llm;
+    uint64_t prompt, output;
+    if (llm->tokens_from_trace) {
+        prompt = fs_scenario_llm_tokens(svc->next_row.size[0]);
+        output = fs_scenario_llm_tokens(svc->next_row.size[1]);
+    } else {
+        prompt = fs_scenario_llm_tokens(fs_dist_sample(&llm->prompt, svc->token_rng));
+        output = fs_scenario_llm_tokens(fs_dist_sample(&llm->output, svc->token_rng));
+    }
+    fs_service_rep *rep = svc->rep;
+    rep->all_prompt_tokens += (double)prompt;
+    rep->all_output_tokens += (double)output;
+    fs_level_add(&svc->in_system, now, +1);
+    if (prompt + output > llm->max_model_len || prompt > INT32_MAX || output > INT32_MAX) {
+        refuse_too_long(svc, now);
+        return;
+    }
+    if (svc->waiting >= svc->spec->queue_limit && !svc->free_slots) {
+        fs_level_add(&svc->in_system, now, -1);
+        fs__service_drop(svc);
+        return;
+    }
+    if (svc->waiting >= FS_SERVICE_MAX_WAITING) {
+        fs_sim_fail(svc->sim, ENOSPC,
+                    "service \"%s\": more than %llu requests waiting at t=%.0fs: arrivals exceed capacity; "
+                    "set a queue_limit to model drops instead",
+                    svc->spec->name, (unsigned long long)FS_SERVICE_MAX_WAITING, now);
+        return;
+    }
+    if (fs__service_ring_push(svc, now, -1, pack_tokens(prompt, output)) != 0) {
+        fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for %llu waiting requests", svc->spec->name,
+                    (unsigned long long)svc->waiting + 1);
+        return;
+    }
+    if (svc->waiting > rep->peak_queue)
+        rep->peak_queue = svc->waiting;
+    fs__llm_dispatch(svc, now);
+}
+
+/* Replica r takes waiting requests while its engine holds fewer than
+ * max_seqs: the central queue hands out no more than an engine could run at
+ * once, so a request waits where any replica may take it. */
+static void pull(fs_service *svc, uint32_t r, double now)
+{
+    struct fs_llm_slot *slot = &svc->llm_slots[r];
+    fs_llm_engine *e = &slot->engine;
+    fs_error err = {0};
+    while (svc->waiting && e->n_running + e->n_waiting < e->cfg.max_seqs) {
+        double first;
+        uint64_t tokens;
+        double arrival = fs__service_ring_pop(svc, &first, &tokens);
+        uint32_t id = slot->free_ids[--slot->n_free];
+        if (fs_llm_engine_enqueue(e, id, prompt_of(tokens), output_of(tokens), svc->spec->name, &err) != FS_OK) {
+            /* Longer than this replica's whole KV cache could ever hold. */
+            slot->n_free++;
+            refuse_too_long(svc, now);
+            continue;
+        }
+        slot->arrival[id] = arrival;
+        slot->first_token[id] = first;
+        slot->tokens[id] = tokens;
+        svc->in_service++;
+    }
+}
+
+static void set_levels(fs_service *svc, struct fs_llm_slot *slot, double now, uint32_t running, uint32_t blocks)
+{
+    fs_level_add(&svc->llm_running, now, (double)running - slot->level_running);
+    fs_level_add(&svc->llm_kv_used, now, (double)blocks - slot->level_blocks);
+    slot->level_running = running;
+    slot->level_blocks = blocks;
+}
+
+/* Starts replica r's next step, or, with nothing to run, lets it go idle
+ * (a draining replica then gives its unit back). */
+static void start_step(fs_service *svc, uint32_t r, double now)
+{
+    struct fs_llm_slot *slot = &svc->llm_slots[r];
+    fs_llm_engine_step(&slot->engine, &slot->step, &slot->out);
+    if (slot->out.idle) {
+        set_levels(svc, slot, now, 0, 0);
+        fs_level_add(&svc->llm_busy, now, -1);
+        if (svc->state[r] != FS__READY)
+            fs_level_add(&svc->llm_kv_total, now, -(double)slot->kv_blocks);
+        svc->in_service++; /* fs__service_release counts the replica's one */
+        fs__service_release(svc, r, now);
+        return;
+    }
+    double t = slot->out.duration;
+    if (svc->time_sliced)
+        t *= fs_pool_contention(svc->pool, svc->unit[r]);
+    slot->stepping = true;
+    slot->step_start = now;
+    set_levels(svc, slot, now, slot->out.running_in_step, slot->out.blocks_in_step);
+    fs_sim_schedule(svc->sim, now + t, FS__PRIORITY_REQUEST, svc->kind_llm_step, r, (double)slot->generation);
+}
+
+void fs__llm_dispatch(fs_service *svc, double now)
+{
+    while (svc->waiting && svc->free_slots) {
+        uint32_t r = fs__service_pick_replica(svc);
+        fs__service_occupy(svc, r, now);
+        svc->in_service--; /* pull counts each request */
+        fs_level_add(&svc->llm_busy, now, +1);
+        pull(svc, r, now);
+        start_step(svc, r, now);
+    }
+}
+
+/* Whether a finished request met every target it is judged on. */
+static bool met_all(const fs_service *svc, uint64_t ttft_ns, bool has_tpot, uint64_t tpot_ns, uint64_t e2e_ns)
+{
+    const fs_slo *slo = &svc->spec->slo;
+    if (svc->ttft_threshold_ns && ttft_ns > svc->ttft_threshold_ns)
+        return false;
+    if (svc->tpot_threshold_ns && has_tpot && tpot_ns > svc->tpot_threshold_ns)
+        return false;
+    for (size_t j = 0; j < slo->n_targets; j++)
+        if (e2e_ns > svc->slo_threshold_ns[j])
+            return false;
+    return true;
+}
+
+static void apply_event(fs_service *svc, struct fs_llm_slot *slot, const fs_llm_event *ev, double now)
+{
+    fs_service_rep *rep = svc->rep;
+    uint64_t id = ev->id;
+    switch (ev->kind) {
+    case FS_LLM_ADMITTED: {
+        double wait = slot->step_start - slot->arrival[id];
+        rep->started++;
+        rep->waited += wait > 0;
+        rep->wait_sum_s += wait;
+        break;
+    }
+    case FS_LLM_FIRST_TOKEN:
+        if (slot->first_token[id] < 0) { /* a recomputed request keeps its first */
+            slot->first_token[id] = now;
+            uint64_t ns = to_ns(now - slot->arrival[id]);
+            fs_hist_record(&rep->ttft, ns);
+            fs_hist_record(&svc->window_ttft, ns);
+        }
+        break;
+    case FS_LLM_FINISHED: {
+        uint64_t tokens = slot->tokens[id];
+        uint32_t output = output_of(tokens);
+        double arrival = slot->arrival[id], first = slot->first_token[id];
+        uint64_t tpot_ns = 0;
+        if (output >= 2) {
+            tpot_ns = to_ns((now - first) / (output - 1));
+            fs_hist_record(&rep->tpot, tpot_ns);
+            fs_hist_record(&svc->window_tpot, tpot_ns);
+        }
+        rep->slo_good += met_all(svc, to_ns(first - arrival), output >= 2, tpot_ns, to_ns(now - arrival));
+        rep->prompt_tokens += prompt_of(tokens);
+        rep->output_tokens += output;
+        svc->in_service--;
+        fs__service_complete(svc, now, arrival);
+        slot->free_ids[slot->n_free++] = (uint32_t)id;
+        break;
+    }
+    default: /* FS_LLM_PREEMPTED */
+        rep->preemptions++;
+        break;
+    }
+}
+
+void fs__llm_on_step(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    fs_service *svc = ctx;
+    uint32_t r = ev->arg;
+    struct fs_llm_slot *slot = &svc->llm_slots[r];
+    if (!slot->stepping || ev->data != (double)slot->generation)
+        return; /* the replica lost its unit during the step */
+    double now = sim->now;
+    fs_service_rep *rep = svc->rep;
+    slot->stepping = false;
+    for (size_t i = 0; i < slot->out.n_events; i++)
+        apply_event(svc, slot, &slot->out.events[i], now);
+    rep->steps++;
+    uint32_t size = slot->out.scheduled < svc->spec->batching.max_batch_size ? slot->out.scheduled
+                                                                              : svc->spec->batching.max_batch_size;
+    rep->batch_size_counts[size]++;
+    rep->tokens_generated += slot->out.tokens_out;
+    svc->w_tokens += slot->out.tokens_out;
+    if (svc->state[r] == FS__READY)
+        pull(svc, r, now);
+    start_step(svc, r, now);
+    /* Requests refused while pulling may have left the queue for others. */
+}
+
+/* Sorts requests by arrival, newest first, for putting back at the head. */
+typedef struct requeue {
+    double arrival, first;
+    uint64_t tokens;
+} requeue;
+
+static int newest_first(const void *a, const void *b)
+{
+    double x = ((const requeue *)a)->arrival, y = ((const requeue *)b)->arrival;
+    return (x < y) - (x > y);
+}
+
+void fs__llm_replica_lost(fs_service *svc, uint32_t r, double now)
+{
+    struct fs_llm_slot *slot = &svc->llm_slots[r];
+    fs_llm_engine *e = &slot->engine;
+    size_t n = e->n_running + e->n_waiting;
+    if (slot->stepping || n > 0)
+        fs_level_add(&svc->llm_busy, now, -1);
+    if (n > 0) {
+        /* Everything pulled arrived before everything still queued (pulls
+         * take the head), so putting them back newest first keeps the
+         * queue in arrival order. */
+        requeue *back = malloc(n * sizeof *back);
+        if (!back) {
+            fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
+            return;
+        }
+        size_t k = 0;
+        for (size_t i = 0; i < e->n_running; i++) {
+            uint64_t id = e->running[i].id;
+            back[k++] = (requeue){slot->arrival[id], slot->first_token[id], slot->tokens[id]};
+        }
+        for (size_t i = 0; i < e->n_waiting; i++) {
+            uint64_t id = e->waiting[(e->waiting_head + i) % e->waiting_cap].id;
+            back[k++] = (requeue){slot->arrival[id], slot->first_token[id], slot->tokens[id]};
+        }
+        qsort(back, n, sizeof *back, newest_first);
+        for (size_t i = 0; i < n; i++)
+            if (fs__service_ring_unpop(svc, back[i].arrival, back[i].first, back[i].tokens) != 0) {
+                free(back);
+                fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
+                return;
+            }
+        free(back);
+        svc->in_service -= n;
+    }
+    set_levels(svc, slot, now, 0, 0);
+    fs_level_add(&svc->llm_kv_total, now, -(double)slot->kv_blocks);
+    slot->generation++;
+    slot->stepping = false;
+    e->n_running = e->n_waiting = 0;
+    svc->load[r] = 0;
+    svc->state[r] = FS__OFF;
+    if (n > 0)
+        fs__llm_dispatch(svc, now);
+}
+
+void fs__llm_late_in_service(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS])
+{
+    const fs_slo *slo = &svc->spec->slo;
+    for (uint32_t r = 0; r < svc->n_slots; r++) {
+        const struct fs_llm_slot *slot = &svc->llm_slots[r];
+        const fs_llm_engine *e = &slot->engine;
+        if (!slot->running)
+            continue;
+        for (size_t i = 0; i < e->n_running + e->n_waiting; i++) {
+            uint64_t id = i < e->n_running ? e->running[i].id
+                                           : e->waiting[(e->waiting_head + i - e->n_running) % e->waiting_cap].id;
+            for (size_t j = 0; j < slo->n_targets; j++)
+                late[j] += slot->arrival[id] < now - slo->targets[j].threshold_s;
+        }
+    }
+}
+
+/* Requests still queued or in an engine at `now` already past the TTFT
+ * target (no first token, older than it) and the TPOT target (first token
+ * out, and even finishing now would exceed it), into *ttft and *tpot. */
+static void late_llm(const fs_service *svc, double now, uint64_t *ttft, uint64_t *tpot)
+{
+    double ttft_s = svc->spec->slo.ttft.threshold_s, tpot_s = svc->spec->slo.tpot.threshold_s;
+    *ttft = *tpot = 0;
+    for (uint64_t i = 0; i < svc->waiting; i++) {
+        uint64_t at = (svc->head + i) & svc->ring_mask;
+        double first = svc->ring_demand[at];
+        uint32_t output = output_of(svc->ring_tokens[at]);
+        if (first < 0)
+            *ttft += ttft_s > 0 && now - svc->ring[at] > ttft_s;
+        else
+            *tpot += tpot_s > 0 && output >= 2 && (now - first) / (output - 1) > tpot_s;
+    }
+    for (uint32_t r = 0; r < svc->n_slots; r++) {
+        const struct fs_llm_slot *slot = &svc->llm_slots[r];
+        const fs_llm_engine *e = &slot->engine;
+        if (!slot->running)
+            continue;
+        for (size_t i = 0; i < e->n_running + e->n_waiting; i++) {
+            uint64_t id = i < e->n_running ? e->running[i].id
+                                           : e->waiting[(e->waiting_head + i - e->n_running) % e->waiting_cap].id;
+            double first = slot->first_token[id];
+            uint32_t output = output_of(slot->tokens[id]);
+            if (first < 0)
+                *ttft += ttft_s > 0 && now - slot->arrival[id] > ttft_s;
+            else
+                *tpot += tpot_s > 0 && output >= 2 && (now - first) / (output - 1) > tpot_s;
+        }
+    }
+}
+
+void fs__llm_start_measuring(fs_service *svc, double now)
+{
+    fs_service_rep *rep = svc->rep;
+    fs_hist_reset(&rep->ttft);
+    fs_hist_reset(&rep->tpot);
+    fs_hist_reset(&svc->window_ttft);
+    fs_hist_reset(&svc->window_tpot);
+    rep->prompt_tokens = rep->output_tokens = rep->tokens_generated = 0;
+    rep->steps = rep->preemptions = rep->too_long = rep->slo_good = 0;
+    fs_level_restart(&svc->llm_running, now);
+    fs_level_restart(&svc->llm_kv_used, now);
+    fs_level_restart(&svc->llm_kv_total, now);
+    fs_level_restart(&svc->llm_busy, now);
+    svc->w_running_mark = svc->w_kv_used_mark = svc->w_kv_total_mark = 0;
+    svc->w_tokens = 0;
+}
+
+void fs__llm_close_window(fs_service *svc, double now, fs_service_window *w)
+{
+    fs_level_flush(&svc->llm_running, now);
+    fs_level_flush(&svc->llm_kv_used, now);
+    fs_level_flush(&svc->llm_kv_total, now);
+    double len = w->end_s - w->start_s;
+    double used = svc->llm_kv_used.area - svc->w_kv_used_mark, total = svc->llm_kv_total.area - svc->w_kv_total_mark;
+    w->ttft_p99_ms = fs_results_hist_figure(&svc->window_ttft, 0.99, 1e-6);
+    w->tpot_p99_ms = fs_results_hist_figure(&svc->window_tpot, 0.99, 1e-6);
+    w->mean_running = len > 0 ? (svc->llm_running.area - svc->w_running_mark) / len : NAN;
+    w->kv_occupancy = total > 0 ? used / total : NAN;
+    w->tokens = svc->w_tokens;
+    svc->w_running_mark = svc->llm_running.area;
+    svc->w_kv_used_mark = svc->llm_kv_used.area;
+    svc->w_kv_total_mark = svc->llm_kv_total.area;
+    svc->w_tokens = 0;
+    fs_hist_reset(&svc->window_ttft);
+    fs_hist_reset(&svc->window_tpot);
+}
+
+void fs__llm_finish(fs_service *svc, double now)
+{
+    fs_service_rep *rep = svc->rep;
+    rep->mean_running = fs_level_mean(&svc->llm_running, now);
+    fs_level_flush(&svc->llm_kv_used, now);
+    fs_level_flush(&svc->llm_kv_total, now);
+    rep->kv_occupancy = svc->llm_kv_total.area > 0 ? svc->llm_kv_used.area / svc->llm_kv_total.area : NAN;
+    fs_level_flush(&svc->llm_busy, now);
+    rep->busy_s = svc->llm_busy.area;
+    late_llm(svc, now, &rep->ttft_late_end, &rep->tpot_late_end);
+}
