@@ -349,7 +349,7 @@ static void test_refusals(void **state)
             "services[0].batching.max_queue_delay");
     refused(B("\"max_batch_size\": 4, \"max_queue_delay\": 0"),
             "services[0].batching: missing required key \"batch_time\"");
-    refused(", \"batching\": {\"kind\": \"continuous\", \"max_batch_size\": 4, \"max_queue_delay\": 0, " LIN "}",
+    refused(", \"batching\": {\"kind\": \"static\", \"max_batch_size\": 4, \"max_queue_delay\": 0, " LIN "}",
             "services[0].batching.kind");
     refused(B("\"max_batch_size\": 4, \"max_queue_delay\": 0, "
               "\"batch_time\": {\"linear\": {\"base\": \"-5ms\", \"per_request\": \"1ms\"}}"),
