@@ -278,6 +278,48 @@ static void test_deterministic(void **state)
     assert_true(totals[0] != totals[2]);
 }
 
+/* Replicas that come and go: an autoscaler adds and drains LLM replicas on a
+ * spot pool whose GPUs are taken back, so engines are lost mid-step and
+ * their requests recomputed elsewhere; every request is still accounted
+ * for, each completion has one TTFT, and none is recorded twice. */
+static void test_lost_and_autoscaled(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"6h\", \"warmup\": \"10m\", \"seed\": 5, \"replications\": 2,"
+        " \"pools\": [{\"name\": \"spot\", \"class\": \"spot\", \"price\": \"spot\", \"gpu\": \"H100-SXM-80GB\","
+        "   \"gpus\": 4, \"reclaim_per_hour\": 1,"
+        "   \"autoscale\": {\"min\": 1, \"max\": 4, \"provision\": {\"deterministic\": {\"value\": \"60s\"}}}}],"
+        " \"services\": [{\"name\": \"llm\", \"pool\": \"spot\", \"arrivals\": {\"poisson_rps\": 4,"
+        "     \"bursts\": [{\"at\": \"2h\", \"multiplier\": 4, \"duration\": \"30m\"}]},"
+        "   \"replicas\": {\"count\": 2, \"max\": 4, \"autoscale\": {\"target_in_flight\": 40, \"idle\": \"5m\"}},"
+        "   \"batching\": {\"kind\": \"continuous\", \"model\": \"Llama-3-8B\", \"max_seqs\": 64,"
+        "     \"step_time\": {\"linear\": {\"c0\": \"6ms\", \"c_prefill\": \"0.06ms\", \"c_decode\": \"0.08ms\"}},"
+        "     \"prompt_tokens\": {\"lognormal\": {\"median\": 800, \"sigma\": 0.8}},"
+        "     \"output_tokens\": {\"lognormal\": {\"median\": 200, \"sigma\": 0.7}}},"
+        "   \"slo\": {\"ttft_p99_ms\": 2000, \"tpot_p99_ms\": 80}}]}");
+    fs_results *r = test_run(s);
+    uint64_t reclaims = 0, added = 0;
+    for (uint32_t k = 0; k < 2; k++) {
+        const fs_rep_result *rr = &r->policies[0].reps[k];
+        const fs_service_rep *rep = &rr->services[0];
+        reclaims += rr->spot_reclaims;
+        added += rep->replicas_added;
+        assert_int_equal(rep->in_flight_start + rep->requests, rep->completed + rep->dropped + rep->in_flight_end);
+        assert_int_equal(rep->latency.total, rep->completed);
+        /* A first token per request at most: those that completed, less
+         * those whose first token came before the warm-up instant, plus
+         * those still running at the horizon. */
+        assert_true(rep->ttft.total <= rep->completed + rep->in_flight_end);
+        assert_true(rep->ttft.total + rep->in_flight_start >= rep->completed);
+        assert_true(rep->slo_good <= rep->completed);
+    }
+    assert_true(reclaims > 0);
+    assert_true(added > 0);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
 static void refused(const char *batching, const char *extra, const char *want)
 {
     char json[4096];
@@ -330,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_tokens_conserved_under_preemption),
         cmocka_unit_test(test_mig_unit),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_lost_and_autoscaled),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
