@@ -466,7 +466,12 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
         printf("  service ");
         fs_terminal_write(stdout, svc->name);
         const fs_batching *b = &svc->batching;
-        if (b->kind != FS_BATCHING_NONE)
+        if (b->kind == FS_BATCHING_CONTINUOUS) {
+            printf(": %u replica(s), %.4g req/s base, LLM engine ", svc->replicas, svc->arrivals.base_rps);
+            fs_terminal_write(stdout, b->llm.model_name);
+            printf(", up to %u sequences, %.4g ms per request when saturated (estimate)\n", b->llm.max_seqs,
+                   fs_dist_mean(&svc->service_time) * 1e3);
+        } else if (b->kind != FS_BATCHING_NONE)
             printf(": %u replica(s), %.4g req/s base, dynamic batches of up to %u (%.4g ms each when full)\n",
                    svc->replicas, svc->arrivals.base_rps, b->max_batch_size,
                    fs_scenario_batch_time(b, b->max_batch_size) * 1e3);
