@@ -320,6 +320,48 @@ static void test_lost_and_autoscaled(void **state)
     fs_scenario_destroy(s);
 }
 
+/* The Azure LLM conversation trace (Splitwise, ISCA'24; ../shared/data),
+ * tokens from its columns: every row is a request, and once all have
+ * finished the prompt and output tokens served are the columns' sums,
+ * counted here from the file itself. */
+static void test_azure_tokens(void **state)
+{
+    (void)state;
+    const char *csv = test_path("%s/../shared/data/azure-llm-2023/AzureLLMInferenceTrace_conv.csv", FS_SOURCE_DIR);
+    if (!test_exists("%s", csv)) {
+        print_message("skipped: ../shared/data is absent (this test replays the Azure LLM trace)\n");
+        skip();
+    }
+    char *text = test_slurp("%s", csv);
+    uint64_t rows = 0, prompt = 0, output = 0;
+    for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        unsigned long long p = 0, o = 0;
+        const char *comma = strchr(line + 1, ',');
+        if (comma && sscanf(comma + 1, "%llu,%llu", &p, &o) == 2) {
+            rows++;
+            prompt += p;
+            output += o;
+        }
+    }
+    free(text);
+    char arrivals[1024];
+    snprintf(arrivals, sizeof arrivals, "{\"trace\": {\"file\": \"%s\", \"preset\": \"azure-llm\"}}", csv);
+    fs_scenario *s = llm_scenario("\"horizon\": \"3h\", \"warmup\": \"0s\", \"window\": \"10m\", \"replications\": 1",
+                                  2, 2, arrivals,
+                                  "\"model\": \"Llama-3-8B\", \"step_time\": {\"roofline\": {\"flops_eff\": 0.5,"
+                                  " \"bw_eff\": 0.7, \"overhead\": \"2ms\"}}",
+                                  "");
+    fs_results *r = test_run(s);
+    const fs_service_rep *rep = rep0(r);
+    assert_int_equal(rep->trace_rows, rows);
+    assert_int_equal(rep->completed, rows);
+    assert_int_equal(rep->prompt_tokens, prompt);
+    assert_int_equal(rep->output_tokens, output);
+    assert_int_equal(rep->ttft.total, rows);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
 static void refused(const char *batching, const char *extra, const char *want)
 {
     char json[4096];
@@ -373,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_mig_unit),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_lost_and_autoscaled),
+        cmocka_unit_test(test_azure_tokens),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -336,9 +336,23 @@ static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
                     peak = (double)rep->windows[w].arrivals / len;
             }
         }
-        /* Sized requests bring their own demand; others draw service_time. */
+        /* Sized requests bring their own demand; others draw service_time.
+         * An LLM service's replayed tokens give its capacity estimate. */
         bool sized = s->services[i].arrivals.trace_sized && rows > 0;
-        fs__set_load(pol, i, mean, peak, sized ? demand / rows : fs_dist_mean(&s->services[i].service_time));
+        double per_request = sized ? demand / rows : fs_dist_mean(&s->services[i].service_time);
+        const fs_llm_serving *llm = &s->services[i].batching.llm;
+        if (s->services[i].batching.kind == FS_BATCHING_CONTINUOUS && llm->tokens_from_trace && rows > 0) {
+            double prompt = 0, output = 0;
+            for (uint32_t k = 0; k < pol->n_reps; k++) {
+                prompt += pol->reps[k].services[i].all_prompt_tokens;
+                output += pol->reps[k].services[i].all_output_tokens;
+            }
+            fs_error err = {0};
+            double seconds = 0;
+            if (fs_scenario_llm_request_s(s, i, prompt / rows, output / rows, &seconds, &err) == FS_OK)
+                per_request = seconds;
+        }
+        fs__set_load(pol, i, mean, peak, per_request);
     }
 }
 
