@@ -1,0 +1,116 @@
+/*
+ * test_llm_validation — the README's "Validation: LLM serving" note, run.
+ *
+ * scenarios/validation/fit_llm_steps.py fits the linear step-time model on
+ * the FIT stages of a public vLLM measurement (derived figures in
+ * scenarios/validation/llm_measured.json, coefficients in llm_fitted.json)
+ * and writes one scenario per stage.  This runs every stage's scenario,
+ * adds the fitted client-side overhead ("api", which the engine does not
+ * model) to the simulated TTFT and end-to-end figures, and prints predicted
+ * vs measured p50/p99 with the relative error: the table in the README.
+ *
+ * What it asserts: every stage gives finite TTFT and end-to-end figures,
+ * and on the FIT stages the simulation reproduces the medians it was fitted
+ * on within 10% (the fit assumes one decode step per output token and a
+ * half-step wait before a prompt's step; a scheduler that broke either
+ * would miss here).  Held-out errors are reported, not bounded: they are
+ * the result of the validation, not a property of the code.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <math.h>
+
+#include "results.h"
+#include "scenario.h"
+#include "testutil.h"
+
+#define VALIDATION_DIR FS_SOURCE_DIR "/scenarios/validation"
+#define NS_TO_S 1e-9
+
+static json_t *load_json(const char *name)
+{
+    json_error_t jerr;
+    json_t *j = json_load_file(test_path("%s/%s", VALIDATION_DIR, name), 0, &jerr);
+    if (j == NULL)
+        fail_msg("%s: %s", name, jerr.text);
+    return j;
+}
+
+static double number(const json_t *obj, const char *a, const char *b)
+{
+    const json_t *v = json_object_get(obj, a);
+    if (b != NULL)
+        v = json_object_get(v, b);
+    if (!json_is_number(v))
+        fail_msg("llm_measured.json: %s.%s is not a number", a, b ? b : "");
+    return json_number_value(v);
+}
+
+/* Predicted p50 and p99 (seconds) of one histogram, plus the overhead. */
+static void predicted(const fs_results *r, fs_results_hist_fn hist, double api, double out[2])
+{
+    const double q[2] = {0.50, 0.99};
+    fs_percentile p[2];
+    assert_int_equal(fs_results_percentiles(r, 0, hist, 0, q, 2, NS_TO_S, p), 0);
+    for (int i = 0; i < 2; i++) {
+        assert_true(isfinite(p[i].value) && p[i].value > 0);
+        out[i] = p[i].value + api;
+    }
+}
+
+static void row(const char *id, const char *figure, const double pred[2], double m50, double m99)
+{
+    printf("%-12s %-5s p50 %8.1f ms vs %8.1f ms (%+6.1f%%)   p99 %8.1f ms vs %8.1f ms (%+6.1f%%)\n", id, figure,
+           pred[0] * 1e3, m50 * 1e3, 100 * (pred[0] / m50 - 1), pred[1] * 1e3, m99 * 1e3, 100 * (pred[1] / m99 - 1));
+}
+
+static void test_stages_predicted(void **state)
+{
+    (void)state;
+    json_t *measured = load_json("llm_measured.json"), *fitted = load_json("llm_fitted.json");
+    double api = number(fitted, "api", NULL);
+    const json_t *stages = json_object_get(measured, "stages");
+    assert_true(json_array_size(stages) > 0);
+    size_t i;
+    const json_t *s;
+    json_array_foreach(stages, i, s) {
+        const char *id = json_string_value(json_object_get(s, "id"));
+        bool fit = strcmp(json_string_value(json_object_get(s, "role")), "fit") == 0;
+        fs_scenario *sc = NULL;
+        fs_error err = {0, ""};
+        if (fs_scenario_load(test_path("%s/%s.json", VALIDATION_DIR, id), &sc, &err) != 0)
+            fail_msg("%s: %s", id, err.msg);
+        fs_results *r = test_run(sc);
+        double ttft[2], e2e[2];
+        predicted(r, fs_results_ttft_hist, api, ttft);
+        predicted(r, fs_results_latency_hist, api, e2e);
+        double m_ttft50 = number(s, "ttft", "p50"), m_e2e50 = number(s, "e2e", "p50");
+        row(id, "TTFT", ttft, m_ttft50, number(s, "ttft", "p99"));
+        row(id, "e2e", e2e, m_e2e50, number(s, "e2e", "p99"));
+        if (fit) {
+            assert_true(fabs(ttft[0] / m_ttft50 - 1) < 0.10);
+            assert_true(fabs(e2e[0] / m_e2e50 - 1) < 0.10);
+        }
+        fs_results_destroy(r);
+        fs_scenario_destroy(sc);
+    }
+    json_decref(measured);
+    json_decref(fitted);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stages_predicted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
