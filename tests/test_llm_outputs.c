@@ -357,8 +357,8 @@ static void test_plan(void **state)
     free(out);
 }
 
-/* The review report: the LLM rows for chat only; none without an LLM
- * service. */
+/* The review report: the LLM rows and charts for chat only; none without
+ * an LLM service. */
 static void test_report(void **state)
 {
     (void)state;
@@ -371,6 +371,26 @@ static void test_report(void **state)
     assert_non_null(strstr(md, "| chat | tokens/s |"));
     assert_null(strstr(md, "| u | TTFT p99 ms |"));
     free(md);
+    /* The LLM charts' data: TTFT/TPOT by hour with the targets, and the
+     * batch-size distribution, whose shares add up to 100% per policy. */
+    const char *charts[] = {"ttft_by_hour", "tpot_by_hour", "batch_sizes", "kv_occupancy"};
+    for (size_t i = 0; i < 4; i++)
+        assert_true(test_nonempty("%s/rep/report/%s.csv", dir, charts[i]));
+    char *ttft = test_slurp("%s/rep/report/ttft_by_hour.csv", dir);
+    assert_non_null(strstr(ttft, "time_of_day,hour,\"h100\",\"a100\",ttft_target_ms\n00:00,0,"));
+    assert_non_null(strstr(ttft, ",1000\n"));
+    free(ttft);
+    char *sizes = test_slurp("%s/rep/report/batch_sizes.csv", dir);
+    double share[2] = {0, 0};
+    for (const char *c = strchr(sizes, '\n'); c && c[1]; c = strchr(c + 1, '\n')) {
+        double a = 0, b = 0;
+        unsigned size;
+        assert_int_equal(sscanf(c + 1, "%u,%lf,%lf", &size, &a, &b), 3);
+        share[0] += a;
+        share[1] += b;
+    }
+    assert_true(fabs(share[0] - 100) < 1e-6 && fabs(share[1] - 100) < 1e-6);
+    free(sizes);
     test_write(test_path("%s/plain.json", dir), PLAIN);
     assert_int_equal(test_fleetsim(dir, "run %s/plain.json --no-timing -o %s/plainrep", dir, dir), 0);
     assert_int_equal(test_fleetsim(dir, "report %s/plainrep", dir), 0);
@@ -379,6 +399,8 @@ static void test_report(void **state)
     assert_null(strstr(md, "TTFT"));
     assert_null(strstr(md, "tokens"));
     free(md);
+    for (size_t i = 0; i < 4; i++)
+        assert_false(test_exists("%s/plainrep/report/%s.csv", dir, charts[i]));
 }
 
 int main(void)

@@ -182,6 +182,21 @@ static json_t *fs__llm_json(const fs_results *r, size_t policy, size_t i)
     }
     for (size_t f = 0; f < FS_LFIG_COUNT; f++)
         fs__set_summary(o, fs_llm_figure_names[f], &l.fig[f]);
+    /* Engine steps by running sequences, every replication's together: the
+     * batch-size distribution (the report charts it); sizes with no step
+     * left out. */
+    const fs_policy_result *pol = &r->policies[policy];
+    json_t *steps = json_array();
+    for (uint32_t size = 1; size <= pol->scenario->services[i].batching.max_batch_size; size++) {
+        double n = 0;
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            const uint64_t *counts = pol->reps[k].services[i].batch_size_counts;
+            n += counts ? (double)counts[size] : 0;
+        }
+        if (n > 0)
+            json_array_append_new(steps, json_pack("[i,o]", (int)size, fs__number(n)));
+    }
+    json_object_set_new(o, "steps_by_batch_size", steps);
     return o;
 }
 
