@@ -421,7 +421,7 @@ static void test_tolerance_parsing(void **state)
     (void)state;
     fs_check_tolerances t;
     fs_check_tolerances_init(&t);
-    const double defaults[FS_CHECK_N_METRICS] = {5, 5, 10, 10, 2, 5, 5, 20};
+    const double defaults[FS_CHECK_N_METRICS] = {5, 5, 10, 10, 2, 5, 5, 20, 5, 5, 5};
     for (int m = 0; m < FS_CHECK_N_METRICS; m++)
         assert_true(t.percent[m] == defaults[m]);
     fs_error err = {0};
