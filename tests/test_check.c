@@ -421,7 +421,7 @@ static void test_tolerance_parsing(void **state)
     (void)state;
     fs_check_tolerances t;
     fs_check_tolerances_init(&t);
-    const double defaults[FS_CHECK_N_METRICS] = {5, 5, 10, 10, 2, 5, 5, 20};
+    const double defaults[FS_CHECK_N_METRICS] = {5, 5, 10, 10, 2, 5, 5, 20, 5, 5, 5};
     for (int m = 0; m < FS_CHECK_N_METRICS; m++)
         assert_true(t.percent[m] == defaults[m]);
     fs_error err = {0};
@@ -435,7 +435,7 @@ static void test_tolerance_parsing(void **state)
         const char *spec, *want;
     } bad[] = {
         {"p90=5%", "unknown key \"p90\" (valid keys: p99, p95, breaches, queue_p95, cost, headroom, utilization, "
-                   "switch)"},
+                   "switch, ttft_p99, tpot_p99, tokens_per_s)"},
         {"p99=abc", "p99: expected a percentage like 5% or 5 (a number >= 0), got \"abc\""},
         {"p99=-5%", "p99: expected a percentage"},
         {"p99=5%%", "p99: expected a percentage"},

@@ -78,6 +78,28 @@ static const char *const fs__pool_figure_names[FS_FIG_COUNT] = {
     [FS_FIG_SWITCH_H] = "switch_gpu_hours",
 };
 
+/* An LLM service's figures: TTFT/TPOT percentiles (ms, summarized from the
+ * merged ttft/tpot histograms like the latency ones) and the token figures
+ * (means over runs).  too_long is left out: it is a count of refusals shown
+ * by run and results.json, not something a plan constrains. */
+static int fs__record_llm(const fs_results *r, size_t policy, uint32_t k, size_t i, fs_metrics *m)
+{
+    const char *name = r->policies[policy].scenario->services[i].name;
+    const fs_hist *ttft = fs_results_ttft_hist(r, policy, k, i), *tpot = fs_results_tpot_hist(r, policy, k, i);
+    double fig[FS_LFIG_COUNT];
+    fs_results_llm_figures(r, policy, k, i, fig);
+    if (fs__add(m, "service", name, "ttft_p50", fs_results_hist_figure(ttft, 0.50, 1e-6)) ||
+        fs__add(m, "service", name, "ttft_p99", fs_results_hist_figure(ttft, 0.99, 1e-6)) ||
+        fs__add(m, "service", name, "tpot_p50", fs_results_hist_figure(tpot, 0.50, 1e-6)) ||
+        fs__add(m, "service", name, "tpot_p99", fs_results_hist_figure(tpot, 0.99, 1e-6)) ||
+        fs__add_hist(m, "service", name, "ttft", ttft) || fs__add_hist(m, "service", name, "tpot", tpot))
+        return ENOMEM;
+    for (size_t f = 0; f < FS_LFIG_COUNT; f++)
+        if (f != FS_LFIG_TOO_LONG && fs__add(m, "service", name, fs_llm_figure_names[f], fig[f]))
+            return ENOMEM;
+    return 0;
+}
+
 static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics *m)
 {
     const fs_policy_result *pol = &r->policies[policy];
@@ -109,6 +131,8 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
                 fs__add(m, "service", name, "batch_mean", b.mean) || fs__add(m, "service", name, "batch_p95", b.p95))
                 return ENOMEM;
         }
+        if (sr->llm && fs__record_llm(r, policy, k, i, m))
+            return ENOMEM;
     }
     for (size_t p = 0; p <= s->n_pools; p++) {
         bool fleet = p == s->n_pools;
@@ -360,6 +384,8 @@ static const fs__merged_figure fs__merged[] = {
     {".p50_ms", ".latency", 0.50, 1e-6},   {".p95_ms", ".latency", 0.95, 1e-6},
     {".p99_ms", ".latency", 0.99, 1e-6},   {".p999_ms", ".latency", 0.999, 1e-6},
     {".mean_ms", ".latency", -1, 1e-6},    {".max_ms", ".latency", 2, 1e-6},
+    {".ttft_p50", ".ttft", 0.50, 1e-6},    {".ttft_p99", ".ttft", 0.99, 1e-6},
+    {".tpot_p50", ".tpot", 0.50, 1e-6},    {".tpot_p99", ".tpot", 0.99, 1e-6},
     {".queue_p50_s", ".wait", 0.50, 1e-9}, {".queue_p95_s", ".wait", 0.95, 1e-9},
     {".queue_mean_s", ".wait", -1, 1e-9},  {".queue_max_s", ".wait", 2, 1e-9},
 };

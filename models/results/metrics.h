@@ -15,6 +15,11 @@
  *                         batched services only ("batching"): .batches
  *                         .batch_mean (over all runs: per batch, as in
  *                         results.json) .batch_p95 (mean over runs)
+ *                         LLM services ("continuous"): .ttft_p50
+ *                         .ttft_p99 .tpot_p50 .tpot_p99 (ms) .tokens_per_s
+ *                         .tokens_per_gpu_s .cost_per_million_tokens
+ *                         .goodput (0..1) .mean_running .kv_occupancy
+ *                         (0..1) .preemptions
  *   pool:NAME.  and fleet.  gpu_hours busy_gpu_hours idle_gpu_hours
  *                         switch_gpu_hours utilization cost_usd energy_kwh
  *                         peak_headroom
@@ -29,10 +34,10 @@
  * null in JSON and read back as NaN; summaries leave such runs out of the
  * interval, and a plan never judges it to meet a constraint.
  *
- * Each run also keeps its latency (service:NAME.latency) and queue-wait
- * (training:NAME.wait) histograms, so a summary's quantiles come from the
- * exact merge of every replication's histogram, wherever each one ran, and
- * its 95% CI from the spread of the per-replication values (Student t).
+ * Each run also keeps its latency (service:NAME.latency), an LLM service's
+ * service:NAME.ttft and .tpot, and queue-wait (training:NAME.wait)
+ * histograms, so a summary's quantiles come from the exact merge of every
+ * replication's histogram, wherever each one ran, and its 95% CI from the spread of the per-replication values (Student t).
  * Every other figure is the mean across replications with its CI.
  *
  * A run's record serializes to JSON and back without loss (doubles with 17

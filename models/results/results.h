@@ -331,6 +331,18 @@ const fs_hist *fs_results_tpot_hist(const fs_results *r, size_t policy, uint32_t
  * 0 or ENOMEM. */
 int fs_results_llm_slo(const fs_results *r, size_t policy, size_t service, bool tpot, fs_llm_slo *out);
 
+/* An LLM service across a policy's replications, the one summary run,
+ * results.json and report print: TTFT and TPOT p50/p99 in ms (merged
+ * histograms, per-replication CI), the targets' verdicts, and each
+ * fs_llm_figure as the mean of the replications that have it (NaN: none
+ * has) with its CI.  0 or ENOMEM. */
+typedef struct fs_llm_summary {
+    fs_percentile ttft[2], tpot[2]; /* [0] p50, [1] p99 */
+    fs_llm_slo ttft_slo, tpot_slo;
+    fs_summary fig[FS_LFIG_COUNT];
+} fs_llm_summary;
+int fs_results_llm_summary(const fs_results *r, size_t policy, size_t service, fs_llm_summary *out);
+
 /* q in [0, 1] a quantile, q < 0 the mean, q > 1 the maximum; scale converts
  * ns to the figure's unit.  0 or ENOMEM.  The service and training
  * summaries, compare, and through them every output, call these. */

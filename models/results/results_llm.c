@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 const char *const fs_llm_figure_names[FS_LFIG_COUNT] = {
     "tokens_per_s", "tokens_per_gpu_s", "cost_per_million_tokens", "goodput",
@@ -79,5 +80,25 @@ int fs_results_llm_slo(const fs_results *r, size_t policy, size_t service, bool 
     fs_results_judge(&merged, late, t, &out->quantile_ms, &v);
     out->verdict = v;
     fs_hist_fini(&merged);
+    return 0;
+}
+
+int fs_results_llm_summary(const fs_results *r, size_t policy, size_t service, fs_llm_summary *out)
+{
+    static const double q[2] = {0.50, 0.99};
+    const fs_policy_result *pol = &r->policies[policy];
+    if (fs_results_percentiles(r, policy, fs_results_ttft_hist, service, q, 2, 1e-6, out->ttft) != 0 ||
+        fs_results_percentiles(r, policy, fs_results_tpot_hist, service, q, 2, 1e-6, out->tpot) != 0 ||
+        fs_results_llm_slo(r, policy, service, false, &out->ttft_slo) != 0 ||
+        fs_results_llm_slo(r, policy, service, true, &out->tpot_slo) != 0)
+        return ENOMEM;
+    double *x = malloc((pol->n_reps ? pol->n_reps : 1) * FS_LFIG_COUNT * sizeof *x);
+    if (!x)
+        return ENOMEM;
+    for (uint32_t k = 0; k < pol->n_reps; k++)
+        fs_results_llm_figures(r, policy, k, service, x + (size_t)k * FS_LFIG_COUNT);
+    for (size_t f = 0; f < FS_LFIG_COUNT; f++)
+        out->fig[f] = fs_results_summary_known(x + f, FS_LFIG_COUNT, pol->n_reps);
+    free(x);
     return 0;
 }

@@ -111,7 +111,9 @@ static int fs__resolve(fs_constraint *c, const fs_metric_row *row, fs_error *err
         return fs__unknown_figure(row, "constraint", c->name, err);
     c->limit = c->given;
     if (strcmp(c->unit, "s") == 0) {
-        if (fs__ends_with(metric, "_ms"))
+        /* An LLM service's ttft_pNN and tpot_pNN are in ms too (their names,
+         * like the histograms', carry no unit). */
+        if (fs__ends_with(metric, "_ms") || strstr(metric, ".ttft_p") || strstr(metric, ".tpot_p"))
             c->limit = c->given * 1e3;
         else if (!fs__ends_with(metric, "_s"))
             return fs_error_set(err, FS_ERR_INPUT, "constraint \"%s\": %s is not a time; give a plain number",
@@ -177,9 +179,12 @@ static int fs__resolve_all(fs__search *st, const fs_metric_row *row, fs_error *e
         if (!(name = fs_plan_resolve_name(row, plan->frontier)))
             return fs__unknown_figure(row, "--frontier", plan->frontier, err);
     } else {
-        /* The first p99 a constraint names, else the first service's. */
+        /* The first p99 a constraint names (an LLM service's TTFT or TPOT
+         * p99 too), else the first service's. */
         for (size_t k = 0; k < plan->n_constraints && !name; k++)
-            if (fs__ends_with(plan->constraints[k].metric, ".p99_ms"))
+            if (fs__ends_with(plan->constraints[k].metric, ".p99_ms") ||
+                fs__ends_with(plan->constraints[k].metric, ".ttft_p99") ||
+                fs__ends_with(plan->constraints[k].metric, ".tpot_p99"))
                 name = plan->constraints[k].metric;
         for (size_t i = 0; i < row->n && !name; i++)
             if (strncmp(row->names[i], "service:", 8) == 0 && fs__ends_with(row->names[i], ".p99_ms"))

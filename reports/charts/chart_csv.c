@@ -349,6 +349,55 @@ static int fs__breach_row(fs__csv *c)
     return FS_OK;
 }
 
+/* llm_timeseries.csv: the charted LLM service's window TTFT and TPOT p99
+ * into time-of-day bins, its KV occupancy per window.  An empty cell is no
+ * data (a window without a first token, or without a ready replica). */
+static const fs__col fs__llm_cols[] = {
+    {"policy", true},      {"service", true},      {"window_start_s", true},
+    {"ttft_p99_ms", true}, {"tpot_p99_ms", true}, {"kv_occupancy", true}};
+
+/* Column k as a number, or NaN when its cell is empty. */
+static int fs__csv_maybe(fs__csv *c, size_t k, double *out)
+{
+    *out = NAN;
+    return *fs__csv_get(c, k) ? fs__csv_number(c, k, out) : FS_OK;
+}
+
+static int fs__llm_row(fs__csv *c)
+{
+    fs__data *d = c->d;
+    if (strcmp(fs__csv_get(c, 1), d->llm) != 0)
+        return FS_OK;
+    size_t pi = 0;
+    double start, ttft, tpot, kv;
+    int rc;
+    if ((rc = fs__csv_policy(c, 0, &pi)) || (rc = fs__csv_number(c, 2, &start)) ||
+        (rc = fs__csv_maybe(c, 3, &ttft)) || (rc = fs__csv_maybe(c, 4, &tpot)) || (rc = fs__csv_maybe(c, 5, &kv)))
+        return rc;
+    double w = floor((start - d->warmup_s) / d->window_s + 1e-6);
+    if (!(w >= 0 && w < (double)d->n_windows))
+        return fs_error_set(c->err, FS_ERR_INPUT,
+                            "%s: row %zu: window_start_s %.9g is outside the run [%.9g, %.9g)",
+                            c->path, c->row, start, d->warmup_s, d->horizon_s);
+    fs__policy *p = &d->pol[pi];
+    size_t bin = (size_t)floor(fmod(start, FS__DAY_S) / d->bin_s);
+    if (bin >= d->n_bins)
+        bin = d->n_bins - 1;
+    if (isfinite(ttft)) {
+        p->ttft_sum[bin] += ttft;
+        p->ttft_n[bin]++;
+    }
+    if (isfinite(tpot)) {
+        p->tpot_sum[bin] += tpot;
+        p->tpot_n[bin]++;
+    }
+    if (isfinite(kv)) {
+        p->kv_sum[(size_t)w] += kv;
+        p->kv_n[(size_t)w]++;
+    }
+    return FS_OK;
+}
+
 int fs__load_csvs(fs__data *d, fs_error *err)
 {
     int rc;
@@ -358,7 +407,8 @@ int fs__load_csvs(fs__data *d, fs_error *err)
         (rc = fs__csv_read(d, "training_waits.csv", fs__wait_cols, 4, fs__wait_row, true,
                            &d->have_waits, err)) ||
         (rc = fs__csv_read(d, "slo_breaches.csv", fs__breach_cols, 4, fs__breach_row, true,
-                           &d->have_breaches, err)))
+                           &d->have_breaches, err)) ||
+        (d->llm && (rc = fs__csv_read(d, "llm_timeseries.csv", fs__llm_cols, 6, fs__llm_row, true, NULL, err))))
         return rc;
     return FS_OK;
 }

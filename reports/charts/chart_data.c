@@ -24,6 +24,12 @@ void fs__data_fini(fs__data *d)
         free(d->pol[i].p99_sum);
         free(d->pol[i].p99_n);
         free(d->pol[i].breach);
+        free(d->pol[i].ttft_sum);
+        free(d->pol[i].tpot_sum);
+        free(d->pol[i].kv_sum);
+        free(d->pol[i].ttft_n);
+        free(d->pol[i].tpot_n);
+        free(d->pol[i].kv_n);
     }
     free(d->pol);
     for (size_t i = 0; i < d->n_series; i++) {
@@ -73,6 +79,20 @@ static double fs__p99_target(json_t *service, bool *any)
         *any = true;
     json_t *p99 = json_object_get(targets, "p99_ms");
     return json_is_number(p99) ? json_number_value(p99) : NAN;
+}
+
+/* An LLM target's threshold in ms (llm.ttft_slo or .tpot_slo: its one
+ * pNN_ms member), NAN without one. */
+static double fs__target(json_t *llm, const char *key)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(llm, key), k, v) {
+        size_t n = strlen(k);
+        if (n > 3 && k[0] == 'p' && strcmp(k + n - 3, "_ms") == 0 && json_is_number(v))
+            return json_number_value(v);
+    }
+    return NAN;
 }
 
 int fs__load_json(fs__data *d, fs_error *err)
@@ -163,6 +183,16 @@ int fs__load_json(fs__data *d, fs_error *err)
             if ((rc = fs__jstr(sj, "name", &name, path, where, err)))
                 goto out;
             double target = fs__p99_target(sj, &d->any_slo);
+            json_t *llm = json_object_get(sj, "llm");
+            if (i == 0 && !d->llm && json_is_object(llm)) {
+                d->llm = name;
+                d->ttft_target_ms = fs__target(llm, "ttft_slo");
+                d->tpot_target_ms = fs__target(llm, "tpot_slo");
+            }
+            if (d->llm && json_is_object(llm) && strcmp(name, d->llm) == 0) {
+                json_t *steps = json_object_get(llm, "steps_by_batch_size");
+                p->steps = json_is_array(steps) ? steps : NULL;
+            }
             /* The services charted: those of the first policy with a p99 SLO. */
             if (i == 0 && !isnan(target) && d->n_sel < FS__MAX_SERVICES)
                 d->sel[d->n_sel++] = (fs__service){name, target};
@@ -197,6 +227,18 @@ int fs__load_json(fs__data *d, fs_error *err)
         p->p99_sum = calloc(FS__MAX_SERVICES * d->n_bins, sizeof *p->p99_sum);
         p->p99_n = calloc(FS__MAX_SERVICES * d->n_bins, sizeof *p->p99_n);
         p->breach = calloc(d->n_days * 24, sizeof *p->breach);
+        if (d->llm) {
+            p->ttft_sum = calloc(d->n_bins, sizeof *p->ttft_sum);
+            p->tpot_sum = calloc(d->n_bins, sizeof *p->tpot_sum);
+            p->ttft_n = calloc(d->n_bins, sizeof *p->ttft_n);
+            p->tpot_n = calloc(d->n_bins, sizeof *p->tpot_n);
+            p->kv_sum = calloc(d->n_windows ? d->n_windows : 1, sizeof *p->kv_sum);
+            p->kv_n = calloc(d->n_windows ? d->n_windows : 1, sizeof *p->kv_n);
+            if (!p->ttft_sum || !p->tpot_sum || !p->ttft_n || !p->tpot_n || !p->kv_sum || !p->kv_n) {
+                rc = fs_error_set(err, FS_ERR_RUNTIME, "charts: out of memory");
+                goto out;
+            }
+        }
         if (!p->busy || !p->gpus || !p->p99_sum || !p->p99_n || !p->breach) {
             rc = fs_error_set(err, FS_ERR_RUNTIME, "charts: out of memory");
             goto out;

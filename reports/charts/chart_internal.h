@@ -37,7 +37,7 @@
 #define FS__MAX_LINES 8         /* policies drawn on one chart; the CSV has them all */
 #define FS__DAY_S 86400.0
 
-_Static_assert(FS__MAX_SERVICES + FS__MAX_HEATMAPS + 3 <= FS_CHARTS_MAX,
+_Static_assert(FS__MAX_SERVICES + FS__MAX_HEATMAPS + 3 + 4 <= FS_CHARTS_MAX,
                "every chart must fit in fs_chart_set");
 
 /* One colour per policy line (chart_script.c), in the order of results.json. */
@@ -62,6 +62,13 @@ typedef struct fs__policy {
     double *p99_sum;       /* [service * n_bins + bin] */
     size_t *p99_n;
     unsigned long *breach; /* [day * 24 + hour] */
+    /* The charted LLM service (fs__data.llm): window TTFT and TPOT p99 by
+     * time-of-day bin, KV occupancy per window (sums and counts over
+     * replications), and its engine steps by batch size (borrowed from the
+     * JSON document; NULL without one). */
+    double *ttft_sum, *tpot_sum, *kv_sum;
+    size_t *ttft_n, *tpot_n, *kv_n;
+    json_t *steps;
 } fs__policy;
 
 typedef struct fs__service {
@@ -90,6 +97,11 @@ typedef struct fs__data {
     fs__series *series;
     size_t n_series, cap_series;
     bool have_waits, have_breaches;
+    /* The first LLM service of the first policy (an "llm" block in
+     * results.json), NULL without one; its TTFT and TPOT p99 targets, NAN
+     * when it has none. */
+    const char *llm;
+    double ttft_target_ms, tpot_target_ms;
 } fs__data;
 
 /* chart_data.c: reads d->dir/results.json into *d (zeroed but for dir) and
@@ -100,7 +112,8 @@ int fs__load_json(fs__data *d, fs_error *err);
 void fs__data_fini(fs__data *d);
 
 /* chart_csv.c: streams timeseries.csv, pools_timeseries.csv and, when
- * present, training_waits.csv and slo_breaches.csv into the accumulators of
+ * present, training_waits.csv, slo_breaches.csv and llm_timeseries.csv
+ * (read only when results.json has an LLM service) into the accumulators of
  * *d, in that order.  FS_OK, FS_ERR_INPUT naming the file and record, or
  * FS_ERR_RUNTIME. */
 int fs__load_csvs(fs__data *d, fs_error *err);
@@ -143,6 +156,14 @@ int fs__writer_open_nth(fs__writer *w, const fs__chart_out *o, const char *stem,
 int fs__writer_finish(fs__writer *w, const fs__chart_out *o, char *title, char *caption);
 char *fs__title(const char *scenario, const char *what, const char *name);
 void fs__gp_labels(FILE *bp, const char *title, const char *xlabel, const char *ylabel);
+/* The plot's lines, one per policy (the first FS__MAX_LINES): column i + 2
+ * of $data against column 1, drawn `with STYLE` ("lines", "histeps") in the
+ * policy's colour, titled with its name (quoted, cut).  No newline. */
+struct fs__data;
+void fs__gp_policy_lines(FILE *bp, const struct fs__data *d, const char *style);
+/* A chart CSV's header: `first` (its leading columns), one column per
+ * policy named as the policy (quoted), then `last` when not NULL. */
+void fs__csv_policy_header(FILE *csv, const struct fs__data *d, const char *first, const char *last);
 
 /* ------------------------------------------------------------- charts */
 
@@ -153,6 +174,26 @@ int fs__chart_cdf(fs__data *d, const fs__chart_out *o);                 /* chart
 int fs__chart_cost(const fs__data *d, const fs__chart_out *o);          /* chart_capacity.c */
 int fs__chart_utilization(const fs__data *d, const fs__chart_out *o);   /* chart_capacity.c */
 int fs__chart_breaches(const fs__data *d, const fs__chart_out *o);      /* chart_breaches.c */
+int fs__chart_llm(const fs__data *d, const fs__chart_out *o);           /* chart_llm.c */
+
+/* A chart of one figure by time of day (chart_latency.c): one line per
+ * policy of mean(d, policy, bin, ctx) (NaN: no data in that bin), and the
+ * target as a dashed line when it is not NaN.  p99_by_hour and the LLM
+ * latency charts are drawn by it. */
+typedef struct fs__hourly {
+    const char *stem;
+    size_t nth, n;           /* fs__writer_open_nth */
+    const char *service;
+    const char *what;        /* the title, before the service's name */
+    const char *ylabel;
+    const char *target_col;  /* the CSV's target column: "slo_p99_ms" */
+    const char *target_what; /* the legend's: "SLO target: p99" */
+    double target_ms;
+    const char *figure;      /* the caption's: "p99 latency" */
+    double (*mean)(const fs__data *d, size_t policy, size_t bin, const void *ctx);
+    const void *ctx;
+} fs__hourly;
+int fs__chart_hourly(const fs__data *d, const fs__chart_out *o, const fs__hourly *h);
 int fs__chart_frontier(const fs_frontier_chart *c, const fs__chart_out *o); /* chart_frontier.c */
 
 #endif

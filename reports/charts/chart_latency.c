@@ -11,73 +11,73 @@
 
 #define FS__MAX_CDF_SERIES 6    /* (policy, stream) lines before streams are pooled */
 
+/* A figure by time of day (chart_internal.h). */
+int fs__chart_hourly(const fs__data *d, const fs__chart_out *o, const fs__hourly *h)
+{
+    fs__writer w;
+    int rc = fs__writer_open_nth(&w, o, h->stem, h->nth, h->n);
+    if (rc)
+        return rc;
+    char *title = fs__title(d->scenario, h->what, h->service);
+    /* CSV: time_of_day, hour, one column per policy, the target. */
+    fs__csv_policy_header(w.csv, d, "time_of_day,hour", h->target_col);
+    fputs("$data << EOD\n", w.gp);
+    for (size_t b = 0; b < d->n_bins; b++) {
+        double start_h = (double)b * d->bin_s / 3600;
+        int minutes = (int)lround(start_h * 60);
+        fprintf(w.csv, "%02d:%02d,%.9g", minutes / 60, minutes % 60, start_h);
+        fs__num(w.gp, fmin(start_h + d->bin_s / 7200, 24.0)); /* the bin's middle */
+        for (size_t i = 0; i < d->n_pol; i++) {
+            double mean = h->mean(d, i, b, h->ctx);
+            fputc(',', w.csv);
+            if (!isnan(mean))
+                fs__num(w.csv, mean);
+            if (i < FS__MAX_LINES) {
+                fputc(' ', w.gp);
+                fs__num(w.gp, mean);
+            }
+        }
+        fputc(',', w.csv);
+        if (!isnan(h->target_ms))
+            fs__num(w.csv, h->target_ms);
+        fputc('\n', w.csv);
+        fputc('\n', w.gp);
+    }
+    fputs("EOD\n", w.gp);
+    fs__gp_labels(w.bp, title ? title : "", "time of day (hours, by window start)", h->ylabel);
+    fputs("set xrange [0:24]\nset xtics 0,2,24\nset mxtics 2\nset yrange [0:*]\n"
+          "set key top left opaque noenhanced\nplot ",
+          w.bp);
+    fs__gp_policy_lines(w.bp, d, "lines");
+    if (!isnan(h->target_ms))
+        fprintf(w.bp, ", \\\n     %.9g with lines dt 2 lw 2 lc rgb '%s' title '%s %.9g ms' noenhanced",
+                h->target_ms, FS__SLO_COLOR, h->target_what, h->target_ms);
+    fputc('\n', w.bp);
+    char *caption = fs__fmt(
+        "Each line is one policy's %s for windows starting in that %s of the day, "
+        "averaged over every day after warm-up and every replication%s",
+        h->figure, d->bin_s == 900 ? "quarter-hour" : "window",
+        isnan(h->target_ms) ? "; lower is better."
+                            : "; the dashed red line is the SLO target, so a line above it marks "
+                              "the times of day when that policy breaches.");
+    return fs__writer_finish(&w, o, title, caption);
+}
+
+static double fs__p99_mean(const fs__data *d, size_t policy, size_t bin, const void *ctx)
+{
+    size_t s = *(const size_t *)ctx, n = d->pol[policy].p99_n[s * d->n_bins + bin];
+    return n ? d->pol[policy].p99_sum[s * d->n_bins + bin] / (double)n : NAN;
+}
+
 /* 1. p99 by time of day, one chart per charted service. */
 int fs__chart_p99(const fs__data *d, const fs__chart_out *o)
 {
     for (size_t s = 0; s < d->n_sel; s++) {
-        const fs__service *sv = &d->sel[s];
-        fs__writer w;
-        int rc = fs__writer_open_nth(&w, o, "p99_by_hour", s, d->n_sel);
+        fs__hourly h = {"p99_by_hour", s, d->n_sel, d->sel[s].name, "p99 latency by time of day, service",
+                        "p99 latency (ms), mean over days and replications", "slo_p99_ms", "SLO target: p99",
+                        d->sel[s].p99_ms, "p99 latency", fs__p99_mean, &s};
+        int rc = fs__chart_hourly(d, o, &h);
         if (rc)
-            return rc;
-        char *title = fs__title(d->scenario, "p99 latency by time of day, service", sv->name);
-        /* CSV: time_of_day, hour, one column per policy, slo_p99_ms. */
-        fputs("time_of_day,hour", w.csv);
-        for (size_t i = 0; i < d->n_pol; i++) {
-            fputc(',', w.csv);
-            fs__csv_str(w.csv, d->pol[i].name);
-        }
-        fputs(",slo_p99_ms\n", w.csv);
-        fputs("$data << EOD\n", w.gp);
-        for (size_t b = 0; b < d->n_bins; b++) {
-            double start_h = (double)b * d->bin_s / 3600;
-            int minutes = (int)lround(start_h * 60);
-            fprintf(w.csv, "%02d:%02d,%.9g", minutes / 60, minutes % 60, start_h);
-            fs__num(w.gp, fmin(start_h + d->bin_s / 7200, 24.0)); /* the bin's middle */
-            for (size_t i = 0; i < d->n_pol; i++) {
-                size_t n = d->pol[i].p99_n[s * d->n_bins + b];
-                double mean = n ? d->pol[i].p99_sum[s * d->n_bins + b] / (double)n : NAN;
-                fputc(',', w.csv);
-                if (n)
-                    fs__num(w.csv, mean);
-                if (i < FS__MAX_LINES) {
-                    fputc(' ', w.gp);
-                    fs__num(w.gp, mean);
-                }
-            }
-            fputc(',', w.csv);
-            if (!isnan(sv->p99_ms))
-                fs__num(w.csv, sv->p99_ms);
-            fputc('\n', w.csv);
-            fputc('\n', w.gp);
-        }
-        fputs("EOD\n", w.gp);
-        fs__gp_labels(w.bp, title ? title : "", "time of day (hours, by window start)",
-                      "p99 latency (ms), mean over days and replications");
-        fputs("set xrange [0:24]\nset xtics 0,2,24\nset mxtics 2\nset yrange [0:*]\n"
-              "set key top left opaque noenhanced\nplot ",
-              w.bp);
-        size_t lines = fs__min(d->n_pol, FS__MAX_LINES);
-        for (size_t i = 0; i < lines; i++) {
-            fprintf(w.bp, "%s$data using 1:%zu with lines lw 2 lc rgb '%s' title ", i ? ", \\\n     " : "",
-                    i + 2, fs__policy_colors[i]);
-            char shown[FS__NAME_SHOWN + 4];
-            fs__shown(d->pol[i].name, shown, FS__NAME_KEY);
-            fs__gp_quote(w.bp, shown);
-            fputs(" noenhanced", w.bp);
-        }
-        if (!isnan(sv->p99_ms))
-            fprintf(w.bp, ", \\\n     %.9g with lines dt 2 lw 2 lc rgb '%s' title 'SLO target: p99 %.9g ms' noenhanced",
-                    sv->p99_ms, FS__SLO_COLOR, sv->p99_ms);
-        fputc('\n', w.bp);
-        char *caption = fs__fmt(
-            "Each line is one policy's p99 latency for windows starting in that %s of the day, "
-            "averaged over every day after warm-up and every replication%s",
-            d->bin_s == 900 ? "quarter-hour" : "window",
-            isnan(sv->p99_ms) ? "; lower is better."
-                              : "; the dashed red line is the SLO target, so a line above it marks "
-                                "the times of day when that policy breaches.");
-        if ((rc = fs__writer_finish(&w, o, title, caption)))
             return rc;
     }
     return FS_OK;

@@ -257,3 +257,28 @@ void fs__gp_labels(FILE *bp, const char *title, const char *xlabel, const char *
     fs__gp_quote(bp, ylabel);
     fputs(" noenhanced\nset grid\nset border 3\nset tics nomirror\n", bp);
 }
+
+void fs__gp_policy_lines(FILE *bp, const fs__data *d, const char *style)
+{
+    size_t lines = fs__min(d->n_pol, FS__MAX_LINES);
+    for (size_t i = 0; i < lines; i++) {
+        fprintf(bp, "%s$data using 1:%zu with %s lw 2 lc rgb '%s' title ", i ? ", \\\n     " : "", i + 2, style,
+                fs__policy_colors[i]);
+        char shown[FS__NAME_SHOWN + 4];
+        fs__shown(d->pol[i].name, shown, FS__NAME_KEY);
+        fs__gp_quote(bp, shown);
+        fputs(" noenhanced", bp);
+    }
+}
+
+void fs__csv_policy_header(FILE *csv, const fs__data *d, const char *first, const char *last)
+{
+    fputs(first, csv);
+    for (size_t i = 0; i < d->n_pol; i++) {
+        fputc(',', csv);
+        fs__csv_str(csv, d->pol[i].name);
+    }
+    if (last)
+        fprintf(csv, ",%s", last);
+    fputc('\n', csv);
+}

@@ -32,7 +32,9 @@ static const char *fs__stem_at(size_t k, char stem[32])
 {
     static const struct { const char *stem; size_t max_nth; } kinds[] = {
         {"p99_by_hour", FS__MAX_SERVICES}, {"breach_heatmap", FS__MAX_HEATMAPS}, {"cost_by_pool", 0},
-        {"utilization", 0},                {"queue_wait_cdf", 0},                 {"plan_frontier", 0}};
+        {"utilization", 0},                {"queue_wait_cdf", 0},                 {"plan_frontier", 0},
+        {"ttft_by_hour", 0},               {"tpot_by_hour", 0},                   {"batch_sizes", 0},
+        {"kv_occupancy", 0}};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         if (k == 0) {
             snprintf(stem, 32, "%s", kinds[i].stem);
@@ -241,7 +243,7 @@ int fs_charts_write(const char *results_dir, const char *out_dir, fs_chart_set *
         goto out;
     if ((rc = fs_output_mkdirs(out_dir, err)) || (rc = fs__chart_p99(&d, &o)) ||
         (rc = fs__chart_cost(&d, &o)) || (rc = fs__chart_utilization(&d, &o)) ||
-        (rc = fs__chart_cdf(&d, &o)) || (rc = fs__chart_breaches(&d, &o)))
+        (rc = fs__chart_cdf(&d, &o)) || (rc = fs__chart_breaches(&d, &o)) || (rc = fs__chart_llm(&d, &o)))
         goto out;
     rc = fs__render_set(out_dir, out, err);
 out:

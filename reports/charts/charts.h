@@ -30,6 +30,14 @@
  *   breach_heatmap[_k] breached SLO windows by day and hour of day, one chart
  *                     per policy (the first 4; only when some service has an
  *                     SLO target).
+ *   ttft_by_hour, tpot_by_hour   an LLM service's window TTFT and TPOT p99
+ *                     by time of day, as p99_by_hour, with its TTFT / TPOT
+ *                     p99 target dashed (the first LLM service of the first
+ *                     policy, from llm_timeseries.csv; none without one);
+ *   batch_sizes       that service's engine steps by running sequences, as
+ *                     a share of its steps, one line per policy;
+ *   kv_occupancy      its KV-cache occupancy per window (mean over
+ *                     replications), one line per policy.
  *
  * A plan's report has one chart of its own, written by
  * fs_charts_write_frontier from numbers its caller read (plan_report.h):
@@ -80,7 +88,7 @@
 
 #include "error.h"
 
-#define FS_CHARTS_MAX 12
+#define FS_CHARTS_MAX 16
 
 typedef struct fs_chart {
     char stem[32];   /* file stem in out_dir, e.g. "p99_by_hour_2"; fixed ASCII */

@@ -85,6 +85,43 @@ int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
     return fs_results_csv_check(fp, err, "the time series");
 }
 
+bool fs_results_csv_has_llm(const fs_results *r)
+{
+    for (size_t p = 0; p < r->n_policies; p++)
+        for (size_t i = 0; r->policies[p].n_reps && i < r->policies[p].scenario->n_services; i++)
+            if (r->policies[p].reps[0].services[i].llm)
+                return true;
+    return false;
+}
+
+int fs_results_csv_llm_timeseries(const fs_results *r, FILE *fp, fs_error *err)
+{
+    fputs("policy,replication,service,window_start_s,window_end_s,ttft_p99_ms,tpot_p99_ms,mean_running,"
+          "kv_occupancy,tokens\n",
+          fp);
+    for (size_t p = 0; p < r->n_policies; p++) {
+        const fs_policy_result *pol = &r->policies[p];
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            for (size_t i = 0; i < pol->scenario->n_services; i++) {
+                const fs_service_rep *rep = &pol->reps[k].services[i];
+                for (size_t w = 0; rep->llm && w < rep->n_windows; w++) {
+                    const fs_service_window *row = &rep->windows[w];
+                    fs_results_csv_field(fp, pol->name);
+                    fprintf(fp, ",%u,", pol->reps[k].replication);
+                    fs_results_csv_field(fp, pol->scenario->services[i].name);
+                    fprintf(fp, ",%.9g,%.9g", row->start_s, row->end_s);
+                    fs__cell(fp, row->ttft_p99_ms);
+                    fs__cell(fp, row->tpot_p99_ms);
+                    fs__cell(fp, row->mean_running);
+                    fs__cell(fp, row->kv_occupancy);
+                    fprintf(fp, ",%llu\n", (unsigned long long)row->tokens);
+                }
+            }
+        }
+    }
+    return fs_results_csv_check(fp, err, "the LLM time series");
+}
+
 int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err)
 {
     fputs("policy,replication,pool,window_start_s,window_end_s,busy_gpus,gpus,utilization\n", fp);

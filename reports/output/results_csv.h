@@ -10,6 +10,7 @@
 #ifndef FS_RESULTS_CSV_H
 #define FS_RESULTS_CSV_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -18,6 +19,14 @@
 int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err);
 int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err);
 int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err);
+
+/* llm_timeseries.csv: policy,replication,service,window_start_s,
+ * window_end_s,ttft_p99_ms,tpot_p99_ms,mean_running,kv_occupancy,tokens —
+ * one row per (policy, replication, LLM service, window); an empty cell is
+ * no data.  Written only when fs_results_csv_has_llm: a scenario without an
+ * LLM service gets the same files as before. */
+bool fs_results_csv_has_llm(const fs_results *r);
+int fs_results_csv_llm_timeseries(const fs_results *r, FILE *fp, fs_error *err);
 
 /* training_waits.csv: policy,replication,stream,submitted_s,wait_s — one row
  * per job that started (queue-wait CDFs). */

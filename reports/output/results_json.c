@@ -139,6 +139,67 @@ static json_t *fs__slo_json(const fs_service_spec *spec, const fs_service_summar
     return slo;
 }
 
+/* p50/p99 of a merged histogram with their per-replication CI, in ms. */
+static json_t *fs__pair_json(const fs_percentile pq[2])
+{
+    json_t *o = json_object();
+    fs__set(o, "p50", pq[0].value);
+    fs__set(o, "p99", pq[1].value);
+    if (pq[0].spread.valid)
+        fs__set(o, "p50_ci95", pq[0].spread.half_width);
+    if (pq[1].spread.valid)
+        fs__set(o, "p99_ci95", pq[1].spread.half_width);
+    return o;
+}
+
+/* An LLM service's "llm" block: TTFT/TPOT percentiles (ms) with CI, each
+ * target with its quantile and verdict, and the token figures (null: no
+ * data).  NULL when out of memory. */
+static json_t *fs__llm_json(const fs_results *r, size_t policy, size_t i)
+{
+    const fs_slo *slo = &r->policies[policy].scenario->services[i].slo;
+    fs_llm_summary l;
+    if (fs_results_llm_summary(r, policy, i, &l) != 0)
+        return NULL;
+    json_t *o = json_object();
+    json_object_set_new(o, "ttft_ms", fs__pair_json(l.ttft));
+    json_object_set_new(o, "tpot_ms", fs__pair_json(l.tpot));
+    const fs_slo_target *t[2] = {&slo->ttft, &slo->tpot};
+    const fs_llm_slo *judged[2] = {&l.ttft_slo, &l.tpot_slo};
+    const char *keys[2] = {"ttft_slo", "tpot_slo"};
+    for (size_t j = 0; j < 2; j++) {
+        if (t[j]->threshold_s <= 0)
+            continue;
+        json_t *target = json_object();
+        char key[16];
+        fs__slo_key(t[j], key, sizeof key);
+        fs__set(target, key, t[j]->threshold_s * 1e3);
+        json_object_set_new(target, "quantile_with_unfinished_ms",
+                            isinf(judged[j]->quantile_ms) ? json_string("unfinished")
+                                                          : fs__number(judged[j]->quantile_ms));
+        json_object_set_new(target, "verdict", json_string(fs__verdict_name(judged[j]->verdict)));
+        json_object_set_new(o, keys[j], target);
+    }
+    for (size_t f = 0; f < FS_LFIG_COUNT; f++)
+        fs__set_summary(o, fs_llm_figure_names[f], &l.fig[f]);
+    /* Engine steps by running sequences, every replication's together: the
+     * batch-size distribution (the report charts it); sizes with no step
+     * left out. */
+    const fs_policy_result *pol = &r->policies[policy];
+    json_t *steps = json_array();
+    for (uint32_t size = 1; size <= pol->scenario->services[i].batching.max_batch_size; size++) {
+        double n = 0;
+        for (uint32_t k = 0; k < pol->n_reps; k++) {
+            const uint64_t *counts = pol->reps[k].services[i].batch_size_counts;
+            n += counts ? (double)counts[size] : 0;
+        }
+        if (n > 0)
+            json_array_append_new(steps, json_pack("[i,o]", (int)size, fs__number(n)));
+    }
+    json_object_set_new(o, "steps_by_batch_size", steps);
+    return o;
+}
+
 static json_t *fs__service_rep_json(const fs_service_spec *spec, const fs_service_rep *rep, double measured_s)
 {
     json_t *o = json_object();
@@ -234,7 +295,8 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
         /* Batch sizes over every replication's batches together. */
         fs_batch_figures bf = fs_results_batch_figures(r, policy, i);
         json_t *batch = json_object();
-        json_object_set_new(batch, "kind", json_string("dynamic"));
+        json_object_set_new(batch, "kind", json_string(spec->batching.kind == FS_BATCHING_CONTINUOUS ? "continuous"
+                                                                                                     : "dynamic"));
         fs__set(batch, "max_batch_size", spec->batching.max_batch_size);
         fs__set(batch, "batches_per_replication", bf.batches_per_rep);
         fs__set(batch, "mean_size", bf.mean);
@@ -242,6 +304,14 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
         fs__set(batch, "p95_size", bf.p95);
         fs__set(batch, "max_size", bf.max);
         json_object_set_new(o, "batching", batch);
+    }
+    if (pol->reps[0].services[i].llm) {
+        json_t *llm = fs__llm_json(r, policy, i);
+        if (!llm) {
+            json_decref(o);
+            return NULL;
+        }
+        json_object_set_new(o, "llm", llm);
     }
 
     json_t *units = json_object();

@@ -62,6 +62,13 @@ static const fs__metric metrics[] = {
     {SEC_SERVICE, "dropped", "dropped", 1, NULL},
     /* Only batched services have "batching" in results.json: no row otherwise. */
     {SEC_SERVICE, "mean batch size", "batching.mean_size", 1, "batch_mean_size"},
+    /* Only LLM services have "llm": no rows otherwise. */
+    {SEC_SERVICE, "TTFT p99 ms", "llm.ttft_ms.p99", 1, "ttft_p99_ms"},
+    {SEC_SERVICE, "TPOT p99 ms", "llm.tpot_ms.p99", 1, "tpot_p99_ms"},
+    {SEC_SERVICE, "tokens/s", "llm.tokens_per_s", 1, "tokens_per_s"},
+    {SEC_SERVICE, "USD per million tokens", "llm.cost_per_million_tokens", 1, "cost_per_million_tokens"},
+    {SEC_SERVICE, "goodput %", "llm.goodput", 100, "goodput_pct"},
+    {SEC_SERVICE, "KV-cache occupancy %", "llm.kv_occupancy", 100, NULL},
     {SEC_TRAINING, "queue wait p50 min", "queue_wait_s.p50", 1.0 / 60, "queue_wait_p50_min"},
     {SEC_TRAINING, "queue wait p95 min", "queue_wait_s.p95", 1.0 / 60, "queue_wait_p95_min"},
     {SEC_TRAINING, "GPU-hours lost to preemption", "gpu_hours_lost", 1, NULL},

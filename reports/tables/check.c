@@ -26,12 +26,12 @@
 typedef enum fs__scope { FS__SERVICE, FS__TRAINING, FS__FLEET, FS__POLICY } fs__scope;
 
 /* How a value is shown in the table. */
-typedef enum fs__unit { FS__MS, FS__WINDOWS, FS__SECONDS, FS__USD, FS__SHARE, FS__GPU_HOURS } fs__unit;
+typedef enum fs__unit { FS__MS, FS__WINDOWS, FS__SECONDS, FS__USD, FS__SHARE, FS__GPU_HOURS, FS__TOKENS_S } fs__unit;
 
 typedef struct fs__metric {
     fs_check_metric_info info;
     fs__scope scope;
-    const char *object; /* the member holding the figure ("latency_ms"), or NULL */
+    const char *object; /* the member holding the figure ("latency_ms", "llm.ttft_ms": a dotted path), or NULL */
     const char *member; /* the figure ("p99") */
     fs__unit unit;
 } fs__metric;
@@ -53,7 +53,26 @@ static const fs__metric fs__metrics[FS_CHECK_N_METRICS] = {
                               FS__FLEET, NULL, "utilization", FS__SHARE},
     [FS_CHECK_SWITCH] = {{"switch", "fleet switch_gpu_hours", false, 20, 0.01, "0.01 GPU-hours"},
                          FS__FLEET, NULL, "switch_gpu_hours", FS__GPU_HOURS},
+    [FS_CHECK_TTFT_P99] = {{"ttft_p99", "service llm.ttft_ms.p99", false, 5, 0.5, "0.5 ms"},
+                           FS__SERVICE, "llm.ttft_ms", "p99", FS__MS},
+    [FS_CHECK_TPOT_P99] = {{"tpot_p99", "service llm.tpot_ms.p99", false, 5, 0.05, "0.05 ms"},
+                           FS__SERVICE, "llm.tpot_ms", "p99", FS__MS},
+    [FS_CHECK_TOKENS_PER_S] = {{"tokens_per_s", "service llm.tokens_per_s", true, 5, 0.5, "0.5 tokens/s"},
+                               FS__SERVICE, "llm", "tokens_per_s", FS__TOKENS_S},
 };
+
+/* The object holding a figure: `path` ("llm.ttft_ms") followed member by
+ * member from item; NULL when any step is absent (or not an object). */
+static const json_t *fs__holder(const json_t *item, const char *path)
+{
+    while (item && path) {
+        const char *dot = strchr(path, '.');
+        size_t len = dot ? (size_t)(dot - path) : strlen(path);
+        item = json_is_object(item) ? json_object_getn(item, path, len) : NULL;
+        path = dot ? dot + 1 : NULL;
+    }
+    return item;
+}
 
 const fs_check_metric_info *fs_check_metric_get(fs_check_metric m)
 {
@@ -186,7 +205,7 @@ static int fs__validate_metric(const fs__doc *d, const json_t *item, const char 
     char where[512];
     const json_t *holder = item;
     if (m->object) {
-        holder = json_object_get(item, m->object);
+        holder = fs__holder(item, m->object);
         if (!holder)
             return FS_OK;
         if (!json_is_object(holder)) {
@@ -342,6 +361,9 @@ static void fs__format(char *buf, size_t size, fs__unit unit, double v)
     case FS__GPU_HOURS:
         snprintf(buf, size, "%.2f GPU-h", v);
         break;
+    case FS__TOKENS_S:
+        snprintf(buf, size, "%.1f tokens/s", v);
+        break;
     }
 }
 
@@ -386,7 +408,7 @@ typedef enum fs__state { FS__ABSENT, FS__NULL, FS__NUMBER } fs__state;
 
 static fs__state fs__get(const json_t *item, const fs__metric *m, double *v)
 {
-    const json_t *holder = m->object ? json_object_get(item, m->object) : item;
+    const json_t *holder = m->object ? fs__holder(item, m->object) : item;
     const json_t *x = holder ? json_object_get(holder, m->member) : NULL;
     if (!x)
         return FS__ABSENT;
@@ -536,7 +558,7 @@ static void fs__ci(char *buf, size_t size, const json_t *item, const fs__metric 
 {
     char key[64];
     snprintf(key, sizeof key, "%s_ci95", m->member);
-    const json_t *holder = m->object ? json_object_get(item, m->object) : item;
+    const json_t *holder = m->object ? fs__holder(item, m->object) : item;
     const json_t *ci = holder ? json_object_get(holder, key) : NULL;
     buf[0] = '\0';
     if (json_is_number(ci) && isfinite(json_number_value(ci))) {

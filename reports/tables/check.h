@@ -16,6 +16,14 @@
  *   headroom     fleet peak_headroom                 higher  5%       0.001 (0.1 point)
  *   utilization  fleet utilization                   higher  5%       0.001 (0.1 point)
  *   switch       fleet switch_gpu_hours              lower   20%      0.01 GPU-hours
+ *   ttft_p99     service llm.ttft_ms.p99             lower   5%       0.5 ms
+ *   tpot_p99     service llm.tpot_ms.p99             lower   5%       0.05 ms
+ *   tokens_per_s service llm.tokens_per_s            higher  5%       0.5 tokens/s
+ *
+ * The three llm figures exist only for LLM services ("batching": continuous):
+ * a service without them on either side has nothing to compare, so results
+ * of other scenarios check as before.  Dynamic batching's batch sizes are
+ * not gated (a consequence of the load, not a service level).
  *
  * A "lower is better" metric is WORSE when current - baseline exceeds both
  * tol x |baseline| and the floor; "better" when baseline - current exceeds
@@ -57,6 +65,9 @@ typedef enum fs_check_metric {
     FS_CHECK_HEADROOM,
     FS_CHECK_UTILIZATION,
     FS_CHECK_SWITCH,
+    FS_CHECK_TTFT_P99,
+    FS_CHECK_TPOT_P99,
+    FS_CHECK_TOKENS_PER_S,
     FS_CHECK_N_METRICS
 } fs_check_metric;
 

@@ -33,6 +33,11 @@ typedef struct fs__row {
      * batches; its value comes from every replication's batches merged (as
      * in results.json), its CI from the per-replication figures. */
     double (*merged)(const fs_results *r, size_t policy, size_t index);
+    /* Whether policy p has this figure for item i (NULL: always): a row
+     * with one is there only for an item some policy has it for, so a
+     * scenario without batching or LLM services compares as before, and a
+     * policy without it shows "-", never a 0. */
+    bool (*applies)(const fs_results *r, size_t policy, size_t index);
 } fs__row;
 
 static const fs_service_rep *fs__svc(const fs_results *r, size_t p, uint32_t k, size_t i)
@@ -107,22 +112,48 @@ static double merged_batch_mean(const fs_results *r, size_t p, size_t i)
     return fs__batched(r, p, i) ? fs_results_batch_figures(r, p, i).mean : NAN;
 }
 
+/* Whether policy p's service i is an LLM engine: only it has token figures. */
+static bool fs__llm(const fs_results *r, size_t p, size_t i)
+{
+    return r->policies[p].n_reps && fs__svc(r, p, 0, i)->llm;
+}
+static double m_ttft_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_ttft_hist(r, p, k, i), 0.99, 1e-6); }
+static double m_tpot_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_tpot_hist(r, p, k, i), 0.99, 1e-6); }
+static double fs__llm_fig(const fs_results *r, size_t p, uint32_t k, size_t i, fs_llm_figure f)
+{
+    double fig[FS_LFIG_COUNT];
+    fs_results_llm_figures(r, p, k, i, fig);
+    return fig[f];
+}
+static double m_tokens_s(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__llm_fig(r, p, k, i, FS_LFIG_TOKENS_PER_S); }
+static double m_cost_m_tokens(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__llm_fig(r, p, k, i, FS_LFIG_COST_PER_M_TOKENS); }
+static double m_goodput(const fs_results *r, size_t p, uint32_t k, size_t i) { return 100 * fs__llm_fig(r, p, k, i, FS_LFIG_GOODPUT); }
+
 static const fs__row rows[] = {
-    {ROW_SERVICE, "p50_ms", "p50 ms", m_p50, fs_results_latency_hist, 0.50, 1e-6, true, FS_SETTLE_P50, false, NULL},
-    {ROW_SERVICE, "p95_ms", "p95 ms", m_p95, fs_results_latency_hist, 0.95, 1e-6, true, FS_SETTLE_P95, false, NULL},
-    {ROW_SERVICE, "p99_ms", "p99 ms", m_p99, fs_results_latency_hist, 0.99, 1e-6, true, FS_SETTLE_P99, false, NULL},
-    {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99, NULL, 0, 0, false, 0, false, NULL},
+    {ROW_SERVICE, "p50_ms", "p50 ms", m_p50, fs_results_latency_hist, 0.50, 1e-6, true, FS_SETTLE_P50, false, NULL, NULL},
+    {ROW_SERVICE, "p95_ms", "p95 ms", m_p95, fs_results_latency_hist, 0.95, 1e-6, true, FS_SETTLE_P95, false, NULL, NULL},
+    {ROW_SERVICE, "p99_ms", "p99 ms", m_p99, fs_results_latency_hist, 0.99, 1e-6, true, FS_SETTLE_P99, false, NULL, NULL},
+    {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_SERVICE, "slo_breach_windows_per_week", "SLO breach windows/week", m_breach_week, NULL, 0, 0, false, 0,
-     true, NULL},
-    {ROW_SERVICE, "batch_mean_size", "mean batch size", m_batch_mean, NULL, 0, 0, false, 0, false, merged_batch_mean},
-    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false, NULL},
-    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false, NULL},
-    {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0, false, 0, false, NULL},
-    {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0, false, 0, false, NULL},
-    {ROW_FLEET, "utilization_pct", "utilization %", m_util, NULL, 0, 0, false, 0, false, NULL},
-    {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom, NULL, 0, 0, false, 0, false, NULL},
-    {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch, NULL, 0, 0, false, 0, false, NULL},
-    {ROW_TENANT, "blocked_breach_minutes", "breach minutes charged", m_blocked, NULL, 0, 0, false, 0, false, NULL},
+     true, NULL, NULL},
+    {ROW_SERVICE, "batch_mean_size", "mean batch size", m_batch_mean, NULL, 0, 0, false, 0, false, merged_batch_mean,
+     fs__batched},
+    {ROW_SERVICE, "ttft_p99_ms", "TTFT p99 ms", m_ttft_p99, fs_results_ttft_hist, 0.99, 1e-6, false, 0, false, NULL,
+     fs__llm},
+    {ROW_SERVICE, "tpot_p99_ms", "TPOT p99 ms", m_tpot_p99, fs_results_tpot_hist, 0.99, 1e-6, false, 0, false, NULL,
+     fs__llm},
+    {ROW_SERVICE, "tokens_per_s", "tokens/s", m_tokens_s, NULL, 0, 0, false, 0, false, NULL, fs__llm},
+    {ROW_SERVICE, "cost_per_million_tokens", "USD per million tokens", m_cost_m_tokens, NULL, 0, 0, false, 0, false,
+     NULL, fs__llm},
+    {ROW_SERVICE, "goodput_pct", "goodput %", m_goodput, NULL, 0, 0, false, 0, false, NULL, fs__llm},
+    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false, NULL, NULL},
+    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false, NULL, NULL},
+    {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0, false, 0, false, NULL, NULL},
+    {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0, false, 0, false, NULL, NULL},
+    {ROW_FLEET, "utilization_pct", "utilization %", m_util, NULL, 0, 0, false, 0, false, NULL, NULL},
+    {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom, NULL, 0, 0, false, 0, false, NULL, NULL},
+    {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch, NULL, 0, 0, false, 0, false, NULL, NULL},
+    {ROW_TENANT, "blocked_breach_minutes", "breach minutes charged", m_blocked, NULL, 0, 0, false, 0, false, NULL, NULL},
 };
 
 /* Whether any policy charged tenant t anything: only they are shown. */
@@ -136,14 +167,14 @@ static bool fs__tenant_charged(const fs_results *r, size_t t)
 }
 #define FS__N_ROWS (sizeof rows / sizeof *rows)
 
-/* Whether row applies to item `index`: a batch figure only to a service some
- * policy batches, so a scenario without batching compares as before. */
+/* Whether row applies to item `index`: a batch or LLM figure only to a
+ * service some policy batches or runs as an LLM engine. */
 static bool fs__row_applies(const fs_results *r, const fs__row *row, size_t index)
 {
-    if (!row->merged)
+    if (!row->applies)
         return true;
     for (size_t p = 0; p < r->n_policies; p++)
-        if (fs__batched(r, p, index))
+        if (row->applies(r, p, index))
             return true;
     return false;
 }
@@ -241,7 +272,7 @@ static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, 
                 return -1;
             }
             bool no_slo = rows[j].needs_slo && !fs__has_slo(r, p, index);
-            if (rows[j].merged && !fs__batched(r, p, index)) {
+            if (rows[j].applies && !rows[j].applies(r, p, index)) {
                 fprintf(fp, " %14s", "-");
                 continue;
             }

@@ -164,6 +164,60 @@ static void fs__batch_notes(const fs_results *r, size_t p, FILE *fp)
     }
 }
 
+/* "%.*g" of v then unit, or "no data": a figure nobody measured is never 0. */
+static const char *fs__llm_num(char *buf, size_t size, double v, const char *fmt)
+{
+    if (isnan(v))
+        return "no data";
+    snprintf(buf, size, fmt, v);
+    return buf;
+}
+
+/* A percentile pair and its target's verdict: "p50 A ms, p99 B ms (target T ms: met)". */
+static void fs__llm_latency(FILE *fp, const char *what, const fs_percentile pq[2], const fs_slo_target *t,
+                            const fs_llm_slo *slo)
+{
+    char a[32], b[32];
+    fprintf(fp, "%s p50 %s, p99 %s", what, fs__llm_num(a, sizeof a, pq[0].value, "%.4g ms"),
+            fs__llm_num(b, sizeof b, pq[1].value, "%.4g ms"));
+    if (t->threshold_s > 0)
+        fprintf(fp, " (target p%g %.4g ms: %s)", t->quantile * 100, t->threshold_s * 1e3,
+                slo->verdict == FS_SLO_MET ? "met" : slo->verdict == FS_SLO_MISSED ? "MISSED" : "no data");
+}
+
+/* Under the service rows: each LLM service's token figures (none of this for
+ * a scenario without one).  Figures are means over replications. */
+static int fs__llm_notes(const fs_results *r, size_t p, FILE *fp, fs_error *err)
+{
+    const fs_scenario *s = r->policies[p].scenario;
+    for (size_t i = 0; i < s->n_services; i++) {
+        if (!r->policies[p].reps[0].services[i].llm)
+            continue;
+        fs_llm_summary l;
+        if (fs_results_llm_summary(r, p, i, &l) != 0)
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        char b[8][32];
+        fputs("llm: service ", fp);
+        fs__name(fp, s->services[i].name, (int)strlen(s->services[i].name));
+        fputs(": ", fp);
+        fs__llm_latency(fp, "TTFT", l.ttft, &s->services[i].slo.ttft, &l.ttft_slo);
+        fputs("; ", fp);
+        fs__llm_latency(fp, "TPOT", l.tpot, &s->services[i].slo.tpot, &l.tpot_slo);
+        const double *goodput = &l.fig[FS_LFIG_GOODPUT].mean, *kv = &l.fig[FS_LFIG_KV_OCCUPANCY].mean;
+        fprintf(fp, "; tokens/s %s, per GPU-s %s, per million tokens %s; goodput %s; mean running %s, "
+                    "KV occupancy %s; preemptions %s, too long %s\n",
+                fs__llm_num(b[0], sizeof b[0], l.fig[FS_LFIG_TOKENS_PER_S].mean, "%.4g"),
+                fs__llm_num(b[1], sizeof b[1], l.fig[FS_LFIG_TOKENS_PER_GPU_S].mean, "%.4g"),
+                fs__llm_num(b[2], sizeof b[2], l.fig[FS_LFIG_COST_PER_M_TOKENS].mean, "$%.4g"),
+                fs__llm_num(b[3], sizeof b[3], *goodput * 100, "%.1f%%"),
+                fs__llm_num(b[4], sizeof b[4], l.fig[FS_LFIG_MEAN_RUNNING].mean, "%.4g"),
+                fs__llm_num(b[5], sizeof b[5], *kv * 100, "%.1f%%"),
+                fs__llm_num(b[6], sizeof b[6], l.fig[FS_LFIG_PREEMPTIONS].mean, "%.4g"),
+                fs__llm_num(b[7], sizeof b[7], l.fig[FS_LFIG_TOO_LONG].mean, "%.4g"));
+    }
+    return FS_OK;
+}
+
 /* The many-services table's one line on batching: how many services batch
  * and the range of their mean batch sizes (nothing without batching). */
 static void fs__batch_summary(const fs_results *r, size_t p, FILE *fp)
@@ -231,7 +285,9 @@ static int fs__services_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
                 breaches, pol->loads[i].offered_load);
     }
     fs__batch_notes(r, p, fp);
-    int rc = fs__slo_notes(r, p, fp, err);
+    int rc = fs__llm_notes(r, p, fp, err);
+    if (rc == FS_OK)
+        rc = fs__slo_notes(r, p, fp, err);
     return rc != FS_OK ? rc : fs__settling_notes(r, p, true, fp, err);
 }
 
@@ -279,7 +335,8 @@ static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_er
     }
     fputs(" (per service: --format json or csv, or --out)\n", fp);
     fs__batch_summary(r, p, fp);
-    return fs__settling_notes(r, p, false, fp, err);
+    int rc = fs__llm_notes(r, p, fp, err);
+    return rc != FS_OK ? rc : fs__settling_notes(r, p, false, fp, err);
 }
 
 /* One row per training stream: jobs, queue wait, preemptions, work. */

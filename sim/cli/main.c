@@ -102,7 +102,7 @@ static int load_scenario(const char *path, const fs_cli_parsed *opt, const fs_ed
  * the directory holds comes from one run (output.h). */
 static const char *const fs__run_files[] = {"results.json",       "timeseries.csv",   "pools_timeseries.csv",
                                             "training_waits.csv", "slo_breaches.csv", "compare.json",
-                                            NULL};
+                                            "llm_timeseries.csv", NULL};
 
 /* The run's identity, shared by results.json and compare.json and checked by
  * `fleetsim report`: a 64-bit hash of the results document without its
@@ -127,7 +127,8 @@ static int run_identity(const fs_results *r, char id[17])
 static int write_outputs(const fs_results *r, fs_output *out, bool timing, bool comparison)
 {
     fs_error err = {0};
-    FILE *json, *series, *pools, *waits, *breaches, *cmp = NULL;
+    FILE *json, *series, *pools, *waits, *breaches, *cmp = NULL, *llm = NULL;
+    bool has_llm = fs_results_csv_has_llm(r);
     char run_id[17];
     int rc = run_identity(r, run_id) == FS_OK ? FS_OK : fs_error_set(&err, FS_ERR_RUNTIME, "out of memory");
     fs_output_own(out, fs__run_files);
@@ -137,11 +138,13 @@ static int write_outputs(const fs_results *r, fs_output *out, bool timing, bool 
         fs_output_open(out, "training_waits.csv", &waits, &err) != FS_OK ||
         fs_output_open(out, "slo_breaches.csv", &breaches, &err) != FS_OK ||
         (comparison && fs_output_open(out, "compare.json", &cmp, &err) != FS_OK) ||
+        (has_llm && fs_output_open(out, "llm_timeseries.csv", &llm, &err) != FS_OK) ||
         fs_results_json_write_run(r, timing, run_id, json, &err) != FS_OK ||
         fs_results_csv_timeseries(r, series, &err) != FS_OK ||
         fs_results_csv_pool_timeseries(r, pools, &err) != FS_OK ||
         fs_results_csv_training_waits(r, waits, &err) != FS_OK ||
-        fs_results_csv_slo_breaches(r, breaches, &err) != FS_OK)
+        fs_results_csv_slo_breaches(r, breaches, &err) != FS_OK ||
+        (llm && fs_results_csv_llm_timeseries(r, llm, &err) != FS_OK))
         rc = FS_ERR_RUNTIME;
     if (rc == FS_OK && cmp) {
         json_t *doc = fs_compare_json(r);
