@@ -320,6 +320,33 @@ static void test_lost_and_autoscaled(void **state)
     fs_scenario_destroy(s);
 }
 
+/* SLO windows judge TTFT and TPOT targets as they judge end-to-end ones:
+ * every window breaches a target nothing can meet (1 us TTFT, or 1 us
+ * TPOT), none breaches a generous one. */
+static void test_llm_breach_windows(void **state)
+{
+    (void)state;
+    static const char *const slos[] = {"\"ttft_p99_ms\": 0.001", "\"tpot_p50_ms\": 0.001",
+                                       "\"ttft_p99_ms\": 60000, \"tpot_p99_ms\": 60000"};
+    for (int k = 0; k < 3; k++) {
+        char extra[256];
+        snprintf(extra, sizeof extra, ", \"slo\": {%s, \"window\": \"5m\"}", slos[k]);
+        fs_scenario *s = llm_scenario("\"horizon\": \"1h\", \"warmup\": \"5m\", \"replications\": 1",
+                                      1, 1, "{\"poisson_rps\": 2}",
+                                      "\"model\": \"Llama-3-8B\", \"step_time\": {\"linear\": {\"c0\": \"6ms\","
+                                      " \"c_prefill\": \"0.06ms\", \"c_decode\": \"0.08ms\"}},"
+                                      " \"prompt_tokens\": {\"deterministic\": {\"value\": 500}},"
+                                      " \"output_tokens\": {\"deterministic\": {\"value\": 100}}",
+                                      extra);
+        fs_results *r = test_run(s);
+        const fs_service_rep *rep = rep0(r);
+        assert_int_equal(rep->slo_windows, 11);
+        assert_int_equal(rep->slo_breach_windows, k < 2 ? 11 : 0);
+        fs_results_destroy(r);
+        fs_scenario_destroy(s);
+    }
+}
+
 /* The Azure LLM conversation trace (Splitwise, ISCA'24; ../shared/data),
  * tokens from its columns: every row is a request, and once all have
  * finished the prompt and output tokens served are the columns' sums,
@@ -416,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_lost_and_autoscaled),
         cmocka_unit_test(test_azure_tokens),
+        cmocka_unit_test(test_llm_breach_windows),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

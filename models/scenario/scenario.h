@@ -147,6 +147,12 @@ typedef struct fs_slo {
     double window_s;      /* breach-counting window; defaults to the scenario window */
 } fs_slo;
 
+/* Whether a service has any target: end-to-end, TTFT or TPOT. */
+static inline bool fs_slo_any(const fs_slo *slo)
+{
+    return slo->n_targets > 0 || slo->ttft.threshold_s > 0 || slo->tpot.threshold_s > 0;
+}
+
 typedef enum fs_partitioning {
     FS_PARTITION_WHOLE,        /* one replica per whole GPU */
     FS_PARTITION_MIG,          /* every GPU carries the pool's MIG layout */

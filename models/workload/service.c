@@ -651,6 +651,8 @@ static void fs__on_slo_tick(fs_sim *sim, const fs_event *ev, void *ctx)
     const fs_slo *slo = &svc->spec->slo;
     uint64_t none[FS_SLO_MAX_TARGETS] = {0}, late[FS_SLO_MAX_TARGETS] = {0}, most[FS_SLO_MAX_TARGETS];
     bool breached = fs__window_breached(slo, svc->slo_total, svc->slo_bad, none);
+    if (svc->llm)
+        breached |= fs__llm_window_breached(svc, sim->now);
     if (!breached && (svc->waiting || svc->in_service)) {
         fs__late_waiting(svc, sim->now, late);
         breached = fs__window_breached(slo, svc->slo_total, svc->slo_bad, late);
@@ -852,7 +854,7 @@ void fs_service_start_measuring(fs_service *svc, double now)
     svc->window_start = now;
     svc->slo_total = 0;
     memset(svc->slo_bad, 0, sizeof svc->slo_bad);
-    if (svc->spec->slo.n_targets && now + svc->spec->slo.window_s <= svc->horizon)
+    if (fs_slo_any(&svc->spec->slo) && now + svc->spec->slo.window_s <= svc->horizon)
         fs_sim_schedule(svc->sim, now + svc->spec->slo.window_s, 0, svc->kind_slo, 0, 0);
     if (svc->llm)
         fs__llm_start_measuring(svc, now);

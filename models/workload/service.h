@@ -130,6 +130,9 @@ typedef struct fs_service {
     fs_hist window_ttft, window_tpot;
     uint64_t w_tokens;
     uint64_t ttft_threshold_ns, tpot_threshold_ns;
+    /* The open SLO window's first tokens and completions of >= 2 tokens,
+     * and those past the TTFT and TPOT targets. */
+    uint64_t slo_ttft_total, slo_ttft_bad, slo_tpot_total, slo_tpot_bad;
 
     /* Replayed arrivals (arrivals.trace): the reader, the row whose arrival
      * is scheduled, and since t = 0 every request's fate (conservation). */

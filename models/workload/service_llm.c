@@ -285,6 +285,8 @@ static void apply_event(fs_service *svc, struct fs_llm_slot *slot, const fs_llm_
             uint64_t ns = to_ns(now - slot->arrival[id]);
             fs_hist_record(&rep->ttft, ns);
             fs_hist_record(&svc->window_ttft, ns);
+            svc->slo_ttft_total++;
+            svc->slo_ttft_bad += ns > svc->ttft_threshold_ns;
         }
         break;
     case FS_LLM_FINISHED: {
@@ -296,6 +298,8 @@ static void apply_event(fs_service *svc, struct fs_llm_slot *slot, const fs_llm_
             tpot_ns = to_ns((now - first) / (output - 1));
             fs_hist_record(&rep->tpot, tpot_ns);
             fs_hist_record(&svc->window_tpot, tpot_ns);
+            svc->slo_tpot_total++;
+            svc->slo_tpot_bad += tpot_ns > svc->tpot_threshold_ns;
         }
         rep->slo_good += met_all(svc, to_ns(first - arrival), output >= 2, tpot_ns, to_ns(now - arrival));
         rep->prompt_tokens += prompt_of(tokens);
@@ -444,8 +448,29 @@ static void late_llm(const fs_service *svc, double now, uint64_t *ttft, uint64_t
     }
 }
 
+/* Whether n judged requests, `bad` of them past target t, breach it. */
+static bool breaches(const fs_slo_target *t, uint64_t n, uint64_t bad)
+{
+    if (t->threshold_s <= 0 || n == 0)
+        return false;
+    double needed = ceil(t->quantile * (double)n - 1e-9);
+    return (double)(n - bad) < needed;
+}
+
+bool fs__llm_window_breached(fs_service *svc, double now)
+{
+    const fs_slo *slo = &svc->spec->slo;
+    uint64_t late_ttft = 0, late_tpot = 0;
+    late_llm(svc, now, &late_ttft, &late_tpot);
+    bool breached = breaches(&slo->ttft, svc->slo_ttft_total + late_ttft, svc->slo_ttft_bad + late_ttft) ||
+                    breaches(&slo->tpot, svc->slo_tpot_total + late_tpot, svc->slo_tpot_bad + late_tpot);
+    svc->slo_ttft_total = svc->slo_ttft_bad = svc->slo_tpot_total = svc->slo_tpot_bad = 0;
+    return breached;
+}
+
 void fs__llm_start_measuring(fs_service *svc, double now)
 {
+    svc->slo_ttft_total = svc->slo_ttft_bad = svc->slo_tpot_total = svc->slo_tpot_bad = 0;
     fs_service_rep *rep = svc->rep;
     fs_hist_reset(&rep->ttft);
     fs_hist_reset(&rep->tpot);

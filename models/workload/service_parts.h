@@ -66,6 +66,11 @@ void fs__llm_replica_lost(fs_service *svc, uint32_t r, double now);
 void fs__llm_on_step(fs_sim *sim, const fs_event *ev, void *ctx);
 /* Requests in the engines older than each SLO threshold, added to late[j]. */
 void fs__llm_late_in_service(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS]);
+/* Whether the SLO window ending now breached the TTFT or TPOT target:
+ * fewer than ceil(q n) of its n requests within it, where n counts the
+ * window's first tokens (completions for TPOT) plus the requests still
+ * unfinished and already past the target.  Resets the window's counts. */
+bool fs__llm_window_breached(fs_service *svc, double now);
 void fs__llm_start_measuring(fs_service *svc, double now);
 void fs__llm_close_window(fs_service *svc, double now, fs_service_window *w);
 void fs__llm_finish(fs_service *svc, double now);

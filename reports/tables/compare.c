@@ -63,7 +63,7 @@ static double m_worst_p99(const fs_results *r, size_t p, uint32_t k, size_t i)
  * breach, and "0 breaches" would claim an SLO that does not exist. */
 static bool fs__has_slo(const fs_results *r, size_t p, size_t i)
 {
-    return r->policies[p].scenario->services[i].slo.n_targets > 0;
+    return fs_slo_any(&r->policies[p].scenario->services[i].slo);
 }
 
 static double m_breach_week(const fs_results *r, size_t p, uint32_t k, size_t i)

@@ -273,7 +273,7 @@ static int fs__services_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
             return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
         char mean[40], p50[40], p95[40], p99[40], p999[40];
         char breaches[32] = "-";
-        if (s->services[i].slo.n_targets)
+        if (fs_slo_any(&s->services[i].slo))
             snprintf(breaches, sizeof breaches, "%.4g", sum.slo_breach_windows.mean);
         fs__name(fp, s->services[i].name, w);
         fprintf(fp, " %12.0f %10.0f %9s %9s %9s %16s %9s %8s %6.2f\n", sum.requests.mean, sum.dropped.mean,
