@@ -9,9 +9,10 @@
  * model) to the simulated TTFT and end-to-end figures, and prints predicted
  * vs measured p50/p99 with the relative error: the table in the README.
  *
- * What it asserts: every stage gives finite TTFT and end-to-end figures,
- * and on the FIT stages the simulation reproduces the medians it was fitted
- * on within 10% (the fit assumes one decode step per output token and a
+ * Two splits (fit_llm_steps.py says which stages each fits on).  What it
+ * asserts: every stage gives finite TTFT and end-to-end figures, and on the
+ * FIT stages of a split whose equations the fit solves closely (rms
+ * residual under 2%) the simulation reproduces the medians within 10% (the fit assumes one decode step per output token and a
  * half-step wait before a prompt's step; a scheduler that broke either
  * would miss here).  Held-out errors are reported, not bounded: they are
  * the result of the validation, not a property of the code.
@@ -73,35 +74,58 @@ static void row(const char *id, const char *figure, const double pred[2], double
            pred[0] * 1e3, m50 * 1e3, 100 * (pred[0] / m50 - 1), pred[1] * 1e3, m99 * 1e3, 100 * (pred[1] / m99 - 1));
 }
 
+/* Whether stage id is among the split's fit stages. */
+static bool fitted_on(const json_t *split, const char *id)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(json_object_get(split, "fit"), i, v) {
+        if (strcmp(json_string_value(v), id) == 0)
+            return true;
+    }
+    return false;
+}
+
 static void test_stages_predicted(void **state)
 {
     (void)state;
     json_t *measured = load_json("llm_measured.json"), *fitted = load_json("llm_fitted.json");
-    double api = number(fitted, "api", NULL);
     const json_t *stages = json_object_get(measured, "stages");
+    const json_t *splits = json_object_get(fitted, "splits");
     assert_true(json_array_size(stages) > 0);
-    size_t i;
-    const json_t *s;
-    json_array_foreach(stages, i, s) {
-        const char *id = json_string_value(json_object_get(s, "id"));
-        bool fit = strcmp(json_string_value(json_object_get(s, "role")), "fit") == 0;
-        fs_scenario *sc = NULL;
-        fs_error err = {0, ""};
-        if (fs_scenario_load(test_path("%s/%s.json", VALIDATION_DIR, id), &sc, &err) != 0)
-            fail_msg("%s: %s", id, err.msg);
-        fs_results *r = test_run(sc);
-        double ttft[2], e2e[2];
-        predicted(r, fs_results_ttft_hist, api, ttft);
-        predicted(r, fs_results_latency_hist, api, e2e);
-        double m_ttft50 = number(s, "ttft", "p50"), m_e2e50 = number(s, "e2e", "p50");
-        row(id, "TTFT", ttft, m_ttft50, number(s, "ttft", "p99"));
-        row(id, "e2e", e2e, m_e2e50, number(s, "e2e", "p99"));
-        if (fit) {
-            assert_true(fabs(ttft[0] / m_ttft50 - 1) < 0.10);
-            assert_true(fabs(e2e[0] / m_e2e50 - 1) < 0.10);
+    assert_true(json_object_size(splits) > 0);
+    const char *name;
+    const json_t *split;
+    json_object_foreach ((json_t *)splits, name, split) {
+        double api = number(split, "api", NULL);
+        printf("split %s\n", name);
+        size_t i;
+        const json_t *s;
+        json_array_foreach(stages, i, s) {
+            const char *id = json_string_value(json_object_get(s, "id"));
+            bool fit = fitted_on(split, id);
+            fs_scenario *sc = NULL;
+            fs_error err = {0, ""};
+            if (fs_scenario_load(test_path("%s/%s/%s.json", VALIDATION_DIR, name, id), &sc, &err) != 0)
+                fail_msg("%s/%s: %s", name, id, err.msg);
+            fs_results *r = test_run(sc);
+            double ttft[2], e2e[2];
+            predicted(r, fs_results_ttft_hist, api, ttft);
+            predicted(r, fs_results_latency_hist, api, e2e);
+            double m_ttft50 = number(s, "ttft", "p50"), m_e2e50 = number(s, "e2e", "p50");
+            printf("%s ", fit ? "fit " : "held");
+            row(id, "TTFT", ttft, m_ttft50, number(s, "ttft", "p99"));
+            printf("%s ", fit ? "fit " : "held");
+            row(id, "e2e", e2e, m_e2e50, number(s, "e2e", "p99"));
+            /* A fit that reproduces its own stages' medians (rms residual
+             * of the fit's equations under 2%) must do so in simulation. */
+            if (fit && number(split, "rms_relative_residual", NULL) < 0.02) {
+                assert_true(fabs(ttft[0] / m_ttft50 - 1) < 0.10);
+                assert_true(fabs(e2e[0] / m_e2e50 - 1) < 0.10);
+            }
+            fs_results_destroy(r);
+            fs_scenario_destroy(sc);
         }
-        fs_results_destroy(r);
-        fs_scenario_destroy(sc);
     }
     json_decref(measured);
     json_decref(fitted);

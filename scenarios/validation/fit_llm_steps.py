@@ -1,11 +1,21 @@
 #!/usr/bin/env python3
-"""Fit fleetsim's linear LLM step-time model on the FIT stages of a public
-vLLM measurement and write one scenario per stage (fit and held-out), so the
-held-out stages can be predicted with `fleetsim run`.
+"""Fit fleetsim's linear LLM step-time model on some stages of a public vLLM
+measurement and write one scenario per stage (fit and held-out), so the
+held-out stages can be predicted with `fleetsim run`.  Two splits, each
+fitted on its own:
+
+  by-load      fit on the first, lighter stage of every run (general 8 req/s,
+               codegen 5, roleplay 6); hold out the heavier second stages
+               (general 20, codegen 10): can a fit at light load predict
+               heavier load?
+  by-workload  fit on general (8 and 20 req/s) and roleplay (6), so the fit
+               spans the batch sizes seen; hold out both codegen stages
+               (5 and 10 req/s): can it predict a workload it has not seen?
 
 Input: llm_measured.json (derived percentiles only; its "source" names the
-repository, commit and files).  Output: scenarios/validation/<id>.json and the
-fitted coefficients on stdout.  Standard library only; deterministic.
+repository, commit and files).  Output: llm_fitted.json (each split's
+coefficients and stages) and scenarios/validation/<split>/<id>.json; the
+fits on stdout.  Standard library only; deterministic.
 
 The model (see models/hardware/llm_perf.h):
     t_step = c0 + c_prefill * prefill_tokens + c_decode * decodes
@@ -50,6 +60,10 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAMES = ("c0", "c_prefill", "c_decode", "c_kv", "api")
+SPLITS = (
+    ("by-load", ("general-s0", "codegen-s0", "roleplay-s0")),
+    ("by-workload", ("general-s0", "general-s1", "roleplay-s0")),
+)
 STEP = NAMES[:4]
 
 
@@ -103,11 +117,11 @@ def ms(seconds):
     return "%.6gms" % (seconds * 1e3)
 
 
-def scenario(s, c, server):
+def scenario(s, c, server, split, role):
     """A fleetsim scenario for one measured stage: one H100, the run's limits."""
     return {
         "schema": "fleetsim/1",
-        "name": "validation %s: Llama-2-7b on one H100, %g req/s (%s)" % (s["id"], s["rate"], s["role"]),
+        "name": "validation %s, %s: Llama-2-7b on one H100, %g req/s (%s)" % (split, s["id"], s["rate"], role),
         "horizon": "70m", "warmup": "10m", "window": "10m", "seed": 16, "replications": 3,
         "pools": [{"name": "h100", "gpu": "H100-SXM-80GB", "gpus": 1}],
         "services": [{
@@ -134,23 +148,33 @@ def scenario(s, c, server):
 def main():
     with open(os.path.join(HERE, "llm_measured.json")) as f:
         measured = json.load(f)
-    rows = []
-    print("stage         role      rate  B=rate*e2e  T_decode_ms  ttft_p50_ms")
-    for s in measured["stages"]:
-        r, t, b = stage_rows(s)
-        print("%-13s %-9s %4g  %10.2f  %11.3f  %11.2f" % (s["id"], s["role"], s["rate"], b, t * 1e3,
-                                                          s["ttft"]["p50"] * 1e3))
-        if s["role"] == "fit":
-            rows += r
-    sse, c = nnls(rows)
-    print("fit (relative NNLS over %d equations, rms rel. residual %.2f%%):" % (len(rows), 100 * (sse / len(rows)) ** 0.5))
-    for n, v in zip(NAMES, c):
-        print("  %-9s = %s" % (n, ms(v)))
-    fitted = {"what": "written by fit_llm_steps.py; seconds", "rms_relative_residual": (sse / len(rows)) ** 0.5}
-    fitted.update({n: v for n, v in zip(NAMES, c)})
+    ids = [s["id"] for s in measured["stages"]]
+    fitted = {"what": "written by fit_llm_steps.py; coefficients in seconds", "splits": {}}
+    for split, fit_ids in SPLITS:
+        assert all(i in ids for i in fit_ids), split
+        rows = []
+        print("split %s" % split)
+        print("stage         role      rate  B=rate*e2e  T_decode_ms  ttft_p50_ms")
+        for s in measured["stages"]:
+            r, t, b = stage_rows(s)
+            role = "fit" if s["id"] in fit_ids else "held-out"
+            print("%-13s %-9s %4g  %10.2f  %11.3f  %11.2f" % (s["id"], role, s["rate"], b, t * 1e3,
+                                                              s["ttft"]["p50"] * 1e3))
+            if role == "fit":
+                rows += r
+        sse, c = nnls(rows)
+        rms = (sse / len(rows)) ** 0.5
+        print("fit (relative NNLS over %d equations, rms rel. residual %.2f%%):" % (len(rows), 100 * rms))
+        for n, v in zip(NAMES, c):
+            print("  %-9s = %s" % (n, ms(v)))
+        entry = {"fit": list(fit_ids), "rms_relative_residual": rms}
+        entry.update({n: v for n, v in zip(NAMES, c)})
+        fitted["splits"][split] = entry
+        os.makedirs(os.path.join(HERE, split), exist_ok=True)
+        for s in measured["stages"]:
+            role = "fit" if s["id"] in fit_ids else "held-out"
+            write(os.path.join(HERE, split, s["id"] + ".json"), scenario(s, c, measured["server"], split, role))
     write(os.path.join(HERE, "llm_fitted.json"), fitted)
-    for s in measured["stages"]:
-        write(os.path.join(HERE, s["id"] + ".json"), scenario(s, c, measured["server"]))
     return 0
 
 
