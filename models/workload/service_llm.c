@@ -26,6 +26,13 @@ static inline uint32_t output_of(uint64_t t) { return (uint32_t)t; }
 
 static inline uint64_t to_ns(double s) { return (uint64_t)(s * 1e9 + 0.5); }
 
+/* The engine id of the i-th request an engine holds: running ones first
+ * (oldest first), then the waiting ring from its head. */
+static inline uint64_t held_id(const fs_llm_engine *e, size_t i)
+{
+    return i < e->n_running ? e->running[i].id : e->waiting[(e->waiting_head + i - e->n_running) % e->waiting_cap].id;
+}
+
 int fs__llm_init(fs_service *svc, uint64_t seed, uint32_t replication)
 {
     const fs_service_spec *spec = svc->spec;
@@ -367,14 +374,9 @@ void fs__llm_replica_lost(fs_service *svc, uint32_t r, double now)
             fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
             return;
         }
-        size_t k = 0;
-        for (size_t i = 0; i < e->n_running; i++) {
-            uint64_t id = e->running[i].id;
-            back[k++] = (requeue){slot->arrival[id], slot->first_token[id], slot->tokens[id]};
-        }
-        for (size_t i = 0; i < e->n_waiting; i++) {
-            uint64_t id = e->waiting[(e->waiting_head + i) % e->waiting_cap].id;
-            back[k++] = (requeue){slot->arrival[id], slot->first_token[id], slot->tokens[id]};
+        for (size_t i = 0; i < n; i++) {
+            uint64_t id = held_id(e, i);
+            back[i] = (requeue){slot->arrival[id], slot->first_token[id], slot->tokens[id]};
         }
         qsort(back, n, sizeof *back, newest_first);
         for (size_t i = 0; i < n; i++)
@@ -406,8 +408,7 @@ void fs__llm_late_in_service(const fs_service *svc, double now, uint64_t late[FS
         if (!slot->running)
             continue;
         for (size_t i = 0; i < e->n_running + e->n_waiting; i++) {
-            uint64_t id = i < e->n_running ? e->running[i].id
-                                           : e->waiting[(e->waiting_head + i - e->n_running) % e->waiting_cap].id;
+            uint64_t id = held_id(e, i);
             for (size_t j = 0; j < slo->n_targets; j++)
                 late[j] += slot->arrival[id] < now - slo->targets[j].threshold_s;
         }
@@ -436,8 +437,7 @@ static void late_llm(const fs_service *svc, double now, uint64_t *ttft, uint64_t
         if (!slot->running)
             continue;
         for (size_t i = 0; i < e->n_running + e->n_waiting; i++) {
-            uint64_t id = i < e->n_running ? e->running[i].id
-                                           : e->waiting[(e->waiting_head + i - e->n_running) % e->waiting_cap].id;
+            uint64_t id = held_id(e, i);
             double first = slot->first_token[id];
             uint32_t output = output_of(slot->tokens[id]);
             if (first < 0)
