@@ -103,6 +103,9 @@ typedef struct fs_service_rep {
     double mean_running;      /* time average of running sequences, all replicas */
     double kv_occupancy;      /* time average of KV blocks used / blocks of ready replicas; NaN: none */
     double busy_s;            /* replica-seconds with a step in flight */
+    /* With a prefix cache: prompt tokens (and recomputed contexts) of the
+     * sequences admitted, and of those found cached (prefill skipped). */
+    uint64_t prefill_queried, prefill_cached;
     /* Over the whole run (replayed tokens): for capacity estimates. */
     double all_prompt_tokens, all_output_tokens;
 } fs_service_rep;
@@ -197,10 +200,13 @@ fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, si
  * measured interval).  goodput is the share of the interval's requests that
  * completed within every TTFT, TPOT and end-to-end target: requests dropped
  * or unfinished at the horizon count against it; NaN without targets or
- * requests. */
+ * requests.  prefix_hit_ratio is the share of admitted prompt tokens found
+ * in a replica's prefix cache, prefill_saved_per_s those tokens per second
+ * (NaN without a prefix cache). */
 typedef enum fs_llm_figure {
     FS_LFIG_TOKENS_PER_S, FS_LFIG_TOKENS_PER_GPU_S, FS_LFIG_COST_PER_M_TOKENS, FS_LFIG_GOODPUT,
-    FS_LFIG_MEAN_RUNNING, FS_LFIG_KV_OCCUPANCY, FS_LFIG_PREEMPTIONS, FS_LFIG_TOO_LONG, FS_LFIG_COUNT
+    FS_LFIG_MEAN_RUNNING, FS_LFIG_KV_OCCUPANCY, FS_LFIG_PREEMPTIONS, FS_LFIG_TOO_LONG,
+    FS_LFIG_PREFIX_HIT_RATIO, FS_LFIG_PREFILL_SAVED_PER_S, FS_LFIG_COUNT
 } fs_llm_figure;
 void fs_results_llm_figures(const fs_results *r, size_t policy, uint32_t rep, size_t service,
                             double fig[FS_LFIG_COUNT]);

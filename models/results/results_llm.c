@@ -11,7 +11,7 @@
 
 const char *const fs_llm_figure_names[FS_LFIG_COUNT] = {
     "tokens_per_s", "tokens_per_gpu_s", "cost_per_million_tokens", "goodput",
-    "mean_running", "kv_occupancy", "preemptions", "too_long",
+    "mean_running", "kv_occupancy", "preemptions", "too_long", "prefix_hit_ratio", "prefill_saved_per_s",
 };
 
 const fs_hist *fs_results_ttft_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service)
@@ -57,6 +57,13 @@ void fs_results_llm_figures(const fs_results *r, size_t policy, uint32_t k, size
     fig[FS_LFIG_KV_OCCUPANCY] = rep->kv_occupancy;
     fig[FS_LFIG_PREEMPTIONS] = (double)rep->preemptions;
     fig[FS_LFIG_TOO_LONG] = (double)rep->too_long;
+    const fs_llm_serving *llm = &spec->batching.llm;
+    if (llm->prefix_groups && llm->prefix_caching) {
+        if (rep->prefill_queried > 0)
+            fig[FS_LFIG_PREFIX_HIT_RATIO] = (double)rep->prefill_cached / (double)rep->prefill_queried;
+        if (measured > 0)
+            fig[FS_LFIG_PREFILL_SAVED_PER_S] = (double)rep->prefill_cached / measured;
+    }
 }
 
 int fs_results_llm_slo(const fs_results *r, size_t policy, size_t service, bool tpot, fs_llm_slo *out)

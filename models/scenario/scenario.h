@@ -253,6 +253,16 @@ typedef struct fs_llm_serving {
     fs_dist prompt, output;   /* token counts (unused with tokens_from_trace) */
     bool tokens_from_trace;
     uint64_t max_model_len;   /* prompt + output tokens; UINT64_MAX: no limit */
+    /* "prefix": {"groups", "tokens", "zipf"}: each request's prompt opens
+     * with the shared prefix of one of prefix_groups groups (a system
+     * prompt, a document, a conversation so far), drawn with probability
+     * proportional to 1 / rank^prefix_zipf, covering its first
+     * min(prefix_tokens, prompt) tokens; groups 0: no prefixes.
+     * prefix_caching (default true, as vLLM V1): replicas keep computed
+     * prefixes in their KV cache (llm_prefix.h). */
+    uint32_t prefix_groups, prefix_tokens;
+    double prefix_zipf;
+    bool prefix_caching;
 } fs_llm_serving;
 
 typedef struct fs_batching {

@@ -24,6 +24,7 @@
 #define DEFAULT_MAX_SEQS 256
 #define DEFAULT_TOKEN_BUDGET 2048
 #define MAX_ENGINE_SEQS 65536
+#define MAX_PREFIX_GROUPS 10000000
 
 /* "model": a built-in name, or {"name", "params", "bytes_per_param",
  * "layers", "kv_heads", "head_dim", "kv_bytes"}. */
@@ -141,12 +142,37 @@ static int parse_step(fs_jpath *p, const json_t *obj, fs_llm_serving *llm)
     return rc;
 }
 
+/* "prefix": {"groups": N, "tokens": N, "zipf": x}: shared prompt prefixes. */
+static int parse_prefix(fs_jpath *p, const json_t *obj, fs_llm_serving *llm)
+{
+    static const char *const keys[] = {"groups", "tokens", "zipf"};
+    json_t *v = NULL;
+    int rc = fs_jpath_get_object(p, obj, "prefix", false, &v);
+    if (rc != FS_OK || v == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "prefix");
+    uint64_t groups = 0, tokens = 0;
+    rc = fs_jpath_check_keys(p, v, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, v, "groups", true, 1, MAX_PREFIX_GROUPS, &groups);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, v, "tokens", true, 1, INT32_MAX, &tokens);
+    llm->prefix_zipf = 0;
+    if (rc == FS_OK)
+        rc = fs__scenario_get_bounded(p, v, "zipf", false, FS_JPATH_NONNEG, 0, 10, "", &llm->prefix_zipf);
+    llm->prefix_groups = (uint32_t)groups;
+    llm->prefix_tokens = (uint32_t)tokens;
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 int fs__scenario_parse_continuous(fs_jpath *p, const json_t *obj, const parse_ctx *c, fs_service_spec *out)
 {
     (void)c;
     static const char *const keys[] = {"kind", "model", "step_time", "max_seqs", "token_budget", "block_tokens",
                                        "kv_policy", "memory_utilization", "activation_reserve_gb",
-                                       "prompt_tokens", "output_tokens", "max_model_len"};
+                                       "prompt_tokens", "output_tokens", "max_model_len", "prefix",
+                                       "prefix_caching"};
     static const char *const policies[] = {"queue", "preempt"};
     fs_llm_serving *llm = &out->batching.llm;
     uint64_t max_seqs = DEFAULT_MAX_SEQS, budget = DEFAULT_TOKEN_BUDGET, block = DEFAULT_BLOCK_TOKENS;
@@ -191,6 +217,11 @@ int fs__scenario_parse_continuous(fs_jpath *p, const json_t *obj, const parse_ct
             rc = fs__scenario_parse_count_dist(p, obj, "output_tokens", true, &llm->output);
     }
     llm->tokens_from_trace = !has_prompt;
+    llm->prefix_caching = true;
+    if (rc == FS_OK)
+        rc = parse_prefix(p, obj, llm);
+    if (rc == FS_OK)
+        rc = fs__scenario_get_bool(p, obj, "prefix_caching", &llm->prefix_caching);
     if (rc == FS_OK && out->arrivals.trace_sized)
         rc = fs_jpath_fail(p, "an LLM engine's time comes from \"step_time\", not from the trace's "
                               "\"service_time\": remove one of them");

@@ -61,6 +61,12 @@ static uint32_t whole_request(const fs_llm_engine *e, uint64_t prompt, uint64_t 
 int fs_llm_engine_enqueue(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
                           const char *where, fs_error *err)
 {
+    return fs_llm_engine_enqueue_prefixed(e, id, prompt, output, 0, 0, where, err);
+}
+
+int fs_llm_engine_enqueue_prefixed(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
+                                   uint64_t prefix_key, uint32_t prefix_tokens, const char *where, fs_error *err)
+{
     if (prompt < 1 || prompt > MAX_TOKENS || output < 1 || output > MAX_TOKENS)
         return fs_error_set(err, FS_ERR_INPUT,
                             "%s: request %llu has %lld prompt and %lld output tokens; each must "
@@ -83,6 +89,8 @@ int fs_llm_engine_enqueue(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t
     s->prompt = (uint32_t)prompt;
     s->output = (uint32_t)output;
     s->prefill_len = (uint32_t)prompt;
+    s->prefix_key = prefix_tokens ? prefix_key : 0;
+    s->prefix_tokens = prefix_tokens < prompt ? prefix_tokens : (uint32_t)prompt;
     e->n_waiting++;
     return FS_OK;
 }
@@ -94,12 +102,35 @@ static void emit(fs_llm_step_out *out, uint64_t id, int kind)
     out->n_events++;
 }
 
+/* A sequence leaving the running set gives back its own blocks and its use
+ * of a cached prefix (whose blocks stay cached). */
+static void release(fs_llm_engine *e, fs_llm_seq *s)
+{
+    e->free_blocks += s->blocks;
+    if (s->entry)
+        fs_llm_prefix_unpin(e->prefix, s->entry);
+    s->entry = 0;
+    s->shared = 0;
+}
+
+/* Evicts unused cached prefixes, least recently used first, until `need`
+ * blocks are free or none is left to evict. */
+static void make_room(fs_llm_engine *e, uint32_t need)
+{
+    while (e->prefix && need > e->free_blocks) {
+        uint32_t freed = fs_llm_prefix_evict(e->prefix);
+        if (!freed)
+            break;
+        e->free_blocks += freed;
+    }
+}
+
 /* The newest running sequence gives its blocks back and waits at the head of
  * the queue to recompute its prompt and every token emitted so far. */
 static void preempt_newest(fs_llm_engine *e, fs_llm_step_out *out)
 {
     fs_llm_seq s = e->running[--e->n_running];
-    e->free_blocks += s.blocks;
+    release(e, &s);
     s.prefill_len = s.prompt + s.generated;
     s.prefilled = 0;
     s.kv = 0;
@@ -113,14 +144,31 @@ static void preempt_newest(fs_llm_engine *e, fs_llm_step_out *out)
 
 /* Runs `tokens` of s's work (a chunk of prefill, or one decode) and records
  * the token it emits, if any. */
-static void run_tokens(fs_llm_seq *s, uint32_t tokens, fs_llm_step_out *out)
+/* s has just computed its whole context: an uncached prefix of a full block
+ * or more stays in the cache, its blocks handed from s to the entry. */
+static void cache_prefix(fs_llm_engine *e, fs_llm_seq *s)
 {
-    bool emits;
+    uint32_t blocks = s->prefix_tokens / e->cfg.block_tokens;
+    if (!e->prefix || !s->prefix_key || s->entry || blocks == 0 || fs_llm_prefix_find(e->prefix, s->prefix_key))
+        return;
+    uint32_t freed = 0;
+    uint32_t h = fs_llm_prefix_insert(e->prefix, s->prefix_key, blocks, &freed);
+    e->free_blocks += freed;
+    if (!h)
+        return;
+    s->entry = h;
+    s->shared = blocks;
+    s->blocks -= blocks;
+}
+
+static void run_tokens(fs_llm_engine *e, fs_llm_seq *s, uint32_t tokens, fs_llm_step_out *out)
+{
+    bool emits, prefilled = false;
     out->scheduled++;
     if (s->prefilled < s->prefill_len) {
         s->prefilled += tokens;
         out->batch.prefill_tokens += tokens;
-        emits = s->prefilled == s->prefill_len;
+        emits = prefilled = s->prefilled == s->prefill_len;
     } else {
         out->batch.decodes++;
         emits = true;
@@ -129,6 +177,8 @@ static void run_tokens(fs_llm_seq *s, uint32_t tokens, fs_llm_step_out *out)
     out->batch.kv_tokens_read += s->kv;
     if (!emits)
         return;
+    if (prefilled)
+        cache_prefix(e, s);
     s->generated++;
     out->tokens_out++;
     if (s->generated == 1)
@@ -152,6 +202,7 @@ void fs_llm_engine_step(fs_llm_engine *e, const fs_llm_step_model *model, fs_llm
     out->tokens_out = 0;
     out->n_events = 0;
     out->scheduled = 0;
+    out->prefill_queried = out->prefill_cached = 0;
     uint32_t budget = e->cfg.token_budget;
     bool preempted = false;
 
@@ -159,7 +210,8 @@ void fs_llm_engine_step(fs_llm_engine *e, const fs_llm_step_model *model, fs_llm
         fs_llm_seq *s = &e->running[i];
         uint32_t n = wanted(s, budget);
         uint32_t have = fs_llm_blocks_for(e, (uint64_t)s->kv + n);
-        uint32_t need = have > s->blocks ? have - s->blocks : 0;
+        uint32_t need = have > s->blocks + s->shared ? have - s->blocks - s->shared : 0;
+        make_room(e, need);
         /* QUEUE reserved the whole request at admission, so only PREEMPT
          * can get here with too few blocks; the oldest sequence always fits
          * once the others are gone, so the loop ends. */
@@ -174,7 +226,7 @@ void fs_llm_engine_step(fs_llm_engine *e, const fs_llm_step_model *model, fs_llm
         e->free_blocks -= need;
         s->blocks += need;
         budget -= n;
-        run_tokens(s, n, out);
+        run_tokens(e, s, n, out);
     }
 
 admit:
@@ -182,22 +234,47 @@ admit:
      * only be taken by newcomers and the preempted would starve. */
     while (!preempted && e->n_waiting > 0 && e->n_running < e->cfg.max_seqs && budget > 0) {
         fs_llm_seq *head = &e->waiting[e->waiting_head];
-        uint32_t n = wanted(head, budget);
+        /* Its cached prefix: full blocks, leaving at least one prompt token
+         * to compute (the first token comes out of a prefill step). */
+        uint32_t h = e->prefix && head->prefix_key ? fs_llm_prefix_find(e->prefix, head->prefix_key) : 0;
+        uint32_t shared = 0;
+        if (h) {
+            uint32_t usable = (head->prefill_len - 1) / e->cfg.block_tokens;
+            shared = fs_llm_prefix_blocks(e->prefix, h);
+            shared = shared < usable ? shared : usable;
+            h = shared ? h : 0;
+            if (h) /* pinned, so making room below cannot evict it */
+                fs_llm_prefix_pin(e->prefix, h);
+        }
+        uint32_t cached = shared * e->cfg.block_tokens;
+        uint32_t left = head->prefill_len - cached;
+        uint32_t n = left < budget ? left : budget;
         uint32_t need = e->cfg.kv_policy == FS_LLM_KV_QUEUE
-                            ? whole_request(e, head->prompt, head->output)
-                            : fs_llm_blocks_for(e, n);
-        if (need > e->free_blocks)
+                            ? whole_request(e, head->prompt, head->output) - shared
+                            : fs_llm_blocks_for(e, (uint64_t)cached + n) - shared;
+        make_room(e, need);
+        if (need > e->free_blocks) {
+            if (h)
+                fs_llm_prefix_unpin(e->prefix, h);
             break;
+        }
         fs_llm_seq *s = &e->running[e->n_running++];
         *s = *head;
         e->waiting_head = (e->waiting_head + 1) % e->waiting_cap;
         e->n_waiting--;
         e->free_blocks -= need;
         s->blocks = need;
+        s->entry = h;
+        s->shared = shared;
+        s->prefilled = s->kv = cached;
+        if (e->prefix) {
+            out->prefill_queried += s->prefill_len;
+            out->prefill_cached += cached;
+        }
         if (s->admitted++ == 0)
             emit(out, s->id, FS_LLM_ADMITTED);
         budget -= n;
-        run_tokens(s, n, out);
+        run_tokens(e, s, n, out);
     }
 
     out->running_in_step = (uint32_t)e->n_running;
@@ -206,7 +283,7 @@ admit:
     size_t kept = 0;
     for (size_t i = 0; i < e->n_running; i++) {
         if (e->running[i].generated == e->running[i].output)
-            e->free_blocks += e->running[i].blocks;
+            release(e, &e->running[i]);
         else
             e->running[kept++] = e->running[i];
     }

@@ -37,6 +37,7 @@
 
 #include "error.h"
 #include "llm_perf.h"
+#include "llm_prefix.h"
 
 /* When a running sequence needs KV the cache no longer has. */
 enum fs_llm_kv_policy {
@@ -70,10 +71,14 @@ typedef struct fs_llm_seq {
     uint32_t kv;          /* tokens whose KV is computed */
     uint32_t blocks;      /* blocks held (QUEUE: reserved for the whole request) */
     uint32_t admitted;    /* times admitted (1 + recomputations after preemption) */
+    uint64_t prefix_key;  /* its prompt's prefix identity; 0: none */
+    uint32_t prefix_tokens; /* how many of its prompt tokens that prefix covers */
+    uint32_t entry;       /* the prefix-cache entry it uses (handle), 0: none */
+    uint32_t shared;      /* of its KV blocks, those the entry holds */
 } fs_llm_seq;
 
 /* A running or waiting request: the engine's whole per-request state. */
-_Static_assert(sizeof(fs_llm_seq) == 40, "fs_llm_seq: 8 + 8 x 4 bytes");
+_Static_assert(sizeof(fs_llm_seq) == 64, "fs_llm_seq: 8 + 8 x 4 + 8 + 3 x 4 bytes, padded to 64");
 
 typedef struct fs_llm_engine {
     fs_llm_config cfg;
@@ -81,8 +86,9 @@ typedef struct fs_llm_engine {
     size_t n_running;
     fs_llm_seq *waiting;   /* ring of waiting_cap slots */
     size_t waiting_cap, waiting_head, n_waiting;
-    uint32_t free_blocks;
+    uint32_t free_blocks;  /* held by no sequence and no cached prefix */
     uint64_t preemptions;  /* since init */
+    fs_llm_prefix *prefix; /* borrowed; NULL: no prefix caching */
 } fs_llm_engine;
 
 /* Sets the engine up over `running` (cfg->max_seqs slots) and `waiting`
@@ -99,6 +105,17 @@ int fs_llm_engine_init(fs_llm_engine *e, const fs_llm_config *cfg, fs_llm_seq *r
  * failure. */
 int fs_llm_engine_enqueue(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
                           const char *where, fs_error *err);
+
+/* The same for a request whose first prefix_tokens prompt tokens are the
+ * prefix `prefix_key` (0: none).  With a prefix cache (e->prefix set), a
+ * request admitted while its prefix is cached skips the prefill of the
+ * cached full blocks (at least one prompt token is always computed, to emit
+ * the first token), and a request that computed an uncached prefix leaves
+ * its full blocks in the cache when its prefill ends.  Cached blocks no
+ * running sequence uses are evicted, least recently used first, before any
+ * sequence is queued or preempted for memory. */
+int fs_llm_engine_enqueue_prefixed(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
+                                   uint64_t prefix_key, uint32_t prefix_tokens, const char *where, fs_error *err);
 
 enum fs_llm_event_kind {
     FS_LLM_ADMITTED,    /* first scheduled (its queue time ends at the step's start) */
@@ -126,6 +143,8 @@ typedef struct fs_llm_step_out {
     uint32_t scheduled;    /* sequences that ran a chunk or a decode in the step */
     uint32_t running_in_step; /* sequences running during the step (finishing ones included) */
     uint32_t blocks_in_step;  /* KV blocks held during the step (before the finished free theirs) */
+    uint64_t prefill_queried; /* prompt tokens of the sequences admitted (with a prefix cache) */
+    uint64_t prefill_cached;  /* of which found in the cache: prefill not computed */
     fs_llm_event *events;  /* caller's array, FS_LLM_EVENTS_MAX(max_seqs) */
     size_t n_events;
 } fs_llm_step_out;

@@ -123,24 +123,29 @@ static int fs__ring_grow(fs_service *svc)
     double *grown = fs__ring_unwrap(svc->ring, cap, svc->head);
     double *grown_demand = svc->ring_demand ? fs__ring_unwrap(svc->ring_demand, cap, svc->head) : NULL;
     uint64_t *grown_tokens = svc->ring_tokens ? fs__ring_unwrap_u64(svc->ring_tokens, cap, svc->head) : NULL;
-    if (!grown || (svc->ring_demand && !grown_demand) || (svc->ring_tokens && !grown_tokens)) {
+    uint64_t *grown_prefix = svc->ring_prefix ? fs__ring_unwrap_u64(svc->ring_prefix, cap, svc->head) : NULL;
+    if (!grown || (svc->ring_demand && !grown_demand) || (svc->ring_tokens && !grown_tokens) ||
+        (svc->ring_prefix && !grown_prefix)) {
         free(grown);
         free(grown_demand);
         free(grown_tokens);
+        free(grown_prefix);
         return ENOMEM;
     }
     free(svc->ring);
     free(svc->ring_demand);
     free(svc->ring_tokens);
+    free(svc->ring_prefix);
     svc->ring = grown;
     svc->ring_demand = grown_demand;
     svc->ring_tokens = grown_tokens;
+    svc->ring_prefix = grown_prefix;
     svc->head = 0;
     svc->ring_mask = 2 * cap - 1;
     return 0;
 }
 
-int fs__service_ring_push(fs_service *svc, double arrival, double demand, uint64_t tokens)
+int fs__service_ring_push(fs_service *svc, double arrival, double demand, uint64_t tokens, uint64_t prefix)
 {
     if (svc->waiting > svc->ring_mask && fs__ring_grow(svc) != 0)
         return ENOMEM;
@@ -150,11 +155,13 @@ int fs__service_ring_push(fs_service *svc, double arrival, double demand, uint64
         svc->ring_demand[at] = demand;
     if (svc->ring_tokens)
         svc->ring_tokens[at] = tokens;
+    if (svc->ring_prefix)
+        svc->ring_prefix[at] = prefix;
     svc->waiting++;
     return 0;
 }
 
-int fs__service_ring_unpop(fs_service *svc, double arrival, double demand, uint64_t tokens)
+int fs__service_ring_unpop(fs_service *svc, double arrival, double demand, uint64_t tokens, uint64_t prefix)
 {
     if (svc->waiting > svc->ring_mask && fs__ring_grow(svc) != 0)
         return ENOMEM;
@@ -164,6 +171,8 @@ int fs__service_ring_unpop(fs_service *svc, double arrival, double demand, uint6
         svc->ring_demand[svc->head] = demand;
     if (svc->ring_tokens)
         svc->ring_tokens[svc->head] = tokens;
+    if (svc->ring_prefix)
+        svc->ring_prefix[svc->head] = prefix;
     svc->waiting++;
     return 0;
 }
@@ -178,9 +187,10 @@ static inline double fs__ring_pop(fs_service *svc, double *demand)
     return arrival;
 }
 
-double fs__service_ring_pop(fs_service *svc, double *demand, uint64_t *tokens)
+double fs__service_ring_pop(fs_service *svc, double *demand, uint64_t *tokens, uint64_t *prefix)
 {
     *tokens = svc->ring_tokens ? svc->ring_tokens[svc->head] : 0;
+    *prefix = svc->ring_prefix ? svc->ring_prefix[svc->head] : 0;
     return fs__ring_pop(svc, demand);
 }
 
@@ -268,7 +278,7 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
                         svc->spec->name, (unsigned long long)FS_SERVICE_MAX_WAITING, now);
             return;
         }
-        if (fs__service_ring_push(svc, now, demand, 0) != 0) {
+        if (fs__service_ring_push(svc, now, demand, 0, 0) != 0) {
             fs_sim_fail(sim, ENOMEM, "service \"%s\": out of memory for %llu waiting requests",
                         svc->spec->name, (unsigned long long)svc->waiting + 1);
             return;

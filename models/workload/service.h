@@ -51,6 +51,7 @@
 #ifndef FS_SERVICE_H
 #define FS_SERVICE_H
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -122,8 +123,9 @@ typedef struct fs_service {
      * blocks of ready replicas. */
     bool llm;
     struct fs_llm_slot *llm_slots;
-    uint64_t *ring_tokens;
-    gsl_rng *token_rng;
+    uint64_t *ring_tokens, *ring_prefix;
+    gsl_rng *token_rng, *prefix_rng;
+    gsl_ran_discrete_t *prefix_table; /* Zipf over prefix groups */
     uint32_t kind_llm_step;
     fs_level llm_running, llm_kv_used, llm_kv_total, llm_busy;
     double w_running_mark, w_kv_used_mark, w_kv_total_mark;

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+
 #include "rng.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -39,6 +41,22 @@ int fs__llm_init(fs_service *svc, uint64_t seed, uint32_t replication)
     char stream[512];
     snprintf(stream, sizeof stream, "tokens/%s", spec->name);
     svc->token_rng = fs_rng_create(seed, replication, stream);
+    const fs_llm_serving *llm = &spec->batching.llm;
+    if (llm->prefix_groups) {
+        /* Its own stream: prefixes leave the token draws as they were. */
+        snprintf(stream, sizeof stream, "prefix/%s", spec->name);
+        svc->prefix_rng = fs_rng_create(seed, replication, stream);
+        double *weights = malloc(llm->prefix_groups * sizeof *weights);
+        if (weights) {
+            for (uint32_t g = 0; g < llm->prefix_groups; g++)
+                weights[g] = pow(g + 1.0, -llm->prefix_zipf);
+            svc->prefix_table = gsl_ran_discrete_preproc(llm->prefix_groups, weights);
+            free(weights);
+        }
+        svc->ring_prefix = malloc((svc->ring_mask + 1) * sizeof *svc->ring_prefix);
+        if (!svc->prefix_rng || !svc->prefix_table || !svc->ring_prefix)
+            return ENOMEM;
+    }
     svc->llm_slots = calloc(svc->n_slots, sizeof *svc->llm_slots);
     svc->ring_tokens = malloc((svc->ring_mask + 1) * sizeof *svc->ring_tokens);
     svc->ring_demand = malloc((svc->ring_mask + 1) * sizeof *svc->ring_demand);
@@ -66,14 +84,24 @@ void fs__llm_fini(fs_service *svc)
         free(s->arrival);
         free(s->first_token);
         free(s->tokens);
+        free(s->prefix);
         free(s->free_ids);
+        if (s->cache.entries)
+            fs_llm_prefix_fini(&s->cache);
     }
     free(svc->llm_slots);
     svc->llm_slots = NULL;
     free(svc->ring_tokens);
     svc->ring_tokens = NULL;
+    free(svc->ring_prefix);
+    svc->ring_prefix = NULL;
     fs_rng_destroy(svc->token_rng);
     svc->token_rng = NULL;
+    fs_rng_destroy(svc->prefix_rng);
+    svc->prefix_rng = NULL;
+    if (svc->prefix_table)
+        gsl_ran_discrete_free(svc->prefix_table);
+    svc->prefix_table = NULL;
     if (svc->window_ttft.counts)
         fs_hist_fini(&svc->window_ttft);
     if (svc->window_tpot.counts)
@@ -94,8 +122,10 @@ static int slot_alloc(struct fs_llm_slot *s, uint32_t max_seqs)
     s->arrival = malloc(cap * sizeof *s->arrival);
     s->first_token = malloc(cap * sizeof *s->first_token);
     s->tokens = malloc(cap * sizeof *s->tokens);
+    s->prefix = malloc(cap * sizeof *s->prefix);
     s->free_ids = malloc(cap * sizeof *s->free_ids);
-    return s->running && s->waiting && s->events && s->arrival && s->first_token && s->tokens && s->free_ids
+    return s->running && s->waiting && s->events && s->arrival && s->first_token && s->tokens && s->prefix &&
+                   s->free_ids
                ? 0
                : ENOMEM;
 }
@@ -132,6 +162,15 @@ int fs__llm_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now)
         return -1;
     }
     slot->out.events = slot->events;
+    if (llm->prefix_groups && llm->prefix_caching) {
+        /* A new unit starts cold.  One entry per group at most. */
+        if (!slot->cache.entries && fs_llm_prefix_init(&slot->cache, llm->prefix_groups) != 0) {
+            fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for a prefix cache", spec->name);
+            return -1;
+        }
+        fs_llm_prefix_clear(&slot->cache);
+        slot->engine.prefix = &slot->cache;
+    }
     slot->kv_blocks = blocks;
     slot->stepping = false;
     slot->n_free = slot->cap;
@@ -160,6 +199,12 @@ void fs__llm_arrival(fs_service *svc, double now)
         prompt = fs_scenario_llm_tokens(fs_dist_sample(&llm->prompt, svc->token_rng));
         output = fs_scenario_llm_tokens(fs_dist_sample(&llm->output, svc->token_rng));
     }
+    uint64_t prefix = 0;
+    if (llm->prefix_groups) {
+        uint64_t group = gsl_ran_discrete(svc->prefix_rng, svc->prefix_table) + 1;
+        uint64_t covered = llm->prefix_tokens < prompt ? llm->prefix_tokens : prompt;
+        prefix = group << 32 | covered;
+    }
     fs_service_rep *rep = svc->rep;
     rep->all_prompt_tokens += (double)prompt;
     rep->all_output_tokens += (double)output;
@@ -180,7 +225,7 @@ void fs__llm_arrival(fs_service *svc, double now)
                     svc->spec->name, (unsigned long long)FS_SERVICE_MAX_WAITING, now);
         return;
     }
-    if (fs__service_ring_push(svc, now, -1, pack_tokens(prompt, output)) != 0) {
+    if (fs__service_ring_push(svc, now, -1, pack_tokens(prompt, output), prefix) != 0) {
         fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for %llu waiting requests", svc->spec->name,
                     (unsigned long long)svc->waiting + 1);
         return;
@@ -200,10 +245,11 @@ static void pull(fs_service *svc, uint32_t r, double now)
     fs_error err = {0};
     while (svc->waiting && e->n_running + e->n_waiting < e->cfg.max_seqs) {
         double first;
-        uint64_t tokens;
-        double arrival = fs__service_ring_pop(svc, &first, &tokens);
+        uint64_t tokens, prefix;
+        double arrival = fs__service_ring_pop(svc, &first, &tokens, &prefix);
         uint32_t id = slot->free_ids[--slot->n_free];
-        if (fs_llm_engine_enqueue(e, id, prompt_of(tokens), output_of(tokens), svc->spec->name, &err) != FS_OK) {
+        if (fs_llm_engine_enqueue_prefixed(e, id, prompt_of(tokens), output_of(tokens), prefix >> 32,
+                                           (uint32_t)prefix, svc->spec->name, &err) != FS_OK) {
             /* Longer than this replica's whole KV cache could ever hold. */
             slot->n_free++;
             refuse_too_long(svc, now);
@@ -212,6 +258,7 @@ static void pull(fs_service *svc, uint32_t r, double now)
         slot->arrival[id] = arrival;
         slot->first_token[id] = first;
         slot->tokens[id] = tokens;
+        slot->prefix[id] = prefix;
         svc->in_service++;
     }
 }
@@ -339,6 +386,8 @@ void fs__llm_on_step(fs_sim *sim, const fs_event *ev, void *ctx)
                                                                               : svc->spec->batching.max_batch_size;
     rep->batch_size_counts[size]++;
     rep->tokens_generated += slot->out.tokens_out;
+    rep->prefill_queried += slot->out.prefill_queried;
+    rep->prefill_cached += slot->out.prefill_cached;
     svc->w_tokens += slot->out.tokens_out;
     if (svc->state[r] == FS__READY)
         pull(svc, r, now);
@@ -349,7 +398,7 @@ void fs__llm_on_step(fs_sim *sim, const fs_event *ev, void *ctx)
 /* Sorts requests by arrival, newest first, for putting back at the head. */
 typedef struct requeue {
     double arrival, first;
-    uint64_t tokens;
+    uint64_t tokens, prefix;
 } requeue;
 
 static int newest_first(const void *a, const void *b)
@@ -376,11 +425,11 @@ void fs__llm_replica_lost(fs_service *svc, uint32_t r, double now)
         }
         for (size_t i = 0; i < n; i++) {
             uint64_t id = held_id(e, i);
-            back[i] = (requeue){slot->arrival[id], slot->first_token[id], slot->tokens[id]};
+            back[i] = (requeue){slot->arrival[id], slot->first_token[id], slot->tokens[id], slot->prefix[id]};
         }
         qsort(back, n, sizeof *back, newest_first);
         for (size_t i = 0; i < n; i++)
-            if (fs__service_ring_unpop(svc, back[i].arrival, back[i].first, back[i].tokens) != 0) {
+            if (fs__service_ring_unpop(svc, back[i].arrival, back[i].first, back[i].tokens, back[i].prefix) != 0) {
                 free(back);
                 fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
                 return;
@@ -478,6 +527,7 @@ void fs__llm_start_measuring(fs_service *svc, double now)
     fs_hist_reset(&svc->window_tpot);
     rep->prompt_tokens = rep->output_tokens = rep->tokens_generated = 0;
     rep->steps = rep->preemptions = rep->too_long = rep->slo_good = 0;
+    rep->prefill_queried = rep->prefill_cached = 0;
     fs_level_restart(&svc->llm_running, now);
     fs_level_restart(&svc->llm_kv_used, now);
     fs_level_restart(&svc->llm_kv_total, now);

@@ -33,17 +33,20 @@ struct fs_llm_slot {
     uint32_t kv_blocks;
     uint32_t cap;
     double *arrival, *first_token;
-    uint64_t *tokens;
+    uint64_t *tokens, *prefix;
+    fs_llm_prefix cache;  /* this replica's prefix cache (entries NULL: none) */
     uint32_t *free_ids, n_free;
     uint32_t level_running, level_blocks; /* this slot's share of the service's levels */
     uint64_t generation;  /* bumped when the replica is lost: its step in flight is void */
 };
 
 /* service.c: the waiting ring and the bookkeeping every request goes through. */
-int fs__service_ring_push(fs_service *svc, double arrival, double demand, uint64_t tokens);
-double fs__service_ring_pop(fs_service *svc, double *demand, uint64_t *tokens);
+/* An LLM request carries its tokens (prompt << 32 | output) and prefix
+ * (key << 32 | prefix tokens; 0: none) beside its arrival. */
+int fs__service_ring_push(fs_service *svc, double arrival, double demand, uint64_t tokens, uint64_t prefix);
+double fs__service_ring_pop(fs_service *svc, double *demand, uint64_t *tokens, uint64_t *prefix);
 /* Puts a request back at the head of the ring (it keeps its age). */
-int fs__service_ring_unpop(fs_service *svc, double arrival, double demand, uint64_t tokens);
+int fs__service_ring_unpop(fs_service *svc, double arrival, double demand, uint64_t tokens, uint64_t prefix);
 void fs__service_complete(fs_service *svc, double now, double arrival);
 void fs__service_occupy(fs_service *svc, uint32_t r, double now);
 void fs__service_release(fs_service *svc, uint32_t r, double now);

@@ -205,7 +205,7 @@ static int fs__llm_notes(const fs_results *r, size_t p, FILE *fp, fs_error *err)
         fs__llm_latency(fp, "TPOT", l.tpot, &s->services[i].slo.tpot, &l.tpot_slo);
         const double *goodput = &l.fig[FS_LFIG_GOODPUT].mean, *kv = &l.fig[FS_LFIG_KV_OCCUPANCY].mean;
         fprintf(fp, "; tokens/s %s, per GPU-s %s, per million tokens %s; goodput %s; mean running %s, "
-                    "KV occupancy %s; preemptions %s, too long %s\n",
+                    "KV occupancy %s; preemptions %s, too long %s",
                 fs__llm_num(b[0], sizeof b[0], l.fig[FS_LFIG_TOKENS_PER_S].mean, "%.4g"),
                 fs__llm_num(b[1], sizeof b[1], l.fig[FS_LFIG_TOKENS_PER_GPU_S].mean, "%.4g"),
                 fs__llm_num(b[2], sizeof b[2], l.fig[FS_LFIG_COST_PER_M_TOKENS].mean, "$%.4g"),
@@ -214,6 +214,12 @@ static int fs__llm_notes(const fs_results *r, size_t p, FILE *fp, fs_error *err)
                 fs__llm_num(b[5], sizeof b[5], *kv * 100, "%.1f%%"),
                 fs__llm_num(b[6], sizeof b[6], l.fig[FS_LFIG_PREEMPTIONS].mean, "%.4g"),
                 fs__llm_num(b[7], sizeof b[7], l.fig[FS_LFIG_TOO_LONG].mean, "%.4g"));
+        const fs_llm_serving *llm = &s->services[i].batching.llm;
+        if (llm->prefix_groups && llm->prefix_caching)
+            fprintf(fp, "; prefix cache hit %s, prefill tokens saved %s/s",
+                    fs__llm_num(b[0], sizeof b[0], l.fig[FS_LFIG_PREFIX_HIT_RATIO].mean * 100, "%.1f%%"),
+                    fs__llm_num(b[1], sizeof b[1], l.fig[FS_LFIG_PREFILL_SAVED_PER_S].mean, "%.4g"));
+        fputc('\n', fp);
     }
     return FS_OK;
 }
