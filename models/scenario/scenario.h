@@ -263,7 +263,20 @@ typedef struct fs_llm_serving {
     uint32_t prefix_groups, prefix_tokens;
     double prefix_zipf;
     bool prefix_caching;
+    /* "routing": how requests reach replicas (enum fs_llm_routing). */
+    int routing;
+    uint32_t affinity_slack; /* prefix_affinity: most extra requests a cache hit may cost */
 } fs_llm_serving;
+
+/* FS_LLM_ROUTE_CENTRAL: one queue, replicas take from it at step
+ * boundaries while their engine has room (an ideal balancer).  The others
+ * send each request to one ready replica on arrival, where it waits in
+ * that replica's queue: round robin; least loaded (fewest requests queued
+ * or in the engine); prefix affinity (the least loaded replica whose cache
+ * holds the request's prefix, unless it has more than affinity_slack
+ * requests beyond the least loaded of all, which then gets it). */
+enum fs_llm_routing { FS_LLM_ROUTE_CENTRAL, FS_LLM_ROUTE_ROUND_ROBIN, FS_LLM_ROUTE_LEAST_LOADED,
+                      FS_LLM_ROUTE_PREFIX_AFFINITY };
 
 typedef struct fs_batching {
     fs_batching_kind kind;

@@ -25,6 +25,9 @@
 #define DEFAULT_TOKEN_BUDGET 2048
 #define MAX_ENGINE_SEQS 65536
 #define MAX_PREFIX_GROUPS 10000000
+/* A choice, not a measured figure: how many more requests than the least
+ * loaded replica a prefix hit may wait behind (scenarios/README.md). */
+#define DEFAULT_AFFINITY_SLACK 16
 
 /* "model": a built-in name, or {"name", "params", "bytes_per_param",
  * "layers", "kv_heads", "head_dim", "kv_bytes"}. */
@@ -172,7 +175,8 @@ int fs__scenario_parse_continuous(fs_jpath *p, const json_t *obj, const parse_ct
     static const char *const keys[] = {"kind", "model", "step_time", "max_seqs", "token_budget", "block_tokens",
                                        "kv_policy", "memory_utilization", "activation_reserve_gb",
                                        "prompt_tokens", "output_tokens", "max_model_len", "prefix",
-                                       "prefix_caching"};
+                                       "prefix_caching", "routing", "affinity_slack"};
+    static const char *const routings[] = {"central", "round_robin", "least_loaded", "prefix_affinity"};
     static const char *const policies[] = {"queue", "preempt"};
     fs_llm_serving *llm = &out->batching.llm;
     uint64_t max_seqs = DEFAULT_MAX_SEQS, budget = DEFAULT_TOKEN_BUDGET, block = DEFAULT_BLOCK_TOKENS;
@@ -222,6 +226,13 @@ int fs__scenario_parse_continuous(fs_jpath *p, const json_t *obj, const parse_ct
         rc = parse_prefix(p, obj, llm);
     if (rc == FS_OK)
         rc = fs__scenario_get_bool(p, obj, "prefix_caching", &llm->prefix_caching);
+    llm->routing = FS_LLM_ROUTE_CENTRAL;
+    if (rc == FS_OK && json_object_get(obj, "routing"))
+        rc = fs__scenario_get_choice(p, obj, "routing", "a routing", routings, COUNT(routings), &llm->routing);
+    uint64_t slack = DEFAULT_AFFINITY_SLACK;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, obj, "affinity_slack", false, 0, UINT32_MAX, &slack);
+    llm->affinity_slack = (uint32_t)slack;
     if (rc == FS_OK && out->arrivals.trace_sized)
         rc = fs_jpath_fail(p, "an LLM engine's time comes from \"step_time\", not from the trace's "
                               "\"service_time\": remove one of them");

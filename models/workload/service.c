@@ -537,6 +537,8 @@ static void fs__scale_down(fs_service *svc, double now)
         fs__set_ready_count(svc, now, -1);
         svc->n_wanted--;
         svc->state[r] = FS__DRAINING;
+        if (svc->llm)
+            fs__llm_replica_draining(svc, r, now);
         if (svc->load[r] == 0) {
             if (svc->llm)
                 fs__llm_replica_lost(svc, r, now);

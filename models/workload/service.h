@@ -124,6 +124,8 @@ typedef struct fs_service {
     bool llm;
     struct fs_llm_slot *llm_slots;
     uint64_t *ring_tokens, *ring_prefix;
+    uint64_t llm_local;       /* requests routed to replicas, waiting in their queues (counted in in_service) */
+    uint32_t llm_rr;          /* round robin: the next slot to try */
     gsl_rng *token_rng, *prefix_rng;
     gsl_ran_discrete_t *prefix_table; /* Zipf over prefix groups */
     uint32_t kind_llm_step;

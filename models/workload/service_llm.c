@@ -85,6 +85,7 @@ void fs__llm_fini(fs_service *svc)
         free(s->first_token);
         free(s->tokens);
         free(s->prefix);
+        free(s->local);
         free(s->free_ids);
         if (s->cache.entries)
             fs_llm_prefix_fini(&s->cache);
@@ -213,7 +214,7 @@ void fs__llm_arrival(fs_service *svc, double now)
         refuse_too_long(svc, now);
         return;
     }
-    if (svc->waiting >= svc->spec->queue_limit && !svc->free_slots) {
+    if (svc->waiting + svc->llm_local >= svc->spec->queue_limit && !svc->free_slots) {
         fs_level_add(&svc->in_system, now, -1);
         fs__service_drop(svc);
         return;
@@ -230,37 +231,109 @@ void fs__llm_arrival(fs_service *svc, double now)
                     (unsigned long long)svc->waiting + 1);
         return;
     }
-    if (svc->waiting > rep->peak_queue)
-        rep->peak_queue = svc->waiting;
     fs__llm_dispatch(svc, now);
+    if (svc->waiting + svc->llm_local > rep->peak_queue)
+        rep->peak_queue = svc->waiting + svc->llm_local;
 }
 
-/* Replica r takes waiting requests while its engine holds fewer than
- * max_seqs: the central queue hands out no more than an engine could run at
- * once, so a request waits where any replica may take it. */
+/* Puts req into replica r's engine; false when it is longer than the
+ * replica's whole KV cache could ever hold (refused, counted as dropped). */
+static bool enter_engine(fs_service *svc, struct fs_llm_slot *slot, const fs__llm_request *req, double now)
+{
+    fs_error err = {0};
+    uint32_t id = slot->free_ids[--slot->n_free];
+    if (fs_llm_engine_enqueue_prefixed(&slot->engine, id, prompt_of(req->tokens), output_of(req->tokens),
+                                       req->prefix >> 32, (uint32_t)req->prefix, svc->spec->name, &err) != FS_OK) {
+        slot->n_free++;
+        refuse_too_long(svc, now);
+        return false;
+    }
+    slot->arrival[id] = req->arrival;
+    slot->first_token[id] = req->first;
+    slot->tokens[id] = req->tokens;
+    slot->prefix[id] = req->prefix;
+    return true;
+}
+
+/* Replica r fills its engine up to max_seqs requests: from its own queue
+ * when requests are routed, else from the central queue, so a request waits
+ * where any replica may take it. */
 static void pull(fs_service *svc, uint32_t r, double now)
 {
     struct fs_llm_slot *slot = &svc->llm_slots[r];
     fs_llm_engine *e = &slot->engine;
-    fs_error err = {0};
-    while (svc->waiting && e->n_running + e->n_waiting < e->cfg.max_seqs) {
-        double first;
-        uint64_t tokens, prefix;
-        double arrival = fs__service_ring_pop(svc, &first, &tokens, &prefix);
-        uint32_t id = slot->free_ids[--slot->n_free];
-        if (fs_llm_engine_enqueue_prefixed(e, id, prompt_of(tokens), output_of(tokens), prefix >> 32,
-                                           (uint32_t)prefix, svc->spec->name, &err) != FS_OK) {
-            /* Longer than this replica's whole KV cache could ever hold. */
-            slot->n_free++;
-            refuse_too_long(svc, now);
-            continue;
-        }
-        slot->arrival[id] = arrival;
-        slot->first_token[id] = first;
-        slot->tokens[id] = tokens;
-        slot->prefix[id] = prefix;
-        svc->in_service++;
+    while (slot->local_n && e->n_running + e->n_waiting < e->cfg.max_seqs) {
+        fs__llm_request req = slot->local[slot->local_head];
+        slot->local_head = (slot->local_head + 1) & (slot->local_cap - 1);
+        slot->local_n--;
+        svc->llm_local--;
+        if (!enter_engine(svc, slot, &req, now))
+            svc->in_service--; /* it was counted when routed */
     }
+    while (svc->waiting && e->n_running + e->n_waiting < e->cfg.max_seqs) {
+        fs__llm_request req;
+        req.arrival = fs__service_ring_pop(svc, &req.first, &req.tokens, &req.prefix);
+        svc->in_service += enter_engine(svc, slot, &req, now);
+    }
+}
+
+/* Appends req to replica r's own queue (it counts as in service). */
+static int local_push(fs_service *svc, struct fs_llm_slot *slot, const fs__llm_request *req)
+{
+    if (slot->local_n == slot->local_cap) {
+        uint64_t cap = slot->local_cap ? 2 * slot->local_cap : 64;
+        fs__llm_request *grown = malloc(cap * sizeof *grown);
+        if (!grown)
+            return ENOMEM;
+        for (uint64_t i = 0; i < slot->local_n; i++)
+            grown[i] = slot->local[(slot->local_head + i) & (slot->local_cap - 1)];
+        free(slot->local);
+        slot->local = grown;
+        slot->local_cap = cap;
+        slot->local_head = 0;
+    }
+    slot->local[(slot->local_head + slot->local_n) & (slot->local_cap - 1)] = *req;
+    slot->local_n++;
+    svc->llm_local++;
+    svc->in_service++;
+    return 0;
+}
+
+/* Requests queued for or inside replica r's engine. */
+static uint64_t load_of(const fs_service *svc, uint32_t r)
+{
+    const struct fs_llm_slot *slot = &svc->llm_slots[r];
+    return slot->local_n + slot->engine.n_running + slot->engine.n_waiting;
+}
+
+/* The ready replica a request goes to (the service has one at least);
+ * ties go to the lowest slot, so runs repeat. */
+static uint32_t route(fs_service *svc, uint64_t prefix)
+{
+    const fs_llm_serving *llm = &svc->spec->batching.llm;
+    if (llm->routing == FS_LLM_ROUTE_ROUND_ROBIN) {
+        for (uint32_t k = 0;; k++) {
+            uint32_t r = (svc->llm_rr + k) % svc->n_slots;
+            if (svc->state[r] == FS__READY) {
+                svc->llm_rr = (r + 1) % svc->n_slots;
+                return r;
+            }
+        }
+    }
+    uint32_t best = UINT32_MAX, hit = UINT32_MAX;
+    uint64_t best_load = UINT64_MAX, hit_load = UINT64_MAX;
+    bool affinity = llm->routing == FS_LLM_ROUTE_PREFIX_AFFINITY && prefix >> 32;
+    for (uint32_t r = 0; r < svc->n_slots; r++) {
+        if (svc->state[r] != FS__READY)
+            continue;
+        uint64_t load = load_of(svc, r);
+        if (load < best_load)
+            best = r, best_load = load;
+        if (affinity && load < hit_load && svc->llm_slots[r].cache.entries &&
+            fs_llm_prefix_find(&svc->llm_slots[r].cache, prefix >> 32))
+            hit = r, hit_load = load;
+    }
+    return hit != UINT32_MAX && hit_load <= best_load + llm->affinity_slack ? hit : best;
 }
 
 static void set_levels(fs_service *svc, struct fs_llm_slot *slot, double now, uint32_t running, uint32_t blocks)
@@ -295,16 +368,34 @@ static void start_step(fs_service *svc, uint32_t r, double now)
     fs_sim_schedule(svc->sim, now + t, FS__PRIORITY_REQUEST, svc->kind_llm_step, r, (double)slot->generation);
 }
 
+/* An idle ready replica with work starts stepping. */
+static void wake(fs_service *svc, uint32_t r, double now)
+{
+    fs__service_occupy(svc, r, now);
+    svc->in_service--; /* pull counts each request */
+    fs_level_add(&svc->llm_busy, now, +1);
+    pull(svc, r, now);
+    start_step(svc, r, now);
+}
+
 void fs__llm_dispatch(fs_service *svc, double now)
 {
-    while (svc->waiting && svc->free_slots) {
-        uint32_t r = fs__service_pick_replica(svc);
-        fs__service_occupy(svc, r, now);
-        svc->in_service--; /* pull counts each request */
-        fs_level_add(&svc->llm_busy, now, +1);
-        pull(svc, r, now);
-        start_step(svc, r, now);
+    if (svc->spec->batching.llm.routing != FS_LLM_ROUTE_CENTRAL) {
+        while (svc->waiting && svc->n_ready) {
+            fs__llm_request req;
+            req.arrival = fs__service_ring_pop(svc, &req.first, &req.tokens, &req.prefix);
+            uint32_t r = route(svc, req.prefix);
+            if (local_push(svc, &svc->llm_slots[r], &req) != 0) {
+                fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
+                return;
+            }
+            if (svc->load[r] == 0)
+                wake(svc, r, now);
+        }
+        return;
     }
+    while (svc->waiting && svc->free_slots)
+        wake(svc, fs__service_pick_replica(svc), now);
 }
 
 /* Whether a finished request met every target it is judged on. */
@@ -396,46 +487,64 @@ void fs__llm_on_step(fs_sim *sim, const fs_event *ev, void *ctx)
 }
 
 /* Sorts requests by arrival, newest first, for putting back at the head. */
-typedef struct requeue {
-    double arrival, first;
-    uint64_t tokens, prefix;
-} requeue;
-
 static int newest_first(const void *a, const void *b)
 {
-    double x = ((const requeue *)a)->arrival, y = ((const requeue *)b)->arrival;
+    double x = ((const fs__llm_request *)a)->arrival, y = ((const fs__llm_request *)b)->arrival;
     return (x < y) - (x > y);
+}
+
+/* Puts replica r's routed and engine requests back at the head of the
+ * central queue.  Everything a replica holds arrived before everything
+ * still in the central queue (it takes or is sent the oldest), so putting
+ * them back newest first keeps that queue in arrival order.  0 or ENOMEM. */
+static int give_back(fs_service *svc, struct fs_llm_slot *slot, bool engine)
+{
+    const fs_llm_engine *e = &slot->engine;
+    size_t in_engine = engine ? e->n_running + e->n_waiting : 0, n = in_engine + slot->local_n;
+    if (n == 0)
+        return 0;
+    fs__llm_request *back = malloc(n * sizeof *back);
+    if (!back)
+        return ENOMEM;
+    for (size_t i = 0; i < in_engine; i++) {
+        uint64_t id = held_id(e, i);
+        back[i] = (fs__llm_request){slot->arrival[id], slot->first_token[id], slot->tokens[id], slot->prefix[id]};
+    }
+    for (uint64_t i = 0; i < slot->local_n; i++)
+        back[in_engine + i] = slot->local[(slot->local_head + i) & (slot->local_cap - 1)];
+    qsort(back, n, sizeof *back, newest_first);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = fs__service_ring_unpop(svc, back[i].arrival, back[i].first, back[i].tokens, back[i].prefix);
+    free(back);
+    svc->in_service -= n;
+    svc->llm_local -= slot->local_n;
+    slot->local_n = 0;
+    return rc;
+}
+
+void fs__llm_replica_draining(fs_service *svc, uint32_t r, double now)
+{
+    struct fs_llm_slot *slot = &svc->llm_slots[r];
+    if (!slot->local_n)
+        return;
+    if (give_back(svc, slot, false) != 0) {
+        fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
+        return;
+    }
+    fs__llm_dispatch(svc, now);
 }
 
 void fs__llm_replica_lost(fs_service *svc, uint32_t r, double now)
 {
     struct fs_llm_slot *slot = &svc->llm_slots[r];
     fs_llm_engine *e = &slot->engine;
-    size_t n = e->n_running + e->n_waiting;
-    if (slot->stepping || n > 0)
+    size_t n = e->n_running + e->n_waiting + slot->local_n;
+    if (slot->stepping || e->n_running + e->n_waiting > 0)
         fs_level_add(&svc->llm_busy, now, -1);
-    if (n > 0) {
-        /* Everything pulled arrived before everything still queued (pulls
-         * take the head), so putting them back newest first keeps the
-         * queue in arrival order. */
-        requeue *back = malloc(n * sizeof *back);
-        if (!back) {
-            fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
-            return;
-        }
-        for (size_t i = 0; i < n; i++) {
-            uint64_t id = held_id(e, i);
-            back[i] = (requeue){slot->arrival[id], slot->first_token[id], slot->tokens[id], slot->prefix[id]};
-        }
-        qsort(back, n, sizeof *back, newest_first);
-        for (size_t i = 0; i < n; i++)
-            if (fs__service_ring_unpop(svc, back[i].arrival, back[i].first, back[i].tokens, back[i].prefix) != 0) {
-                free(back);
-                fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
-                return;
-            }
-        free(back);
-        svc->in_service -= n;
+    if (give_back(svc, slot, true) != 0) {
+        fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
+        return;
     }
     set_levels(svc, slot, now, 0, 0);
     fs_level_add(&svc->llm_kv_total, now, -(double)slot->kv_blocks);
@@ -456,6 +565,10 @@ void fs__llm_late_in_service(const fs_service *svc, double now, uint64_t late[FS
         const fs_llm_engine *e = &slot->engine;
         if (!slot->running)
             continue;
+        for (uint64_t i = 0; i < slot->local_n; i++)
+            for (size_t j = 0; j < slo->n_targets; j++)
+                late[j] += slot->local[(slot->local_head + i) & (slot->local_cap - 1)].arrival <
+                           now - slo->targets[j].threshold_s;
         for (size_t i = 0; i < e->n_running + e->n_waiting; i++) {
             uint64_t id = held_id(e, i);
             for (size_t j = 0; j < slo->n_targets; j++)
@@ -485,6 +598,14 @@ static void late_llm(const fs_service *svc, double now, uint64_t *ttft, uint64_t
         const fs_llm_engine *e = &slot->engine;
         if (!slot->running)
             continue;
+        for (uint64_t i = 0; i < slot->local_n; i++) {
+            const fs__llm_request *q = &slot->local[(slot->local_head + i) & (slot->local_cap - 1)];
+            uint32_t output = output_of(q->tokens);
+            if (q->first < 0)
+                *ttft += ttft_s > 0 && now - q->arrival > ttft_s;
+            else
+                *tpot += tpot_s > 0 && output >= 2 && (now - q->first) / (output - 1) > tpot_s;
+        }
         for (size_t i = 0; i < e->n_running + e->n_waiting; i++) {
             uint64_t id = held_id(e, i);
             double first = slot->first_token[id];

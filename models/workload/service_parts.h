@@ -17,6 +17,13 @@ typedef enum fs_replica_state {
 
 #define FS__PRIORITY_REQUEST 1 /* window and warm-up ticks (priority 0) run first at equal times */
 
+/* A request outside an engine: arrival, first-token time (-1: none yet),
+ * tokens (prompt << 32 | output), prefix (key << 32 | tokens). */
+typedef struct fs__llm_request {
+    double arrival, first;
+    uint64_t tokens, prefix;
+} fs__llm_request;
+
 /* One LLM replica slot: its engine over its own arrays, the step in flight
  * (its events apply at its end), and the state of each request in the
  * engine, by engine id (0 .. cap - 1): arrival, first-token time (-1: none
@@ -35,6 +42,10 @@ struct fs_llm_slot {
     double *arrival, *first_token;
     uint64_t *tokens, *prefix;
     fs_llm_prefix cache;  /* this replica's prefix cache (entries NULL: none) */
+    /* Routed requests waiting for this replica's engine (not with central
+     * routing): a growable ring, oldest at local_head. */
+    fs__llm_request *local;
+    uint64_t local_head, local_n, local_cap;
     uint32_t *free_ids, n_free;
     uint32_t level_running, level_blocks; /* this slot's share of the service's levels */
     uint64_t generation;  /* bumped when the replica is lost: its step in flight is void */
@@ -62,6 +73,9 @@ void fs__llm_arrival(fs_service *svc, double now);
 void fs__llm_dispatch(fs_service *svc, double now);
 /* Replica r became ready on its unit: its engine, sized for the unit. */
 int fs__llm_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now);
+/* Replica r starts draining: requests routed to it and not yet in its
+ * engine go back to the queue's head and are routed again. */
+void fs__llm_replica_draining(fs_service *svc, uint32_t r, double now);
 /* Replica r lost its unit, or gives an idle one back: the requests in its
  * engine go back to the head of the queue, to be recomputed elsewhere
  * (their KV cache is gone); the slot is off. */
