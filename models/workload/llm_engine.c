@@ -65,8 +65,11 @@ int fs_llm_engine_enqueue(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t
 }
 
 int fs_llm_engine_enqueue_prefixed(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
-                                   uint64_t prefix_key, uint32_t prefix_tokens, const char *where, fs_error *err)
+                                   uint32_t prefix_key, uint32_t prefix_tokens, const char *where, fs_error *err)
 {
+    if (id > UINT32_MAX)
+        return fs_error_set(err, FS_ERR_INPUT, "%s: request id %llu: ids must be below 2^32", where,
+                            (unsigned long long)id);
     if (prompt < 1 || prompt > MAX_TOKENS || output < 1 || output > MAX_TOKENS)
         return fs_error_set(err, FS_ERR_INPUT,
                             "%s: request %llu has %lld prompt and %lld output tokens; each must "
@@ -85,7 +88,7 @@ int fs_llm_engine_enqueue_prefixed(fs_llm_engine *e, uint64_t id, int64_t prompt
                             e->n_waiting + e->n_running);
     fs_llm_seq *s = &e->waiting[(e->waiting_head + e->n_waiting) % e->waiting_cap];
     memset(s, 0, sizeof *s);
-    s->id = id;
+    s->id = (uint32_t)id;
     s->prompt = (uint32_t)prompt;
     s->output = (uint32_t)output;
     s->prefill_len = (uint32_t)prompt;
@@ -161,7 +164,7 @@ static void cache_prefix(fs_llm_engine *e, fs_llm_seq *s)
     s->blocks -= blocks;
 }
 
-static void run_tokens(fs_llm_engine *e, fs_llm_seq *s, uint32_t tokens, fs_llm_step_out *out)
+static inline void run_tokens(fs_llm_engine *e, fs_llm_seq *s, uint32_t tokens, fs_llm_step_out *out)
 {
     bool emits, prefilled = false;
     out->scheduled++;
@@ -177,7 +180,7 @@ static void run_tokens(fs_llm_engine *e, fs_llm_seq *s, uint32_t tokens, fs_llm_
     out->batch.kv_tokens_read += s->kv;
     if (!emits)
         return;
-    if (prefilled)
+    if (prefilled && e->prefix)
         cache_prefix(e, s);
     s->generated++;
     out->tokens_out++;
@@ -211,7 +214,8 @@ void fs_llm_engine_step(fs_llm_engine *e, const fs_llm_step_model *model, fs_llm
         uint32_t n = wanted(s, budget);
         uint32_t have = fs_llm_blocks_for(e, (uint64_t)s->kv + n);
         uint32_t need = have > s->blocks + s->shared ? have - s->blocks - s->shared : 0;
-        make_room(e, need);
+        if (need > e->free_blocks)
+            make_room(e, need);
         /* QUEUE reserved the whole request at admission, so only PREEMPT
          * can get here with too few blocks; the oldest sequence always fits
          * once the others are gone, so the loop ends. */

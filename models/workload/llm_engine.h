@@ -62,7 +62,7 @@ typedef struct fs_llm_config {
 int fs_llm_config_check(const fs_llm_config *c, const char *where, fs_error *err);
 
 typedef struct fs_llm_seq {
-    uint64_t id;          /* the caller's request id */
+    uint32_t id;          /* the caller's request id (< 2^32: a slot in its table) */
     uint32_t prompt;      /* prompt tokens */
     uint32_t output;      /* tokens to generate, >= 1 */
     uint32_t generated;   /* tokens emitted so far */
@@ -71,14 +71,15 @@ typedef struct fs_llm_seq {
     uint32_t kv;          /* tokens whose KV is computed */
     uint32_t blocks;      /* blocks held (QUEUE: reserved for the whole request) */
     uint32_t admitted;    /* times admitted (1 + recomputations after preemption) */
-    uint64_t prefix_key;  /* its prompt's prefix identity; 0: none */
+    uint32_t prefix_key;  /* its prompt's prefix identity; 0: none */
     uint32_t prefix_tokens; /* how many of its prompt tokens that prefix covers */
     uint32_t entry;       /* the prefix-cache entry it uses (handle), 0: none */
     uint32_t shared;      /* of its KV blocks, those the entry holds */
 } fs_llm_seq;
 
 /* A running or waiting request: the engine's whole per-request state. */
-_Static_assert(sizeof(fs_llm_seq) == 64, "fs_llm_seq: 8 + 8 x 4 + 8 + 3 x 4 bytes, padded to 64");
+/* The step walks every running sequence: keep it small. */
+_Static_assert(sizeof(fs_llm_seq) == 52, "fs_llm_seq: 13 x 4 bytes");
 
 typedef struct fs_llm_engine {
     fs_llm_config cfg;
@@ -98,7 +99,8 @@ int fs_llm_engine_init(fs_llm_engine *e, const fs_llm_config *cfg, fs_llm_seq *r
                        fs_llm_seq *waiting, size_t waiting_cap, const char *where,
                        fs_error *err);
 
-/* Queues a request at the tail.  FS_ERR_INPUT naming `where` for a prompt or
+/* Queues a request at the tail.  FS_ERR_INPUT naming `where` for an id of
+ * 2^32 or more, a prompt or
  * output under 1 token or over 2^31, or one whose P + O - 1 tokens of KV exceed the whole
  * cache (it could never run); FS_ERR_RUNTIME when running + waiting would
  * exceed waiting_cap (the caller's queue limit).  The engine is unchanged on
@@ -115,7 +117,7 @@ int fs_llm_engine_enqueue(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t
  * running sequence uses are evicted, least recently used first, before any
  * sequence is queued or preempted for memory. */
 int fs_llm_engine_enqueue_prefixed(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
-                                   uint64_t prefix_key, uint32_t prefix_tokens, const char *where, fs_error *err);
+                                   uint32_t prefix_key, uint32_t prefix_tokens, const char *where, fs_error *err);
 
 enum fs_llm_event_kind {
     FS_LLM_ADMITTED,    /* first scheduled (its queue time ends at the step's start) */

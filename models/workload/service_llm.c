@@ -243,7 +243,7 @@ static bool enter_engine(fs_service *svc, struct fs_llm_slot *slot, const fs__ll
     fs_error err = {0};
     uint32_t id = slot->free_ids[--slot->n_free];
     if (fs_llm_engine_enqueue_prefixed(&slot->engine, id, prompt_of(req->tokens), output_of(req->tokens),
-                                       req->prefix >> 32, (uint32_t)req->prefix, svc->spec->name, &err) != FS_OK) {
+                                       (uint32_t)(req->prefix >> 32), (uint32_t)req->prefix, svc->spec->name, &err) != FS_OK) {
         slot->n_free++;
         refuse_too_long(svc, now);
         return false;
