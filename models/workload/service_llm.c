@@ -483,7 +483,6 @@ void fs__llm_on_step(fs_sim *sim, const fs_event *ev, void *ctx)
     if (svc->state[r] == FS__READY)
         pull(svc, r, now);
     start_step(svc, r, now);
-    /* Requests refused while pulling may have left the queue for others. */
 }
 
 /* Sorts requests by arrival, newest first, for putting back at the head. */
