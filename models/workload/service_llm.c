@@ -630,7 +630,9 @@ bool fs__llm_window_breached(fs_service *svc, double now)
 {
     const fs_slo *slo = &svc->spec->slo;
     uint64_t late_ttft = 0, late_tpot = 0;
-    late_llm(svc, now, &late_ttft, &late_tpot);
+    /* Only end-to-end targets: no pass over the queue and the engines. */
+    if (slo->ttft.threshold_s > 0 || slo->tpot.threshold_s > 0)
+        late_llm(svc, now, &late_ttft, &late_tpot);
     bool breached = breaches(&slo->ttft, svc->slo_ttft_total + late_ttft, svc->slo_ttft_bad + late_ttft) ||
                     breaches(&slo->tpot, svc->slo_tpot_total + late_tpot, svc->slo_tpot_bad + late_tpot);
     svc->slo_ttft_total = svc->slo_ttft_bad = svc->slo_tpot_total = svc->slo_tpot_bad = 0;
