@@ -222,7 +222,8 @@ static void test_unknown_key_no_match(void **state)
     expect_error(SERVICE(", 'colour': 'red'"),
                  "scen.json: services[0]: unknown key \"colour\" (valid keys: \"name\", "
                  "\"tenant\", \"pool\", \"arrivals\", \"service_time\", \"replicas\", "
-                 "\"queue_limit\", \"slo\", \"memory_gb\", \"reference_gpu\", \"sm_exponent\", \"batching\")");
+                 "\"queue_limit\", \"slo\", \"memory_gb\", \"reference_gpu\", \"sm_exponent\", \"batching\", "
+                 "\"disaggregation\")");
     expect_error(TOP("'horizon': '1d', 'fleet': {}"),
                  "scen.json: unknown key \"fleet\" (valid keys: \"schema\", \"name\", "
                  "\"description\", \"horizon\", \"warmup\", \"window\", \"seed\", "

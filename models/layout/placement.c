@@ -239,8 +239,8 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
     fs_pool_units *pu = &pl->pools[p];
     size_t n_refs = 0;
     for (size_t i = 0; i < s->n_services; i++)
-        if (s->services[i].pool == p)
-            n_refs += s->services[i].replicas;
+        for (uint32_t r = 0; r < fs_service_placed(&s->services[i]); r++)
+            n_refs += fs_service_replica_pool(&s->services[i], r) == p;
     fs__replica_ref *refs = malloc((n_refs ? n_refs : 1) * sizeof *refs);
     double *room = malloc((pu->n_units ? pu->n_units : 1) * sizeof *room);
     double *gpu_used = calloc(pool->gpus ? pool->gpus : 1, sizeof *gpu_used);
@@ -252,8 +252,8 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
     }
     size_t k = 0;
     for (size_t i = 0; i < s->n_services; i++)
-        if (s->services[i].pool == p)
-            for (uint32_t r = 0; r < s->services[i].replicas; r++)
+        for (uint32_t r = 0; r < fs_service_placed(&s->services[i]); r++)
+            if (fs_service_replica_pool(&s->services[i], r) == p)
                 refs[k++] = (fs__replica_ref){i, r, s->services[i].memory_gb};
     qsort(refs, n_refs, sizeof *refs, fs__by_need);
 
@@ -268,11 +268,13 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
             char need[64] = "(no memory_gb given) needs a unit";
             if (refs[k].need_gb > 0)
                 snprintf(need, sizeof need, "needs %.4g GiB", refs[k].need_gb);
+            bool decode = refs[k].replica >= svc->replicas;
             rc = fs_error_set(err, FS_ERR_INPUT,
-                              "%s: services[%zu] (%s): replica %u of %u %s; no free unit in pool "
+                              "%s: services[%zu] (%s): %sreplica %u of %u %s; no free unit in pool "
                               "\"%s\" fits (%s)",
-                              s->path, refs[k].service, svc->name, refs[k].replica + 1,
-                              svc->replicas, need, pool->name, free_desc);
+                              s->path, refs[k].service, svc->name, decode ? "decode " : "",
+                              refs[k].replica + 1 - (decode ? svc->replicas : 0),
+                              decode ? svc->decode_replicas : svc->replicas, need, pool->name, free_desc);
             goto out;
         }
         size_t u = groups.head[i];
@@ -291,7 +293,8 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
      * unit could be too small for: nothing there counts as stranded by size. */
     double min_need = n_refs ? INFINITY : 0;
     for (size_t i = 0; i < s->n_services; i++)
-        if (s->services[i].pool == p && s->services[i].memory_gb < min_need)
+        if ((s->services[i].pool == p || (s->services[i].decode_replicas && s->services[i].decode_pool == p)) &&
+            s->services[i].memory_gb < min_need)
             min_need = s->services[i].memory_gb;
     const fs_gpu_type *gpu = &s->gpu_types[pool->gpu_type];
     fs__room(pool, pu, gpu_used, room);
@@ -352,7 +355,7 @@ int fs_placement_compute(const fs_scenario *s, fs_placement **out, fs_error *err
     if (!pl->pools || !pl->replica_unit)
         goto nomem;
     for (size_t i = 0; i < s->n_services; i++) {
-        pl->replica_unit[i] = malloc(s->services[i].replicas * sizeof **pl->replica_unit);
+        pl->replica_unit[i] = malloc(fs_service_placed(&s->services[i]) * sizeof **pl->replica_unit);
         if (!pl->replica_unit[i])
             goto nomem;
     }
@@ -388,7 +391,7 @@ void fs_placement_destroy(fs_placement *pl)
 const fs_unit *fs_placement_unit(const fs_placement *pl, size_t service, uint32_t replica)
 {
     const fs_service_spec *svc = &pl->scenario->services[service];
-    return &pl->pools[svc->pool].units[pl->replica_unit[service][replica]];
+    return &pl->pools[fs_service_replica_pool(svc, replica)].units[pl->replica_unit[service][replica]];
 }
 
 double fs_placement_scale(const fs_placement *pl, size_t service, uint32_t replica)

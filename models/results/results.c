@@ -552,12 +552,16 @@ fs_chargeback fs_results_chargeback(const fs_results *r, size_t policy, size_t s
     const fs_scenario *s = pol->scenario;
     const fs_service_spec *svc = &s->services[service];
     double hours = fs_results_measured_s(r) / 3600.0, held = 0, fleet_cost = 0;
-    for (uint32_t k = 0; k < svc->replicas; k++)
-        held += fs_placement_unit(pol->placement, service, k)->charge_share;
+    double usd = 0;
+    for (uint32_t k = 0; k < fs_service_placed(svc); k++) {
+        double share = fs_placement_unit(pol->placement, service, k)->charge_share;
+        held += share;
+        usd += share * hours * fs_results_pool_price(s, fs_service_replica_pool(svc, k));
+    }
     for (size_t p = 0; p < s->n_pools; p++)
         fleet_cost += s->pools[p].gpus * hours * fs_results_pool_price(s, p);
     fs_chargeback c = {.gpu_hours_held = held * hours};
-    c.cost_usd = c.gpu_hours_held * fs_results_pool_price(s, svc->pool);
+    c.cost_usd = usd;
     c.share = fleet_cost > 0 ? c.cost_usd / fleet_cost : 0;
     return c;
 }

@@ -106,6 +106,12 @@ typedef struct fs_service_rep {
     /* With a prefix cache: prompt tokens (and recomputed contexts) of the
      * sequences admitted, and of those found cached (prefill skipped). */
     uint64_t prefill_queried, prefill_cached;
+    /* Disaggregated: KV transfers finished, their seconds from the end of
+     * the prefill (link queueing included) and bytes; ready decode
+     * replicas, time average (mean_ready_replicas counts the prefill ones). */
+    uint64_t kv_transfers;
+    double kv_transfer_s, kv_transfer_bytes;
+    double mean_ready_decode;
     /* Over the whole run (replayed tokens): for capacity estimates. */
     double all_prompt_tokens, all_output_tokens;
 } fs_service_rep;
@@ -202,11 +208,14 @@ fs_batch_figures fs_results_batch_figures(const fs_results *r, size_t policy, si
  * or unfinished at the horizon count against it; NaN without targets or
  * requests.  prefix_hit_ratio is the share of admitted prompt tokens found
  * in a replica's prefix cache, prefill_saved_per_s those tokens per second
- * (NaN without a prefix cache). */
+ * (NaN without a prefix cache).  kv_transfer_ms is a disaggregated service's
+ * mean KV transfer, from the end of the prefill to the KV at the decode
+ * side, link queueing included (NaN when aggregated or none finished).
+ * GPU-seconds (per GPU-s, cost) count both groups of a disaggregated one. */
 typedef enum fs_llm_figure {
     FS_LFIG_TOKENS_PER_S, FS_LFIG_TOKENS_PER_GPU_S, FS_LFIG_COST_PER_M_TOKENS, FS_LFIG_GOODPUT,
     FS_LFIG_MEAN_RUNNING, FS_LFIG_KV_OCCUPANCY, FS_LFIG_PREEMPTIONS, FS_LFIG_TOO_LONG,
-    FS_LFIG_PREFIX_HIT_RATIO, FS_LFIG_PREFILL_SAVED_PER_S, FS_LFIG_COUNT
+    FS_LFIG_PREFIX_HIT_RATIO, FS_LFIG_PREFILL_SAVED_PER_S, FS_LFIG_KV_TRANSFER_MS, FS_LFIG_COUNT
 } fs_llm_figure;
 void fs_results_llm_figures(const fs_results *r, size_t policy, uint32_t rep, size_t service,
                             double fig[FS_LFIG_COUNT]);

@@ -12,6 +12,7 @@
 const char *const fs_llm_figure_names[FS_LFIG_COUNT] = {
     "tokens_per_s", "tokens_per_gpu_s", "cost_per_million_tokens", "goodput",
     "mean_running", "kv_occupancy", "preemptions", "too_long", "prefix_hit_ratio", "prefill_saved_per_s",
+    "kv_transfer_ms",
 };
 
 const fs_hist *fs_results_ttft_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service)
@@ -37,17 +38,26 @@ void fs_results_llm_figures(const fs_results *r, size_t policy, uint32_t k, size
         return;
     double measured = fs_results_measured_s(r);
     /* GPU-seconds held: ready replicas on average x the share of a GPU each
-     * unit is charged (every replica of a service sits on the same kind of
-     * unit: one pool, one layout). */
+     * unit is charged (every replica of a group sits on the same kind of
+     * unit: one pool, one layout), and what they cost. */
     double share = spec->replicas ? fs_placement_unit(pol->placement, service, 0)->charge_share : 1;
     double gpu_s = rep->mean_ready_replicas * share * measured;
+    double usd = gpu_s / 3600.0 * fs_results_pool_price(s, spec->pool);
+    if (spec->decode_replicas) {
+        double decode_s = rep->mean_ready_decode * measured *
+                          fs_placement_unit(pol->placement, service, spec->replicas)->charge_share;
+        gpu_s += decode_s;
+        usd += decode_s / 3600.0 * fs_results_pool_price(s, spec->decode_pool);
+        if (rep->kv_transfers > 0)
+            fig[FS_LFIG_KV_TRANSFER_MS] = rep->kv_transfer_s / (double)rep->kv_transfers * 1e3;
+    }
     double tokens = (double)rep->tokens_generated;
     if (measured > 0)
         fig[FS_LFIG_TOKENS_PER_S] = tokens / measured;
     if (gpu_s > 0)
         fig[FS_LFIG_TOKENS_PER_GPU_S] = tokens / gpu_s;
     if (tokens > 0)
-        fig[FS_LFIG_COST_PER_M_TOKENS] = gpu_s / 3600.0 * fs_results_pool_price(s, spec->pool) / (tokens / 1e6);
+        fig[FS_LFIG_COST_PER_M_TOKENS] = usd / (tokens / 1e6);
     const fs_slo *slo = &spec->slo;
     bool targets = slo->n_targets || slo->ttft.threshold_s > 0 || slo->tpot.threshold_s > 0;
     double judged = (double)rep->completed + (double)rep->dropped + (double)rep->in_flight_end;

@@ -314,7 +314,27 @@ typedef struct fs_service_spec {
     double memory_gb;     /* footprint of one replica (weights + KV cache / activations); 0 = not given */
     size_t reference_gpu; /* index into gpu_types: service_time is measured on a whole one of these */
     double sm_exponent;   /* service time x (reference SMs / slice SMs)^sm_exponent; default 1 */
+    /* "disaggregation" (an LLM service only, no autoscaler): prefill and
+     * decode on separate replica groups (DistServe, Splitwise).  The
+     * service's `replicas` on `pool` prefill; `decode_replicas` on
+     * `decode_pool` decode, as slots replicas .. replicas + decode_replicas
+     * - 1.  A request's prompt KV crosses from its prefill replica over that
+     * replica's link, FIFO: latency_s + bytes / bandwidth_Bps.  0 decode
+     * replicas: aggregated (prefill and decode on every replica). */
+    uint32_t decode_replicas;
+    size_t decode_pool;
+    double link_bandwidth_Bps; /* > 0, bytes per second */
+    double link_latency_s;     /* >= 0 */
 } fs_service_spec;
+
+/* Replicas the service places: its own and, disaggregated, its decode group. */
+static inline uint32_t fs_service_placed(const fs_service_spec *s) { return s->replicas + s->decode_replicas; }
+
+/* The pool replica r of the service runs on. */
+static inline size_t fs_service_replica_pool(const fs_service_spec *s, uint32_t r)
+{
+    return r < s->replicas ? s->pool : s->decode_pool;
+}
 
 /* A scenario describes one workload (the services) and one or more fleets to
  * run it on.  A fleet is a policy: a named set of pools ("policies": {"whole":
@@ -471,7 +491,11 @@ int fs_scenario_llm_unit(const fs_scenario *s, size_t service, size_t gpu_type, 
                          double unit_memory_gb, uint32_t *kv_blocks, fs_llm_step_model *step, fs_error *err);
 
 /* A saturated replica's seconds per request on the whole reference GPU, for
- * requests of `prompt` and `output` tokens (capacity estimates only). */
+ * requests of `prompt` and `output` tokens (capacity estimates only).  For a
+ * disaggregated service, `replicas` over the pair's capacity: the smaller of
+ * its prefill group's (token_budget prompt tokens a step) and its decode
+ * group's (the engine full of decodes), so that replicas / seconds is the
+ * service's capacity as for an aggregated one. */
 int fs_scenario_llm_request_s(const fs_scenario *s, size_t service, double prompt, double output, double *seconds,
                               fs_error *err);
 

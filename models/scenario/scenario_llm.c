@@ -339,6 +339,17 @@ int fs_scenario_llm_request_s(const fs_scenario *s, size_t service, double promp
     double b = llm->max_seqs < held ? llm->max_seqs : floor(held);
     if (b < 1)
         b = 1;
+    if (spec->decode_replicas) {
+        /* Prefill: full steps of token_budget prompt tokens, each chunk
+         * reading its own KV; decode: b sequences, O - 1 steps each. */
+        fs_llm_batch prefill = {.prefill_tokens = llm->token_budget, .kv_tokens_read = llm->token_budget};
+        fs_llm_batch decode = {.decodes = (uint64_t)b, .kv_tokens_read = (uint64_t)llround(b * (prompt + output / 2))};
+        double prefill_s = prompt * fs_llm_step_time(&step, &prefill) / llm->token_budget;
+        double decode_s = (output > 1 ? output - 1 : 1) * fs_llm_step_time(&step, &decode) / b;
+        double rps = fmin(spec->replicas / prefill_s, spec->decode_replicas / decode_s);
+        *seconds = spec->replicas / rps;
+        return FS_OK;
+    }
     fs_llm_batch batch = {.prefill_tokens = (uint64_t)llround(b * prompt / output),
                           .decodes = (uint64_t)b,
                           .kv_tokens_read = (uint64_t)llround(b * (prompt + output / 2))};
@@ -357,13 +368,18 @@ int fs__scenario_check_continuous(fs_jpath *p, size_t index, fs_scenario *s)
     /* Every kind of unit the pool offers must hold the model and one request,
      * and so must the reference GPU the capacity figure is taken on. */
     int rc = FS_OK;
-    const fs_gpu_type *gpu = &s->gpu_types[pool->gpu_type];
-    if (pool->partitioning == FS_PARTITION_MIG) {
-        for (size_t i = 0; rc == FS_OK && i < pool->mig.n; i++)
-            rc = fs_scenario_llm_unit(s, index, pool->gpu_type, pool->mig.profiles[i], pool->mig.profiles[i]->memory_gb,
-                                      &blocks, &step, &err);
-    } else {
-        rc = fs_scenario_llm_unit(s, index, pool->gpu_type, NULL, gpu->memory_gb, &blocks, &step, &err);
+    /* A disaggregated service's decode group too, on its own pool. */
+    for (int group = 0; group < 1 + (out->decode_replicas > 0) && rc == FS_OK; group++) {
+        if (group)
+            pool = &s->pools[out->decode_pool];
+        const fs_gpu_type *gpu = &s->gpu_types[pool->gpu_type];
+        if (pool->partitioning == FS_PARTITION_MIG) {
+            for (size_t i = 0; rc == FS_OK && i < pool->mig.n; i++)
+                rc = fs_scenario_llm_unit(s, index, pool->gpu_type, pool->mig.profiles[i],
+                                          pool->mig.profiles[i]->memory_gb, &blocks, &step, &err);
+        } else {
+            rc = fs_scenario_llm_unit(s, index, pool->gpu_type, NULL, gpu->memory_gb, &blocks, &step, &err);
+        }
     }
     /* The capacity figure: mean tokens from the distributions; a trace's
      * are known once it is read, and run.c takes the figure again then. */

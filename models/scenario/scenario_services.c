@@ -295,11 +295,72 @@ static int parse_service_pool(fs_jpath *p, const json_t *svc, const parse_ctx *c
     return rc;
 }
 
+/* Most decode replicas a disaggregated service may have (as "replicas"). */
+#define MAX_DECODE_REPLICAS 100000
+
+/* "disaggregation": {"decode": {"pool", "replicas"}, "link": {"bandwidth_gb_s",
+ * "latency_us"}} on an LLM service with a fixed replica count. */
+static int parse_disaggregation(fs_jpath *p, const json_t *svc, const parse_ctx *c, fs_service_spec *out)
+{
+    static const char *const keys[] = {"decode", "link"};
+    static const char *const decode_keys[] = {"pool", "replicas"};
+    static const char *const link_keys[] = {"bandwidth_gb_s", "latency_us"};
+    json_t *obj = NULL, *decode = NULL, *link = NULL;
+    int rc = fs_jpath_get_object(p, svc, "disaggregation", false, &obj);
+    if (rc != FS_OK || obj == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "disaggregation");
+    if (!json_is_object(obj))
+        rc = fs_jpath_expected(p, obj, "an object {\"decode\": {...}, \"link\": {...}}");
+    else if (out->batching.kind != FS_BATCHING_CONTINUOUS)
+        rc = fs_jpath_fail(p, "prefill/decode disaggregation needs an LLM engine: \"batching\": "
+                              "{\"kind\": \"continuous\", ...}");
+    else if (out->autoscale.enabled)
+        rc = fs_jpath_fail(p, "a disaggregated service has fixed replica groups: give \"replicas\" as a "
+                              "number (autoscaling two groups is not modelled)");
+    if (rc == FS_OK)
+        rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_object(p, obj, "decode", true, &decode);
+    if (rc == FS_OK) {
+        size_t m = fs_jpath_push_key(p, "decode");
+        uint64_t n = 0;
+        rc = json_is_object(decode) ? fs_jpath_check_keys(p, decode, decode_keys, COUNT(decode_keys))
+                                    : fs_jpath_expected(p, decode, "an object {\"pool\", \"replicas\"}");
+        if (rc == FS_OK)
+            rc = parse_service_pool(p, decode, c, &out->decode_pool);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_uint(p, decode, "replicas", true, 1, MAX_DECODE_REPLICAS, &n);
+        out->decode_replicas = (uint32_t)n;
+        fs_jpath_pop(p, m);
+    }
+    if (rc == FS_OK)
+        rc = fs_jpath_get_object(p, obj, "link", true, &link);
+    if (rc == FS_OK) {
+        size_t m = fs_jpath_push_key(p, "link");
+        double gb_s = 0, us = 0;
+        rc = json_is_object(link) ? fs_jpath_check_keys(p, link, link_keys, COUNT(link_keys))
+                                  : fs_jpath_expected(p, link, "an object {\"bandwidth_gb_s\", \"latency_us\"}");
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, link, "bandwidth_gb_s", true, FS_JPATH_POSITIVE, &gb_s);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, link, "latency_us", false, FS_JPATH_NONNEG, &us);
+        out->link_bandwidth_Bps = gb_s * 1e9;
+        out->link_latency_s = us * 1e-6;
+        fs_jpath_pop(p, m);
+    }
+    if (rc != FS_OK)
+        out->decode_replicas = 0;
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, parse_ctx *c)
 {
     static const char *const keys[] = {"name",         "tenant",        "pool",        "arrivals",
                                        "service_time", "replicas",      "queue_limit", "slo",
-                                       "memory_gb",    "reference_gpu", "sm_exponent", "batching"};
+                                       "memory_gb",    "reference_gpu", "sm_exponent", "batching",
+                                       "disaggregation"};
     fs_scenario *s = c->s;
     fs_service_spec *out = &s->services[index];
     if (!json_is_object(svc))
@@ -330,6 +391,8 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
         rc = parse_replicas(p, svc, out);
     if (rc == FS_OK)
         rc = fs__scenario_parse_batching(p, svc, c, out);
+    if (rc == FS_OK)
+        rc = parse_disaggregation(p, svc, c, out);
     if (rc == FS_OK)
         rc = parse_service_time(p, svc, out);
     out->queue_limit = FS_QUEUE_UNLIMITED;

@@ -58,6 +58,22 @@ static uint32_t whole_request(const fs_llm_engine *e, uint64_t prompt, uint64_t 
     return fs_llm_blocks_for(e, prompt + output - 1);
 }
 
+static int check_request(const fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
+                         const char *where, fs_error *err);
+
+/* A new sequence at the waiting ring's tail (checked), to prefill its prompt. */
+static fs_llm_seq *queue_tail(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output)
+{
+    fs_llm_seq *s = &e->waiting[(e->waiting_head + e->n_waiting) % e->waiting_cap];
+    memset(s, 0, sizeof *s);
+    s->id = (uint32_t)id;
+    s->prompt = (uint32_t)prompt;
+    s->output = (uint32_t)output;
+    s->prefill_len = (uint32_t)prompt;
+    e->n_waiting++;
+    return s;
+}
+
 int fs_llm_engine_enqueue(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
                           const char *where, fs_error *err)
 {
@@ -66,6 +82,36 @@ int fs_llm_engine_enqueue(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t
 
 int fs_llm_engine_enqueue_prefixed(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
                                    uint32_t prefix_key, uint32_t prefix_tokens, const char *where, fs_error *err)
+{
+    int rc = check_request(e, id, prompt, output, where, err);
+    if (rc != FS_OK)
+        return rc;
+    fs_llm_seq *s = queue_tail(e, id, prompt, output);
+    s->prefix_key = prefix_tokens ? prefix_key : 0;
+    s->prefix_tokens = prefix_tokens < prompt ? prefix_tokens : (uint32_t)prompt;
+    return FS_OK;
+}
+
+int fs_llm_engine_enqueue_received(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
+                                   const char *where, fs_error *err)
+{
+    if (output < 2)
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "%s: request %llu arrives prefilled with %lld output tokens; only a request "
+                            "of 2 or more has decodes left", where, (unsigned long long)id, (long long)output);
+    int rc = check_request(e, id, prompt, output, where, err);
+    if (rc != FS_OK)
+        return rc;
+    fs_llm_seq *s = queue_tail(e, id, prompt, output);
+    /* Its prompt's KV arrived computed, with its first token. */
+    s->prefilled = s->kv = (uint32_t)prompt;
+    s->generated = 1;
+    return FS_OK;
+}
+
+/* FS_OK when the engine can queue a request of these sizes (see enqueue). */
+static int check_request(const fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
+                         const char *where, fs_error *err)
 {
     if (id > UINT32_MAX)
         return fs_error_set(err, FS_ERR_INPUT, "%s: request id %llu: ids must be below 2^32", where,
@@ -86,15 +132,6 @@ int fs_llm_engine_enqueue_prefixed(fs_llm_engine *e, uint64_t id, int64_t prompt
         return fs_error_set(err, FS_ERR_RUNTIME,
                             "%s: %zu requests in the engine, its queue holds no more", where,
                             e->n_waiting + e->n_running);
-    fs_llm_seq *s = &e->waiting[(e->waiting_head + e->n_waiting) % e->waiting_cap];
-    memset(s, 0, sizeof *s);
-    s->id = (uint32_t)id;
-    s->prompt = (uint32_t)prompt;
-    s->output = (uint32_t)output;
-    s->prefill_len = (uint32_t)prompt;
-    s->prefix_key = prefix_tokens ? prefix_key : 0;
-    s->prefix_tokens = prefix_tokens < prompt ? prefix_tokens : (uint32_t)prompt;
-    e->n_waiting++;
     return FS_OK;
 }
 
@@ -238,9 +275,11 @@ admit:
      * only be taken by newcomers and the preempted would starve. */
     while (!preempted && e->n_waiting > 0 && e->n_running < e->cfg.max_seqs && budget > 0) {
         fs_llm_seq *head = &e->waiting[e->waiting_head];
+        /* Received (its prompt's KV computed elsewhere): it decodes at once. */
+        bool received = head->prefilled == head->prefill_len;
         /* Its cached prefix: full blocks, leaving at least one prompt token
          * to compute (the first token comes out of a prefill step). */
-        uint32_t h = e->prefix && head->prefix_key ? fs_llm_prefix_find(e->prefix, head->prefix_key) : 0;
+        uint32_t h = !received && e->prefix && head->prefix_key ? fs_llm_prefix_find(e->prefix, head->prefix_key) : 0;
         uint32_t shared = 0;
         if (h) {
             uint32_t usable = (head->prefill_len - 1) / e->cfg.block_tokens;
@@ -250,9 +289,9 @@ admit:
             if (h) /* pinned, so making room below cannot evict it */
                 fs_llm_prefix_pin(e->prefix, h);
         }
-        uint32_t cached = shared * e->cfg.block_tokens;
-        uint32_t left = head->prefill_len - cached;
-        uint32_t n = left < budget ? left : budget;
+        uint32_t cached = received ? head->kv : shared * e->cfg.block_tokens;
+        uint32_t left = head->prefill_len - (received ? head->prefilled : cached);
+        uint32_t n = received ? 1 : left < budget ? left : budget;
         uint32_t need = e->cfg.kv_policy == FS_LLM_KV_QUEUE
                             ? whole_request(e, head->prompt, head->output) - shared
                             : fs_llm_blocks_for(e, (uint64_t)cached + n) - shared;
@@ -270,8 +309,9 @@ admit:
         s->blocks = need;
         s->entry = h;
         s->shared = shared;
-        s->prefilled = s->kv = cached;
-        if (e->prefix) {
+        if (!received)
+            s->prefilled = s->kv = cached;
+        if (e->prefix && !received) {
             out->prefill_queried += s->prefill_len;
             out->prefill_cached += cached;
         }

@@ -119,6 +119,14 @@ int fs_llm_engine_enqueue(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t
 int fs_llm_engine_enqueue_prefixed(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
                                    uint32_t prefix_key, uint32_t prefix_tokens, const char *where, fs_error *err);
 
+/* Queues a request whose prompt's KV was computed elsewhere and arrives with
+ * its first token (prefill/decode disaggregation): admitted when its KV
+ * fits, it decodes its remaining output - 1 tokens.  If preempted, it
+ * recomputes its context here as any other.  The same errors as enqueue,
+ * and FS_ERR_INPUT for an output under 2 tokens (nothing left to decode). */
+int fs_llm_engine_enqueue_received(fs_llm_engine *e, uint64_t id, int64_t prompt, int64_t output,
+                                   const char *where, fs_error *err);
+
 enum fs_llm_event_kind {
     FS_LLM_ADMITTED,    /* first scheduled (its queue time ends at the step's start) */
     FS_LLM_FIRST_TOKEN, /* the request's first token, at the step's end */

@@ -435,7 +435,7 @@ static void fs__on_batch_timer(fs_sim *sim, const fs_event *ev, void *ctx)
 void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now)
 {
     if (svc->state[r] != FS__WARMING) { /* no longer wanted: give the unit back */
-        fs_fleet_release(svc->fleet, svc->spec->pool, unit, 0, now);
+        fs_fleet_release(svc->fleet, fs_service_replica_pool(svc->spec, r), unit, 0, now);
         return;
     }
     const fs_unit *u = &svc->placement->pools[svc->spec->pool].units[unit];
@@ -471,6 +471,11 @@ void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double n
 void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now)
 {
     uint8_t state = svc->state[r];
+    if (r >= svc->n_slots) { /* a disaggregated service's decode replica */
+        if (state == FS__READY)
+            fs__llm_replica_lost(svc, r, now);
+        return;
+    }
     if (state == FS__WARMING) {
         svc->state[r] = FS__OFF;
         svc->n_wanted--;
@@ -715,6 +720,10 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
                         .batch_end = INFINITY, .timer_at = INFINITY};
     svc->time_sliced = pool->spec->partitioning == FS_PARTITION_TIME_SLICED;
     svc->n_slots = spec->max_replicas > spec->replicas ? spec->max_replicas : spec->replicas;
+    /* A disaggregated service's decode replicas follow its own in the
+     * per-slot tables (never in the load buckets: service_pd.c runs them). */
+    uint32_t n_all = svc->n_slots + spec->decode_replicas;
+    svc->n_llm_slots = n_all;
     svc->concurrency = spec->concurrency;
     svc->free_slots = (uint64_t)spec->replicas * spec->concurrency;
     svc->n_ready = svc->n_wanted = spec->replicas;
@@ -723,16 +732,16 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->arrival_rng = fs_rng_create(s->seed, replication, stream);
     snprintf(stream, sizeof stream, "service/%s", spec->name);
     svc->service_rng = fs_rng_create(s->seed, replication, stream);
-    svc->load = calloc(svc->n_slots, sizeof *svc->load);
-    svc->next = malloc(svc->n_slots * sizeof *svc->next);
-    svc->prev = malloc(svc->n_slots * sizeof *svc->prev);
-    svc->state = calloc(svc->n_slots, sizeof *svc->state);
+    svc->load = calloc(n_all, sizeof *svc->load);
+    svc->next = malloc(n_all * sizeof *svc->next);
+    svc->prev = malloc(n_all * sizeof *svc->prev);
+    svc->state = calloc(n_all, sizeof *svc->state);
     /* concurrency + 1 lists, counted in size_t: the loader bounds
      * concurrency (FS_SCENARIO_MAX_CONCURRENCY), but a uint32_t sum would
      * wrap to 0 at UINT32_MAX, and calloc checks the product. */
     svc->bucket_head = calloc((size_t)svc->concurrency + 1, sizeof *svc->bucket_head);
-    svc->unit = calloc(svc->n_slots, sizeof *svc->unit);
-    svc->scale = calloc(svc->n_slots, sizeof *svc->scale);
+    svc->unit = calloc(n_all, sizeof *svc->unit);
+    svc->scale = calloc(n_all, sizeof *svc->scale);
     svc->batched = spec->batching.kind == FS_BATCHING_DYNAMIC;
     svc->llm = spec->batching.kind == FS_BATCHING_CONTINUOUS;
     if (svc->batched) {
@@ -748,10 +757,11 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
         fs_hist_init(&svc->window_latency) != 0 || fs_hist_init(&svc->scale_latency) != 0 ||
         fs_hist_init(&svc->batch_latency) != 0)
         goto nomem;
-    for (uint32_t r = 0; r < spec->replicas; r++) {
-        svc->unit[r] = placement->replica_unit[index][r];
-        svc->scale[r] = fs_placement_scale(placement, index, r);
-        svc->state[r] = FS__READY;
+    for (uint32_t r = 0; r < fs_service_placed(spec); r++) {
+        uint32_t slot = r < spec->replicas ? r : svc->n_slots + (r - spec->replicas);
+        svc->unit[slot] = placement->replica_unit[index][r];
+        svc->scale[slot] = fs_placement_scale(placement, index, r);
+        svc->state[slot] = FS__READY;
     }
     for (uint64_t l = 0; l <= svc->concurrency; l++)
         svc->bucket_head[l] = FS__NONE;
@@ -793,8 +803,8 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
             goto nomem;
     }
     /* The starting replicas' engines, sized for their units. */
-    for (uint32_t r = 0; svc->llm && r < spec->replicas && !sim->failed; r++)
-        if (fs__llm_replica_ready(svc, r, svc->unit[r], 0) != 0)
+    for (uint32_t r = 0; svc->llm && r < n_all && !sim->failed; r++)
+        if ((r < spec->replicas || r >= svc->n_slots) && fs__llm_replica_ready(svc, r, svc->unit[r], 0) != 0)
             break;
     if (!sim->failed)
         fs__schedule_arrival(svc, 0);

@@ -122,7 +122,9 @@ typedef struct fs_service {
      * Levels over all replicas: running sequences, KV blocks used and KV
      * blocks of ready replicas. */
     bool llm;
-    struct fs_llm_slot *llm_slots;
+    struct fs_llm_slot *llm_slots; /* n_llm_slots: the n_slots replicas, then a disaggregated service's decode ones */
+    uint32_t n_llm_slots;
+    struct fs__llm_pd *pd;    /* disaggregated: the decode side (service_pd.c); NULL otherwise */
     uint64_t *ring_tokens, *ring_prefix;
     uint64_t llm_local;       /* requests routed to replicas, waiting in their queues (counted in in_service) */
     uint32_t llm_rr;          /* round robin: the next slot to try */

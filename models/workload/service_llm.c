@@ -57,7 +57,7 @@ int fs__llm_init(fs_service *svc, uint64_t seed, uint32_t replication)
         if (!svc->prefix_rng || !svc->prefix_table || !svc->ring_prefix)
             return ENOMEM;
     }
-    svc->llm_slots = calloc(svc->n_slots, sizeof *svc->llm_slots);
+    svc->llm_slots = calloc(svc->n_llm_slots, sizeof *svc->llm_slots);
     svc->ring_tokens = malloc((svc->ring_mask + 1) * sizeof *svc->ring_tokens);
     svc->ring_demand = malloc((svc->ring_mask + 1) * sizeof *svc->ring_demand);
     int64_t kind = fs_sim_register(svc->sim, fs__llm_on_step, svc);
@@ -71,12 +71,12 @@ int fs__llm_init(fs_service *svc, uint64_t seed, uint32_t replication)
     fs_level_init(&svc->llm_kv_used, 0, 0);
     fs_level_init(&svc->llm_kv_total, 0, 0);
     fs_level_init(&svc->llm_busy, 0, 0);
-    return 0;
+    return spec->decode_replicas ? fs__pd_init(svc) : 0;
 }
 
 void fs__llm_fini(fs_service *svc)
 {
-    for (uint32_t r = 0; svc->llm_slots && r < svc->n_slots; r++) {
+    for (uint32_t r = 0; svc->llm_slots && r < svc->n_llm_slots; r++) {
         struct fs_llm_slot *s = &svc->llm_slots[r];
         free(s->running);
         free(s->waiting);
@@ -85,13 +85,15 @@ void fs__llm_fini(fs_service *svc)
         free(s->first_token);
         free(s->tokens);
         free(s->prefix);
-        free(s->local);
+        free(s->local.at);
+        free(s->xfer.at);
         free(s->free_ids);
         if (s->cache.entries)
             fs_llm_prefix_fini(&s->cache);
     }
     free(svc->llm_slots);
     svc->llm_slots = NULL;
+    fs__pd_fini(svc);
     free(svc->ring_tokens);
     svc->ring_tokens = NULL;
     free(svc->ring_prefix);
@@ -136,8 +138,9 @@ int fs__llm_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now)
     const fs_service_spec *spec = svc->spec;
     const fs_llm_serving *llm = &spec->batching.llm;
     const fs_scenario *s = svc->placement->scenario;
-    const fs_pool_spec *pool = &s->pools[spec->pool];
-    const fs_unit *u = &svc->placement->pools[spec->pool].units[unit];
+    size_t p = fs_service_replica_pool(spec, r);
+    const fs_pool_spec *pool = &s->pools[p];
+    const fs_unit *u = &svc->placement->pools[p].units[unit];
     const fs_mig_profile *mig = pool->partitioning == FS_PARTITION_MIG
                                     ? fs_gpu_mig_profile(&s->gpu_types[pool->gpu_type], u->kind)
                                     : NULL;
@@ -163,7 +166,7 @@ int fs__llm_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now)
         return -1;
     }
     slot->out.events = slot->events;
-    if (llm->prefix_groups && llm->prefix_caching) {
+    if (llm->prefix_groups && llm->prefix_caching && !fs__llm_is_decode(svc, r)) {
         /* A new unit starts cold.  One entry per group at most. */
         if (!slot->cache.entries && fs_llm_prefix_init(&slot->cache, llm->prefix_groups) != 0) {
             fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for a prefix cache", spec->name);
@@ -174,6 +177,7 @@ int fs__llm_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now)
     }
     slot->kv_blocks = blocks;
     slot->stepping = false;
+    slot->link_free = now;
     slot->n_free = slot->cap;
     for (uint32_t i = 0; i < slot->cap; i++)
         slot->free_ids[i] = slot->cap - 1 - i;
@@ -237,13 +241,21 @@ void fs__llm_arrival(fs_service *svc, double now)
 }
 
 /* Puts req into replica r's engine; false when it is longer than the
- * replica's whole KV cache could ever hold (refused, counted as dropped). */
-static bool enter_engine(fs_service *svc, struct fs_llm_slot *slot, const fs__llm_request *req, double now)
+ * replica's whole KV cache could ever hold (refused, counted as dropped).
+ * A disaggregated service's prefill replica computes the prompt and first
+ * token only; its decode replicas receive the prompt's KV. */
+bool fs__llm_enter(fs_service *svc, uint32_t r, const fs__llm_request *req, double now)
 {
+    struct fs_llm_slot *slot = &svc->llm_slots[r];
     fs_error err = {0};
     uint32_t id = slot->free_ids[--slot->n_free];
-    if (fs_llm_engine_enqueue_prefixed(&slot->engine, id, prompt_of(req->tokens), output_of(req->tokens),
-                                       (uint32_t)(req->prefix >> 32), (uint32_t)req->prefix, svc->spec->name, &err) != FS_OK) {
+    int rc = fs__llm_is_decode(svc, r)
+                 ? fs_llm_engine_enqueue_received(&slot->engine, id, prompt_of(req->tokens), output_of(req->tokens),
+                                                  svc->spec->name, &err)
+                 : fs_llm_engine_enqueue_prefixed(&slot->engine, id, prompt_of(req->tokens),
+                                                  svc->pd ? 1 : output_of(req->tokens), (uint32_t)(req->prefix >> 32),
+                                                  (uint32_t)req->prefix, svc->spec->name, &err);
+    if (rc != FS_OK) {
         slot->n_free++;
         refuse_too_long(svc, now);
         return false;
@@ -262,38 +274,51 @@ static void pull(fs_service *svc, uint32_t r, double now)
 {
     struct fs_llm_slot *slot = &svc->llm_slots[r];
     fs_llm_engine *e = &slot->engine;
-    while (slot->local_n && e->n_running + e->n_waiting < e->cfg.max_seqs) {
-        fs__llm_request req = slot->local[slot->local_head];
-        slot->local_head = (slot->local_head + 1) & (slot->local_cap - 1);
-        slot->local_n--;
+    while (slot->local.n && e->n_running + e->n_waiting < e->cfg.max_seqs) {
+        fs__llm_request req = fs__llm_ring_pop(&slot->local);
         svc->llm_local--;
-        if (!enter_engine(svc, slot, &req, now))
+        if (!fs__llm_enter(svc, r, &req, now))
             svc->in_service--; /* it was counted when routed */
     }
     while (svc->waiting && e->n_running + e->n_waiting < e->cfg.max_seqs) {
-        fs__llm_request req;
+        fs__llm_request req = {0};
         req.arrival = fs__service_ring_pop(svc, &req.first, &req.tokens, &req.prefix);
-        svc->in_service += enter_engine(svc, slot, &req, now);
+        svc->in_service += fs__llm_enter(svc, r, &req, now);
     }
+}
+
+int fs__llm_ring_push(fs__llm_ring *q, const fs__llm_request *req)
+{
+    if (q->n == q->cap) {
+        uint64_t cap = q->cap ? 2 * q->cap : 64;
+        fs__llm_request *grown = malloc(cap * sizeof *grown);
+        if (!grown)
+            return ENOMEM;
+        for (uint64_t i = 0; i < q->n; i++)
+            grown[i] = *fs__llm_ring_at(q, i);
+        free(q->at);
+        q->at = grown;
+        q->cap = cap;
+        q->head = 0;
+    }
+    q->at[(q->head + q->n) & (q->cap - 1)] = *req;
+    q->n++;
+    return 0;
+}
+
+fs__llm_request fs__llm_ring_pop(fs__llm_ring *q)
+{
+    fs__llm_request req = q->at[q->head];
+    q->head = (q->head + 1) & (q->cap - 1);
+    q->n--;
+    return req;
 }
 
 /* Appends req to replica r's own queue (it counts as in service). */
 static int local_push(fs_service *svc, struct fs_llm_slot *slot, const fs__llm_request *req)
 {
-    if (slot->local_n == slot->local_cap) {
-        uint64_t cap = slot->local_cap ? 2 * slot->local_cap : 64;
-        fs__llm_request *grown = malloc(cap * sizeof *grown);
-        if (!grown)
-            return ENOMEM;
-        for (uint64_t i = 0; i < slot->local_n; i++)
-            grown[i] = slot->local[(slot->local_head + i) & (slot->local_cap - 1)];
-        free(slot->local);
-        slot->local = grown;
-        slot->local_cap = cap;
-        slot->local_head = 0;
-    }
-    slot->local[(slot->local_head + slot->local_n) & (slot->local_cap - 1)] = *req;
-    slot->local_n++;
+    if (fs__llm_ring_push(&slot->local, req) != 0)
+        return ENOMEM;
     svc->llm_local++;
     svc->in_service++;
     return 0;
@@ -303,7 +328,7 @@ static int local_push(fs_service *svc, struct fs_llm_slot *slot, const fs__llm_r
 static uint64_t load_of(const fs_service *svc, uint32_t r)
 {
     const struct fs_llm_slot *slot = &svc->llm_slots[r];
-    return slot->local_n + slot->engine.n_running + slot->engine.n_waiting;
+    return slot->local.n + slot->engine.n_running + slot->engine.n_waiting;
 }
 
 /* The ready replica a request goes to (the service has one at least);
@@ -346,10 +371,16 @@ static void set_levels(fs_service *svc, struct fs_llm_slot *slot, double now, ui
 
 /* Starts replica r's next step, or, with nothing to run, lets it go idle
  * (a draining replica then gives its unit back). */
-static void start_step(fs_service *svc, uint32_t r, double now)
+void fs__llm_start_step(fs_service *svc, uint32_t r, double now)
 {
     struct fs_llm_slot *slot = &svc->llm_slots[r];
     fs_llm_engine_step(&slot->engine, &slot->step, &slot->out);
+    bool decode = fs__llm_is_decode(svc, r);
+    if (slot->out.idle && decode) {
+        set_levels(svc, slot, now, 0, 0);
+        fs__pd_idle(svc, r, now);
+        return;
+    }
     if (slot->out.idle) {
         set_levels(svc, slot, now, 0, 0);
         fs_level_add(&svc->llm_busy, now, -1);
@@ -360,8 +391,8 @@ static void start_step(fs_service *svc, uint32_t r, double now)
         return;
     }
     double t = slot->out.duration;
-    if (svc->time_sliced)
-        t *= fs_pool_contention(svc->pool, svc->unit[r]);
+    if (decode ? svc->pd->time_sliced : svc->time_sliced)
+        t *= fs_pool_contention(decode ? svc->pd->pool : svc->pool, svc->unit[r]);
     slot->stepping = true;
     slot->step_start = now;
     set_levels(svc, slot, now, slot->out.running_in_step, slot->out.blocks_in_step);
@@ -375,14 +406,14 @@ static void wake(fs_service *svc, uint32_t r, double now)
     svc->in_service--; /* pull counts each request */
     fs_level_add(&svc->llm_busy, now, +1);
     pull(svc, r, now);
-    start_step(svc, r, now);
+    fs__llm_start_step(svc, r, now);
 }
 
 void fs__llm_dispatch(fs_service *svc, double now)
 {
     if (svc->spec->batching.llm.routing != FS_LLM_ROUTE_CENTRAL) {
         while (svc->waiting && svc->n_ready) {
-            fs__llm_request req;
+            fs__llm_request req = {0};
             req.arrival = fs__service_ring_pop(svc, &req.first, &req.tokens, &req.prefix);
             uint32_t r = route(svc, req.prefix);
             if (local_push(svc, &svc->llm_slots[r], &req) != 0) {
@@ -412,12 +443,27 @@ static bool met_all(const fs_service *svc, uint64_t ttft_ns, bool has_tpot, uint
     return true;
 }
 
-static void apply_event(fs_service *svc, struct fs_llm_slot *slot, const fs_llm_event *ev, double now)
+void fs__llm_first_token(fs_service *svc, double arrival, double now)
 {
+    uint64_t ns = to_ns(now - arrival);
+    fs_hist_record(&svc->rep->ttft, ns);
+    fs_hist_record(&svc->window_ttft, ns);
+    svc->slo_ttft_total++;
+    svc->slo_ttft_bad += ns > svc->ttft_threshold_ns;
+}
+
+static void apply_event(fs_service *svc, uint32_t r, const fs_llm_event *ev, double now)
+{
+    struct fs_llm_slot *slot = &svc->llm_slots[r];
     fs_service_rep *rep = svc->rep;
     uint64_t id = ev->id;
+    /* A disaggregated service's request is queued and gets its first token
+     * on the prefill side; there it finishes when its prefill does. */
+    bool decode = fs__llm_is_decode(svc, r), handed = svc->pd && !decode && output_of(slot->tokens[id]) > 1;
     switch (ev->kind) {
     case FS_LLM_ADMITTED: {
+        if (decode)
+            break;
         double wait = slot->step_start - slot->arrival[id];
         rep->started++;
         rep->waited += wait > 0;
@@ -425,16 +471,21 @@ static void apply_event(fs_service *svc, struct fs_llm_slot *slot, const fs_llm_
         break;
     }
     case FS_LLM_FIRST_TOKEN:
-        if (slot->first_token[id] < 0) { /* a recomputed request keeps its first */
+        /* A recomputed request keeps its first; a handed-over one's is out
+         * when its KV (and the token with it) reaches the decode side. */
+        if (slot->first_token[id] < 0 && !handed) {
             slot->first_token[id] = now;
-            uint64_t ns = to_ns(now - slot->arrival[id]);
-            fs_hist_record(&rep->ttft, ns);
-            fs_hist_record(&svc->window_ttft, ns);
-            svc->slo_ttft_total++;
-            svc->slo_ttft_bad += ns > svc->ttft_threshold_ns;
+            fs__llm_first_token(svc, slot->arrival[id], now);
         }
         break;
     case FS_LLM_FINISHED: {
+        if (handed) {
+            fs__llm_request req = {slot->arrival[id], slot->first_token[id], slot->tokens[id], slot->prefix[id], now};
+            slot->free_ids[slot->n_free++] = (uint32_t)id;
+            if (fs__pd_send(svc, r, &req, now) != 0)
+                fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
+            break;
+        }
         uint64_t tokens = slot->tokens[id];
         uint32_t output = output_of(tokens);
         double arrival = slot->arrival[id], first = slot->first_token[id];
@@ -471,7 +522,7 @@ void fs__llm_on_step(fs_sim *sim, const fs_event *ev, void *ctx)
     fs_service_rep *rep = svc->rep;
     slot->stepping = false;
     for (size_t i = 0; i < slot->out.n_events; i++)
-        apply_event(svc, slot, &slot->out.events[i], now);
+        apply_event(svc, r, &slot->out.events[i], now);
     rep->steps++;
     uint32_t size = slot->out.scheduled < svc->spec->batching.max_batch_size ? slot->out.scheduled
                                                                               : svc->spec->batching.max_batch_size;
@@ -480,9 +531,13 @@ void fs__llm_on_step(fs_sim *sim, const fs_event *ev, void *ctx)
     rep->prefill_queried += slot->out.prefill_queried;
     rep->prefill_cached += slot->out.prefill_cached;
     svc->w_tokens += slot->out.tokens_out;
-    if (svc->state[r] == FS__READY)
-        pull(svc, r, now);
-    start_step(svc, r, now);
+    if (svc->state[r] == FS__READY) {
+        if (fs__llm_is_decode(svc, r))
+            fs__pd_pull(svc, r, now);
+        else
+            pull(svc, r, now);
+    }
+    fs__llm_start_step(svc, r, now);
 }
 
 /* Sorts requests by arrival, newest first, for putting back at the head. */
@@ -492,14 +547,15 @@ static int newest_first(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* Puts replica r's routed and engine requests back at the head of the
- * central queue.  Everything a replica holds arrived before everything
- * still in the central queue (it takes or is sent the oldest), so putting
- * them back newest first keeps that queue in arrival order.  0 or ENOMEM. */
-static int give_back(fs_service *svc, struct fs_llm_slot *slot, bool engine)
+/* Everything a replica holds arrived before everything still in the
+ * central queue (it takes or is sent the oldest), so putting it back newest
+ * first keeps that queue in arrival order. */
+int fs__llm_give_back(fs_service *svc, uint32_t r, bool engine)
 {
+    struct fs_llm_slot *slot = &svc->llm_slots[r];
     const fs_llm_engine *e = &slot->engine;
-    size_t in_engine = engine ? e->n_running + e->n_waiting : 0, n = in_engine + slot->local_n;
+    size_t in_engine = engine ? e->n_running + e->n_waiting : 0, in_xfer = engine ? slot->xfer.n : 0;
+    size_t n = in_engine + slot->local.n + in_xfer;
     if (n == 0)
         return 0;
     fs__llm_request *back = malloc(n * sizeof *back);
@@ -507,27 +563,31 @@ static int give_back(fs_service *svc, struct fs_llm_slot *slot, bool engine)
         return ENOMEM;
     for (size_t i = 0; i < in_engine; i++) {
         uint64_t id = held_id(e, i);
-        back[i] = (fs__llm_request){slot->arrival[id], slot->first_token[id], slot->tokens[id], slot->prefix[id]};
+        back[i] = (fs__llm_request){slot->arrival[id], slot->first_token[id], slot->tokens[id], slot->prefix[id], 0};
     }
-    for (uint64_t i = 0; i < slot->local_n; i++)
-        back[in_engine + i] = slot->local[(slot->local_head + i) & (slot->local_cap - 1)];
+    for (uint64_t i = 0; i < slot->local.n; i++)
+        back[in_engine + i] = *fs__llm_ring_at(&slot->local, i);
+    for (uint64_t i = 0; i < in_xfer; i++)
+        back[in_engine + slot->local.n + i] = *fs__llm_ring_at(&slot->xfer, i);
     qsort(back, n, sizeof *back, newest_first);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = fs__service_ring_unpop(svc, back[i].arrival, back[i].first, back[i].tokens, back[i].prefix);
     free(back);
     svc->in_service -= n;
-    svc->llm_local -= slot->local_n;
-    slot->local_n = 0;
+    svc->llm_local -= slot->local.n;
+    slot->local.n = 0;
+    if (engine)
+        slot->xfer.n = 0;
     return rc;
 }
 
 void fs__llm_replica_draining(fs_service *svc, uint32_t r, double now)
 {
     struct fs_llm_slot *slot = &svc->llm_slots[r];
-    if (!slot->local_n)
+    if (!slot->local.n)
         return;
-    if (give_back(svc, slot, false) != 0) {
+    if (fs__llm_give_back(svc, r, false) != 0) {
         fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
         return;
     }
@@ -538,10 +598,13 @@ void fs__llm_replica_lost(fs_service *svc, uint32_t r, double now)
 {
     struct fs_llm_slot *slot = &svc->llm_slots[r];
     fs_llm_engine *e = &slot->engine;
-    size_t n = e->n_running + e->n_waiting + slot->local_n;
-    if (slot->stepping || e->n_running + e->n_waiting > 0)
+    size_t n = e->n_running + e->n_waiting + slot->local.n + slot->xfer.n;
+    bool busy = slot->stepping || e->n_running + e->n_waiting > 0;
+    if (busy)
         fs_level_add(&svc->llm_busy, now, -1);
-    if (give_back(svc, slot, true) != 0) {
+    if (fs__llm_is_decode(svc, r))
+        fs__pd_lost(svc, r, busy, now);
+    if (fs__llm_give_back(svc, r, true) != 0) {
         fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
         return;
     }
@@ -556,65 +619,74 @@ void fs__llm_replica_lost(fs_service *svc, uint32_t r, double now)
         fs__llm_dispatch(svc, now);
 }
 
-void fs__llm_late_in_service(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS])
+void fs__llm_each_held(const fs_service *svc, void (*visit)(void *ctx, const fs__llm_request *req), void *ctx)
 {
-    const fs_slo *slo = &svc->spec->slo;
-    for (uint32_t r = 0; r < svc->n_slots; r++) {
+    for (uint32_t r = 0; r < svc->n_llm_slots; r++) {
         const struct fs_llm_slot *slot = &svc->llm_slots[r];
         const fs_llm_engine *e = &slot->engine;
         if (!slot->running)
             continue;
-        for (uint64_t i = 0; i < slot->local_n; i++)
-            for (size_t j = 0; j < slo->n_targets; j++)
-                late[j] += slot->local[(slot->local_head + i) & (slot->local_cap - 1)].arrival <
-                           now - slo->targets[j].threshold_s;
+        for (uint64_t i = 0; i < slot->local.n; i++)
+            visit(ctx, fs__llm_ring_at(&slot->local, i));
+        for (uint64_t i = 0; i < slot->xfer.n; i++)
+            visit(ctx, fs__llm_ring_at(&slot->xfer, i));
         for (size_t i = 0; i < e->n_running + e->n_waiting; i++) {
             uint64_t id = held_id(e, i);
-            for (size_t j = 0; j < slo->n_targets; j++)
-                late[j] += slot->arrival[id] < now - slo->targets[j].threshold_s;
+            fs__llm_request req = {slot->arrival[id], slot->first_token[id], slot->tokens[id], slot->prefix[id], 0};
+            visit(ctx, &req);
         }
     }
+    for (uint64_t i = 0; svc->pd && i < svc->pd->queue.n; i++)
+        visit(ctx, fs__llm_ring_at(&svc->pd->queue, i));
 }
 
-/* Requests still queued or in an engine at `now` already past the TTFT
- * target (no first token, older than it) and the TPOT target (first token
- * out, and even finishing now would exceed it), into *ttft and *tpot. */
+/* What the late counters below look at, and what they found. */
+typedef struct late_count {
+    double now;
+    const fs_slo *slo;
+    uint64_t *late;       /* end-to-end: per target */
+    uint64_t ttft, tpot;
+} late_count;
+
+static void count_late_e2e(void *ctx, const fs__llm_request *req)
+{
+    late_count *c = ctx;
+    for (size_t j = 0; j < c->slo->n_targets; j++)
+        c->late[j] += req->arrival < c->now - c->slo->targets[j].threshold_s;
+}
+
+void fs__llm_late_in_service(const fs_service *svc, double now, uint64_t late[FS_SLO_MAX_TARGETS])
+{
+    late_count c = {.now = now, .slo = &svc->spec->slo, .late = late};
+    fs__llm_each_held(svc, count_late_e2e, &c);
+}
+
+/* A request past the TTFT target (no first token, older than it) or the
+ * TPOT target (first token out, and even finishing now would exceed it). */
+static void count_late_llm(void *ctx, const fs__llm_request *req)
+{
+    late_count *c = ctx;
+    double ttft_s = c->slo->ttft.threshold_s, tpot_s = c->slo->tpot.threshold_s;
+    uint32_t output = output_of(req->tokens);
+    if (req->first < 0)
+        c->ttft += ttft_s > 0 && c->now - req->arrival > ttft_s;
+    else
+        c->tpot += tpot_s > 0 && output >= 2 && (c->now - req->first) / (output - 1) > tpot_s;
+}
+
+/* Requests still queued, in transfer or in an engine at `now` already past
+ * the TTFT or TPOT target, into *ttft and *tpot. */
 static void late_llm(const fs_service *svc, double now, uint64_t *ttft, uint64_t *tpot)
 {
-    double ttft_s = svc->spec->slo.ttft.threshold_s, tpot_s = svc->spec->slo.tpot.threshold_s;
-    *ttft = *tpot = 0;
+    late_count c = {.now = now, .slo = &svc->spec->slo};
     for (uint64_t i = 0; i < svc->waiting; i++) {
         uint64_t at = (svc->head + i) & svc->ring_mask;
-        double first = svc->ring_demand[at];
-        uint32_t output = output_of(svc->ring_tokens[at]);
-        if (first < 0)
-            *ttft += ttft_s > 0 && now - svc->ring[at] > ttft_s;
-        else
-            *tpot += tpot_s > 0 && output >= 2 && (now - first) / (output - 1) > tpot_s;
+        fs__llm_request req = {svc->ring[at], svc->ring_demand[at], svc->ring_tokens[at], 0, 0};
+        count_late_llm(&c, &req);
     }
-    for (uint32_t r = 0; r < svc->n_slots; r++) {
-        const struct fs_llm_slot *slot = &svc->llm_slots[r];
-        const fs_llm_engine *e = &slot->engine;
-        if (!slot->running)
-            continue;
-        for (uint64_t i = 0; i < slot->local_n; i++) {
-            const fs__llm_request *q = &slot->local[(slot->local_head + i) & (slot->local_cap - 1)];
-            uint32_t output = output_of(q->tokens);
-            if (q->first < 0)
-                *ttft += ttft_s > 0 && now - q->arrival > ttft_s;
-            else
-                *tpot += tpot_s > 0 && output >= 2 && (now - q->first) / (output - 1) > tpot_s;
-        }
-        for (size_t i = 0; i < e->n_running + e->n_waiting; i++) {
-            uint64_t id = held_id(e, i);
-            double first = slot->first_token[id];
-            uint32_t output = output_of(slot->tokens[id]);
-            if (first < 0)
-                *ttft += ttft_s > 0 && now - slot->arrival[id] > ttft_s;
-            else
-                *tpot += tpot_s > 0 && output >= 2 && (now - first) / (output - 1) > tpot_s;
-        }
-    }
+    fs__llm_each_held(svc, count_late_llm, &c);
+    *ttft = c.ttft;
+    *tpot = c.tpot;
 }
 
 /* Whether n judged requests, `bad` of them past target t, breach it. */
@@ -656,6 +728,8 @@ void fs__llm_start_measuring(fs_service *svc, double now)
     fs_level_restart(&svc->llm_busy, now);
     svc->w_running_mark = svc->w_kv_used_mark = svc->w_kv_total_mark = 0;
     svc->w_tokens = 0;
+    if (svc->pd)
+        fs__pd_start_measuring(svc, now);
 }
 
 void fs__llm_close_window(fs_service *svc, double now, fs_service_window *w)
@@ -688,4 +762,6 @@ void fs__llm_finish(fs_service *svc, double now)
     fs_level_flush(&svc->llm_busy, now);
     rep->busy_s = svc->llm_busy.area;
     late_llm(svc, now, &rep->ttft_late_end, &rep->tpot_late_end);
+    if (svc->pd)
+        fs__pd_finish(svc, now);
 }

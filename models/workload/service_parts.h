@@ -18,11 +18,26 @@ typedef enum fs_replica_state {
 #define FS__PRIORITY_REQUEST 1 /* window and warm-up ticks (priority 0) run first at equal times */
 
 /* A request outside an engine: arrival, first-token time (-1: none yet),
- * tokens (prompt << 32 | output), prefix (key << 32 | tokens). */
+ * tokens (prompt << 32 | output), prefix (key << 32 | tokens); a request in
+ * KV transfer also carries when its transfer was asked for. */
 typedef struct fs__llm_request {
     double arrival, first;
     uint64_t tokens, prefix;
+    double sent;
 } fs__llm_request;
+
+/* A FIFO of requests: a power-of-two ring, grown by doubling. */
+typedef struct fs__llm_ring {
+    fs__llm_request *at;
+    uint64_t head, n, cap;
+} fs__llm_ring;
+
+int fs__llm_ring_push(fs__llm_ring *q, const fs__llm_request *req); /* 0 or ENOMEM */
+fs__llm_request fs__llm_ring_pop(fs__llm_ring *q);                  /* requires n > 0 */
+static inline const fs__llm_request *fs__llm_ring_at(const fs__llm_ring *q, uint64_t i)
+{
+    return &q->at[(q->head + i) & (q->cap - 1)];
+}
 
 /* One LLM replica slot: its engine over its own arrays, the step in flight
  * (its events apply at its end), and the state of each request in the
@@ -43,12 +58,28 @@ struct fs_llm_slot {
     uint64_t *tokens, *prefix;
     fs_llm_prefix cache;  /* this replica's prefix cache (entries NULL: none) */
     /* Routed requests waiting for this replica's engine (not with central
-     * routing): a growable ring, oldest at local_head. */
-    fs__llm_request *local;
-    uint64_t local_head, local_n, local_cap;
+     * routing). */
+    fs__llm_ring local;
+    /* A disaggregated service's prefill replica: requests whose KV crosses
+     * its link, in the order they finish (FIFO), and when the link is free. */
+    fs__llm_ring xfer;
+    double link_free;
     uint32_t *free_ids, n_free;
     uint32_t level_running, level_blocks; /* this slot's share of the service's levels */
     uint64_t generation;  /* bumped when the replica is lost: its step in flight is void */
+};
+
+/* A disaggregated service's decode side (service_pd.c): its replicas are
+ * slots n_slots .. n_slots + n_decode - 1 of the service's tables. */
+struct fs__llm_pd {
+    uint32_t n_decode;
+    fs_pool *pool;            /* the decode group's pool */
+    bool time_sliced;
+    double kv_bytes_per_token;
+    fs__llm_ring queue;       /* requests whose KV arrived, waiting for a decode engine, oldest first */
+    uint32_t idle;            /* ready decode replicas with nothing to run */
+    uint32_t kind_kv_done;
+    fs_level ready;           /* ready decode replicas */
 };
 
 /* service.c: the waiting ring and the bookkeeping every request goes through. */
@@ -91,5 +122,32 @@ bool fs__llm_window_breached(fs_service *svc, double now);
 void fs__llm_start_measuring(fs_service *svc, double now);
 void fs__llm_close_window(fs_service *svc, double now, fs_service_window *w);
 void fs__llm_finish(fs_service *svc, double now);
+
+/* service_llm.c, for service_pd.c: a request into slot r's engine (false:
+ * refused, counted as dropped), the first token of a request, and a step. */
+bool fs__llm_enter(fs_service *svc, uint32_t r, const fs__llm_request *req, double now);
+void fs__llm_first_token(fs_service *svc, double arrival, double now);
+void fs__llm_start_step(fs_service *svc, uint32_t r, double now);
+/* Puts slot r's requests (queued, in transfer and, with `engine`, in its
+ * engine) back at the head of the central queue.  0 or ENOMEM. */
+int fs__llm_give_back(fs_service *svc, uint32_t r, bool engine);
+/* Calls visit(ctx, request) for every request queued at or inside a
+ * replica, in transfer or waiting for decode (not the central queue). */
+void fs__llm_each_held(const fs_service *svc, void (*visit)(void *ctx, const fs__llm_request *req), void *ctx);
+
+/* service_pd.c */
+static inline bool fs__llm_is_decode(const fs_service *svc, uint32_t r) { return r >= svc->n_slots; }
+int fs__pd_init(fs_service *svc);
+void fs__pd_fini(fs_service *svc);
+/* Prefill replica r finished request `req`'s prefill: its KV crosses the link. */
+int fs__pd_send(fs_service *svc, uint32_t r, const fs__llm_request *req, double now);
+/* Decode replica r fills its engine from the decode queue. */
+void fs__pd_pull(fs_service *svc, uint32_t r, double now);
+/* Decode replica r ran out of work. */
+void fs__pd_idle(fs_service *svc, uint32_t r, double now);
+/* Decode replica r lost its unit, busy or idle (its requests were given back). */
+void fs__pd_lost(fs_service *svc, uint32_t r, bool busy, double now);
+void fs__pd_start_measuring(fs_service *svc, double now);
+void fs__pd_finish(fs_service *svc, double now);
 
 #endif

@@ -256,6 +256,14 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     json_object_set_new(o, "tenant", json_string(spec->tenant));
     json_object_set_new(o, "pool", json_string(s->pools[spec->pool].name));
     fs__set(o, "replicas", spec->replicas);
+    if (spec->decode_replicas) {
+        json_t *d = json_object();
+        json_object_set_new(d, "pool", json_string(s->pools[spec->decode_pool].name));
+        fs__set(d, "replicas", spec->decode_replicas);
+        fs__set(d, "link_bandwidth_gb_s", spec->link_bandwidth_Bps / 1e9);
+        fs__set(d, "link_latency_us", spec->link_latency_s * 1e6);
+        json_object_set_new(o, "decode", d);
+    }
     fs__set(o, "concurrency", spec->concurrency);
     fs__set_summary(o, "requests", &sum.requests);
     fs__set_summary(o, "completed", &sum.completed);
@@ -315,7 +323,7 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     }
 
     json_t *units = json_object();
-    for (uint32_t k = 0; k < spec->replicas; k++) {
+    for (uint32_t k = 0; k < fs_service_placed(spec); k++) {
         const fs_unit *unit = fs_placement_unit(pol->placement, i, k);
         json_int_t seen = json_integer_value(json_object_get(units, unit->kind));
         json_object_set_new(units, unit->kind, json_integer(seen + 1));

@@ -219,6 +219,10 @@ static int fs__llm_notes(const fs_results *r, size_t p, FILE *fp, fs_error *err)
             fprintf(fp, "; prefix cache hit %s, prefill tokens saved %s/s",
                     fs__llm_num(b[0], sizeof b[0], l.fig[FS_LFIG_PREFIX_HIT_RATIO].mean * 100, "%.1f%%"),
                     fs__llm_num(b[1], sizeof b[1], l.fig[FS_LFIG_PREFILL_SAVED_PER_S].mean, "%.4g"));
+        if (s->services[i].decode_replicas)
+            fprintf(fp, "; disaggregated, %u prefill + %u decode replicas, KV transfer mean %s ms",
+                    s->services[i].replicas, s->services[i].decode_replicas,
+                    fs__llm_num(b[0], sizeof b[0], l.fig[FS_LFIG_KV_TRANSFER_MS].mean, "%.4g"));
         fputc('\n', fp);
     }
     return FS_OK;
