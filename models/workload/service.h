@@ -44,6 +44,12 @@
  * unit loses its KV cache: its requests go back to the queue's head and are
  * recomputed elsewhere (a first token already out keeps its TTFT).
  *
+ * A disaggregated LLM service ("disaggregation", service_pd.c) prefills on
+ * its own replicas and decodes on a second group of replicas, slots
+ * n_slots .. n_llm_slots - 1 on the decode pool: a prefilled request's KV
+ * crosses its prefill replica's FIFO link to one decode queue, which the
+ * decode engines take from at step boundaries.
+ *
  * Ownership: fs_service is caller-owned (init/fini); it owns its generators,
  * queue, replica tables and histograms, borrows the spec, the engine and the
  * pool.  fs_service_finish moves the measured figures into a result.

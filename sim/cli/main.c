@@ -474,6 +474,12 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
             fs_terminal_write(stdout, b->llm.model_name);
             printf(", up to %u sequences, %.4g ms per request when saturated (estimate)\n", b->llm.max_seqs,
                    fs_dist_mean(&svc->service_time) * 1e3);
+            if (svc->decode_replicas) {
+                printf("    disaggregated: those %u prefill; %u decode on pool ", svc->replicas, svc->decode_replicas);
+                fs_terminal_write(stdout, s->pools[svc->decode_pool].name);
+                printf(", KV over %.4g GB/s + %.4g us per prefill replica's link\n", svc->link_bandwidth_Bps / 1e9,
+                       svc->link_latency_s * 1e6);
+            }
         } else if (b->kind != FS_BATCHING_NONE)
             printf(": %u replica(s), %.4g req/s base, dynamic batches of up to %u (%.4g ms each when full)\n",
                    svc->replicas, svc->arrivals.base_rps, b->max_batch_size,
