@@ -232,6 +232,120 @@ static void test_points_and_seeds(void **state)
     fs_sweep_destroy(same);
 }
 
+/* A sweep file over mini (inline) whose policy b deploys chat with its own
+ * replicas, varying `vary` (a JSON list of dimensions). */
+static int zipped_sweep(const char *vary, fs_sweep **out, fs_error *err)
+{
+    char *text = test_slurp("%s/mini.json", dir);
+    json_t *scenario = json_loads(text, 0, NULL);
+    free(text);
+    assert_non_null(scenario);
+    json_t *b = json_object_get(json_object_get(scenario, "policies"), "b");
+    json_object_set_new(b, "services", json_pack("{s:{s:i}}", "chat", "replicas", 3));
+    json_object_set_new(scenario, "horizon", json_string("20m"));
+    json_t *root = json_pack("{s:s,s:o,s:o}", "schema", FS_SWEEP_SCHEMA, "scenario", scenario, "vary",
+                             json_loads(vary, 0, NULL));
+    assert_non_null(root);
+    int rc = fs_sweep_from_json(root, "zip.json", NULL, out, err);
+    json_decref(root);
+    return rc;
+}
+
+/* A zipped dimension: one point per list of values, its paths set together
+ * (a prefill:decode-like trade at a fixed count: b's chat replicas against
+ * b's GPUs), named and labelled with "/", carried by the resolved form. */
+static void test_zipped_dimension(void **state)
+{
+    (void)state;
+    fs_error err = {0};
+    fs_sweep *sw = NULL;
+    int rc = zipped_sweep("[{\"paths\": [\"policies.b.services.chat.replicas\", \"policies.b.pools[p].gpus\"],"
+                          " \"values\": [[1, 7], [2, 6], [3, 5]]}]",
+                          &sw, &err);
+    if (rc != FS_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(sw->n_dims, 2); /* and the policy dimension */
+    assert_int_equal(sw->n_points, 6);
+    const fs_sweep_dim *d = &sw->dims[0];
+    assert_string_equal(d->path, "policies.b.services.chat.replicas/policies.b.pools[p].gpus");
+    assert_int_equal(d->n_paths, 2);
+    assert_false(d->range);
+    assert_string_equal(d->labels[0], "1/7");
+    assert_string_equal(d->labels[2], "3/5");
+    char label[256];
+    fs_sweep_point_label(sw, 3, label, sizeof label);
+    assert_string_equal(label, "policies.b.services.chat.replicas/policies.b.pools[p].gpus=2/6, policy=b");
+    /* Each point's document carries both of its values, and policy b's
+     * variant reads them. */
+    json_t *work = fs_sweep_work_doc(sw);
+    for (size_t point = 1; point < sw->n_points; point += 2) {
+        fs_metrics m;
+        assert_int_equal(fs_sweep_run(sw, work, point, 0, &m, &err), FS_OK);
+        fs_metrics_fini(&m);
+        fs_scenario *s = NULL;
+        assert_int_equal(fs_scenario_parse_json(work, "point", &s, &err), FS_OK);
+        json_t *pair = json_array_get(d->values, point / 2);
+        assert_int_equal(s->policies[1]->services[0].replicas, json_integer_value(json_array_get(pair, 0)));
+        assert_int_equal(s->policies[1]->pools[0].gpus, json_integer_value(json_array_get(pair, 1)));
+        assert_int_equal(s->policies[0]->services[0].replicas, 3);
+        fs_scenario_destroy(s);
+    }
+    json_decref(work);
+    /* The resolved form gives the paths back and the same sweep. */
+    json_t *j = fs_sweep_to_json(sw);
+    json_t *dim = json_array_get(json_object_get(j, "vary"), 0);
+    assert_null(json_object_get(dim, "path"));
+    assert_int_equal(json_array_size(json_object_get(dim, "paths")), 2);
+    fs_sweep *back = NULL;
+    assert_int_equal(fs_sweep_from_json(j, "resolved", NULL, &back, &err), FS_OK);
+    assert_string_equal(back->fingerprint, sw->fingerprint);
+    assert_int_equal(back->n_points, sw->n_points);
+    assert_string_equal(back->dims[0].path, d->path);
+    assert_string_equal(back->dims[0].paths[1], "policies.b.pools[p].gpus");
+    assert_string_equal(back->dims[0].labels[1], "2/6");
+    json_decref(j);
+    fs_sweep_destroy(back);
+    /* The fingerprint covers the zipped values. */
+    fs_sweep *other = NULL;
+    assert_int_equal(zipped_sweep("[{\"paths\": [\"policies.b.services.chat.replicas\", \"policies.b.pools[p].gpus\"],"
+                                  " \"values\": [[1, 7], [2, 6], [3, 4]]}]",
+                                  &other, &err),
+                     FS_OK);
+    assert_string_not_equal(other->fingerprint, sw->fingerprint);
+    fs_sweep_destroy(other);
+    fs_sweep_destroy(sw);
+}
+
+/* A zipped dimension's mistakes, with the sweep file's JSON path. */
+static void test_zipped_errors(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"[{\"paths\": [\"services[chat].replicas\", \"policies.b.pools[p].gpus\"], \"values\": [[1, 7], [2]]}]",
+         "zip.json: vary[0].values[1]: expected a list of 2 values, one per path, got an array"},
+        {"[{\"paths\": [], \"values\": [[1]]}]", "zip.json: vary[0].paths: expected a non-empty array"},
+        {"[{\"path\": \"services[chat].replicas\", \"paths\": [\"policies.b.pools[p].gpus\"], \"values\": [[1]]}]",
+         "zip.json: vary[0]: \"paths\" and \"path\" exclude each other"},
+        {"[{\"paths\": [\"services[chat].replicas\"], \"from\": 1, \"to\": 3}]",
+         "zip.json: vary[0]: \"paths\" and \"from\" exclude each other"},
+        {"[{\"paths\": [\"services[chat].replicas\"], \"values\": [[1]], \"range\": true}]",
+         "zip.json: vary[0].range: a zipped dimension is a list of values, not an ordered range"},
+        {"[{\"paths\": [\"services[chat].replicas\", \"policy\"], \"values\": [[1, \"a\"]]}]",
+         "\"policy\" is a dimension of its own"},
+        {"[{\"path\": \"services[chat].replicas\", \"values\": [1]},"
+         " {\"paths\": [\"policies.a.pools[p].gpus\", \"services[chat].replicas\"], \"values\": [[1, 2]]}]",
+         "vary \"services[chat].replicas\": varied twice"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        fs_error err = {0};
+        fs_sweep *sw = NULL;
+        assert_int_equal(zipped_sweep(cases[k][0], &sw, &err), FS_ERR_INPUT);
+        assert_null(sw);
+        if (!strstr(err.msg, cases[k][1]))
+            fail_msg("case %zu: \"%s\" lacks \"%s\"", k, err.msg, cases[k][1]);
+    }
+}
+
 static void test_constraints(void **state)
 {
     (void)state;
@@ -442,6 +556,8 @@ int main(void)
         cmocka_unit_test(test_run_matches_scenario),
         cmocka_unit_test(test_paths_and_values),
         cmocka_unit_test(test_points_and_seeds),
+        cmocka_unit_test(test_zipped_dimension),
+        cmocka_unit_test(test_zipped_errors),
         cmocka_unit_test(test_constraints),
         cmocka_unit_test(test_staircase_matches_grid),
         cmocka_unit_test(test_more_replications_near_a_limit),

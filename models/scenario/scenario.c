@@ -92,6 +92,15 @@ static size_t array_length(const json_t *root, const char *key)
     return json_is_array(list) ? json_array_size(list) : 0;
 }
 
+/* services[index]; an error in one this policy patched says so. */
+static int parse_service(fs_jpath *p, const json_t *svc, size_t index, parse_ctx *c)
+{
+    int rc = fs__scenario_parse_service(p, svc, index, c);
+    if (rc == FS_ERR_INPUT)
+        fs__scenario_blame_patch(p, svc, c);
+    return rc;
+}
+
 /* The root object of one variant, section by section.  The order of the calls
  * is the order in which a document's mistakes are found, and follows what
  * each section needs: "gpus" before the pools and services that name its
@@ -172,7 +181,7 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
         s->n_services = s->services == NULL ? 0 : n;
     }
     if (rc == FS_OK)
-        rc = fs__scenario_parse_array_of(p, root, "services", c, fs__scenario_parse_service);
+        rc = fs__scenario_parse_array_of(p, root, "services", c, parse_service);
     if (rc == FS_OK)
         rc = fs__scenario_parse_training(p, root, c);
     if (rc == FS_OK)
@@ -226,28 +235,34 @@ static int parse_policy_settings(fs_jpath *p, const json_t *fleet, const char *p
     return rc;
 }
 
-/* One variant: the whole document read with the pools of one fleet. */
+/* One variant: the whole document read with the pools of one fleet and the
+ * services as that policy patches them. */
 static int parse_variant(fs_jpath *p, const json_t *root, const json_t *fleet, const char *policy,
                          fs_scenario *s)
 {
     parse_ctx c = {s, NULL, NULL, 0, 0, fleet, policy};
+    json_t *doc = NULL;
     int rc = fs__scenario_dup_into(p, &s->policy, policy ? policy : "default");
     if (rc == FS_OK)
-        rc = parse_fields(p, root, &c);
+        rc = fs__scenario_policy_doc(p, root, fleet, policy, &doc);
+    if (rc == FS_OK)
+        rc = parse_fields(p, doc, &c);
     if (rc == FS_OK)
         rc = parse_policy_settings(p, fleet, policy, s);
     if (rc == FS_OK)
-        rc = fs__scenario_check_windows(p, root, s);
+        rc = fs__scenario_check_windows(p, doc, s);
+    json_decref(doc);
     free(c.declared);
     free(c.declared_cal);
     return rc;
 }
 
-/* "policies": an object of named fleets, each {"pools": [...]}, in document
- * order; or the top-level "pools" as the one policy "default". */
+/* "policies": an object of named fleets, each {"pools": [...]} and perhaps
+ * "services" patches (scenario_patch.c), in document order; or the top-level
+ * "pools" as the one policy "default". */
 static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
 {
-    static const char *const policy_keys[] = {"pools", "kind", "borrowing", "headroom"};
+    static const char *const policy_keys[] = {"pools", "kind", "borrowing", "headroom", "services"};
     const json_t *policies = json_is_object(root) ? json_object_get(root, "policies") : NULL;
     size_t n = 1;
     if (policies != NULL) {

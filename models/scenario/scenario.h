@@ -339,12 +339,21 @@ static inline size_t fs_service_replica_pool(const fs_service_spec *s, uint32_t 
 /* A scenario describes one workload (the services) and one or more fleets to
  * run it on.  A fleet is a policy: a named set of pools ("policies": {"whole":
  * {"pools": [...]}, "mig": {"pools": [...]}}), or the top-level "pools" as one
- * policy named "default".  Each policy is parsed into its own fs_scenario,
- * identical but for its pools, its name in `policy`, and what depends on
- * them (gpu_types, each service's pool index and default reference GPU).
- * The first is the root: it owns the others and lists all of them, itself
- * first, in `policies`.  Every policy runs the same services with the same
- * random streams (common random numbers). */
+ * policy named "default".  A policy may also deploy services its own way:
+ * "services": {"chat": PATCH} applies PATCH, a JSON merge patch (RFC 7386:
+ * objects merge, null deletes a key, anything else replaces), to a copy of
+ * the top-level service "chat" before that policy reads it (replicas, pool,
+ * batching engine settings, routing); it may not change a service's name,
+ * tenant, arrivals, SLO, service time, or an LLM's model, prompt and output
+ * tokens, prefix and max_model_len (scenario_patch.c).  Each policy is parsed
+ * into its own fs_scenario, identical but for its pools, its name in
+ * `policy`, its settings, its patched services, and what depends on them
+ * (gpu_types, each service's pool index and default reference GPU): read a
+ * policy's services from its own variant, never the root's.  Services keep
+ * their order and names in every variant.  The first is the root: it owns
+ * the others and lists all of them, itself first, in `policies`.  Every
+ * policy runs the same workload with the same random streams (common random
+ * numbers). */
 /* A stream of training jobs ("training": [...]).  Each job asks for `gang`
  * units at once (all or nothing), computes work_gpu_hours / gang hours on
  * them, writes a checkpoint every checkpoint_every_s of compute (taking

@@ -143,6 +143,18 @@ int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a);
 int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind kind,
                                   fs_trace_spec **out);
 
+/* scenario_patch.c: the document policy reads (a new reference): root
+ * itself, or, when the policy has "services" (fleet is the policy's object),
+ * a copy of root whose services are patched as it says.  Patches that name
+ * no service, are not objects, or change what a policy may not are refused
+ * at policies.NAME.services.SERVICE. */
+int fs__scenario_policy_doc(fs_jpath *p, const json_t *root, const json_t *fleet, const char *policy,
+                            json_t **out);
+/* After an error reading service svc: when c's policy patched it, appends
+ * " (as patched by policies.NAME.services.SERVICE)" to the message, since
+ * the bad value may be the patch's. */
+void fs__scenario_blame_patch(fs_jpath *p, const json_t *svc, const parse_ctx *c);
+
 /* scenario_training.c: "training". */
 int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c);
 

@@ -154,6 +154,74 @@ static char *fs__label(const json_t *v)
     return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(12));
 }
 
+/* parts[n] joined by "/": a zipped dimension's name and labels.  NULL when
+ * out of memory. */
+static char *fs__joined(const char *const *parts, size_t n)
+{
+    size_t len = 1;
+    for (size_t j = 0; j < n; j++)
+        len += strlen(parts[j]) + 1;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    out[0] = '\0';
+    for (size_t j = 0, at = 0; j < n; j++)
+        at += (size_t)snprintf(out + at, len - at, "%s%s", j ? "/" : "", parts[j]);
+    return out;
+}
+
+/* A value of dimension d as text: a zipped one's values' labels joined by "/". */
+static char *fs__dim_label(const fs_sweep_dim *d, const json_t *v)
+{
+    if (!d->paths)
+        return fs__label(v);
+    char **parts = calloc(d->n_paths, sizeof *parts);
+    bool ok = parts != NULL;
+    for (size_t j = 0; ok && j < d->n_paths; j++)
+        ok = (parts[j] = fs__label(json_array_get(v, j))) != NULL;
+    char *out = ok ? fs__joined((const char *const *)parts, d->n_paths) : NULL;
+    for (size_t j = 0; parts && j < d->n_paths; j++)
+        free(parts[j]);
+    free(parts);
+    return out;
+}
+
+/* Whether dimension d sets path. */
+static bool fs__dim_sets(const fs_sweep_dim *d, const char *path)
+{
+    if (!d->paths)
+        return strcmp(d->path, path) == 0;
+    for (size_t j = 0; j < d->n_paths; j++)
+        if (strcmp(d->paths[j], path) == 0)
+            return true;
+    return false;
+}
+
+/* Sets dimension d to its value k in doc: each path of a zipped one to its
+ * own value; the policy dimension sets nothing. */
+static int fs__set_dim(json_t *doc, const fs_sweep_dim *d, size_t k, const char *context, fs_error *err)
+{
+    json_t *v = json_array_get(d->values, k);
+    if (!d->paths)
+        return strcmp(d->path, FS_SWEEP_POLICY_PATH) == 0 ? FS_OK : fs__set_path(doc, d->path, v, context, err);
+    int rc = FS_OK;
+    for (size_t j = 0; rc == FS_OK && j < d->n_paths; j++)
+        rc = fs__set_path(doc, d->paths[j], json_array_get(v, j), context, err);
+    return rc;
+}
+
+static void fs__dim_fini(fs_sweep_dim *d)
+{
+    for (size_t k = 0; d->labels && k < json_array_size(d->values); k++)
+        free(d->labels[k]);
+    free(d->labels);
+    for (size_t j = 0; d->paths && j < d->n_paths; j++)
+        free(d->paths[j]);
+    free(d->paths);
+    free(d->path);
+    json_decref(d->values);
+}
+
 static int fs__load_doc(const char *path, json_t **doc, fs_error *err)
 {
     json_error_t jerr;
@@ -253,13 +321,8 @@ void fs_sweep_destroy(fs_sweep *sw)
 {
     if (!sw)
         return;
-    for (size_t d = 0; d < sw->n_dims; d++) {
-        for (size_t k = 0; sw->dims[d].labels && k < json_array_size(sw->dims[d].values); k++)
-            free(sw->dims[d].labels[k]);
-        free(sw->dims[d].labels);
-        free(sw->dims[d].path);
-        json_decref(sw->dims[d].values);
-    }
+    for (size_t d = 0; d < sw->n_dims; d++)
+        fs__dim_fini(&sw->dims[d]);
     free(sw->dims);
     for (size_t p = 0; p < sw->n_policies; p++)
         free(sw->policies[p]);
@@ -281,69 +344,116 @@ int fs_sweep_set(fs_sweep *sw, const char *path, json_t *value, fs_error *err)
     return rc;
 }
 
-int fs_sweep_add_dim(fs_sweep *sw, const char *path, json_t *values, bool range, fs_error *err)
+/* Refuses a value of the policy dimension that names no policy. */
+static int fs__check_policies(const fs_sweep *sw, const json_t *values, fs_error *err)
 {
-    if (!json_is_array(values) || json_array_size(values) == 0) {
-        json_decref(values);
-        return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"%s\": expected at least one value", sw->origin, path);
-    }
-    if (sw->n_dims == FS_SWEEP_MAX_DIMS) {
-        json_decref(values);
-        return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"%s\": at most %d dimensions", sw->origin, path,
-                            FS_SWEEP_MAX_DIMS);
-    }
-    for (size_t d = 0; d < sw->n_dims; d++)
-        if (strcmp(sw->dims[d].path, path) == 0) {
-            json_decref(values);
-            return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"%s\": varied twice", sw->origin, path);
-        }
-    bool policy = strcmp(path, FS_SWEEP_POLICY_PATH) == 0;
     size_t k;
     json_t *v;
     json_array_foreach(values, k, v) {
-        if (policy) {
-            const char *name = json_string_value(v);
-            bool known = false;
-            for (size_t p = 0; name && p < sw->n_policies && !known; p++)
-                known = strcmp(sw->policies[p], name) == 0;
-            if (!known) {
-                char list[256];
-                fs_jpath_list((const char *const *)sw->policies, sw->n_policies, list, sizeof list);
-                json_decref(values);
-                return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"policy\": value %zu: expected a policy of %s (%s)",
-                                    sw->origin, k, sw->scenario_origin, list);
-            }
-            continue;
+        const char *name = json_string_value(v);
+        bool known = false;
+        for (size_t p = 0; name && p < sw->n_policies && !known; p++)
+            known = strcmp(sw->policies[p], name) == 0;
+        if (!known) {
+            char list[256];
+            fs_jpath_list((const char *const *)sw->policies, sw->n_policies, list, sizeof list);
+            return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"policy\": value %zu: expected a policy of %s (%s)",
+                                sw->origin, k, sw->scenario_origin, list);
         }
-        /* The path must lead somewhere in the document: try it on a copy. */
-        json_t *copy = json_deep_copy(sw->doc);
-        char context[600];
-        snprintf(context, sizeof context, "%s: vary", sw->origin);
-        int rc = copy ? fs__set_path(copy, path, v, context, err) : fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-        json_decref(copy);
-        if (rc != FS_OK) {
-            json_decref(values);
-            return rc;
-        }
-        break;
-    }
-    fs_sweep_dim *dims = realloc(sw->dims, (sw->n_dims + 1) * sizeof *dims);
-    if (!dims) {
-        json_decref(values);
-        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-    }
-    sw->dims = dims;
-    fs_sweep_dim *dim = &sw->dims[sw->n_dims];
-    *dim = (fs_sweep_dim){.path = strdup(path), .values = values, .range = range,
-                          .labels = calloc(json_array_size(values), sizeof(char *))};
-    sw->n_dims++;
-    if (!dim->path || !dim->labels)
-        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-    json_array_foreach(values, k, v) {
-        if (!(dim->labels[k] = fs__label(v)))
-            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     }
     return FS_OK;
+}
+
+/* What dimension d (built, not yet added) may not be: empty, one too many,
+ * a path varied already or twice in it, "policy" zipped, a zipped value of
+ * the wrong length, or paths that lead nowhere in the document. */
+static int fs__check_dim(const fs_sweep *sw, const fs_sweep_dim *d, fs_error *err)
+{
+    if (json_array_size(d->values) == 0)
+        return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"%s\": expected at least one value", sw->origin, d->path);
+    if (sw->n_dims == FS_SWEEP_MAX_DIMS)
+        return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"%s\": at most %d dimensions", sw->origin, d->path,
+                            FS_SWEEP_MAX_DIMS);
+    size_t n = d->paths ? d->n_paths : 1;
+    for (size_t j = 0; j < n; j++) {
+        const char *path = d->paths ? d->paths[j] : d->path;
+        bool twice = false;
+        for (size_t e = 0; e < sw->n_dims && !twice; e++)
+            twice = fs__dim_sets(&sw->dims[e], path);
+        for (size_t i = 0; i < j && !twice; i++)
+            twice = strcmp(d->paths[i], path) == 0;
+        if (twice)
+            return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"%s\": varied twice", sw->origin, path);
+        if (d->paths && strcmp(path, FS_SWEEP_POLICY_PATH) == 0)
+            return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"%s\": \"policy\" is a dimension of its own, "
+                                                   "never zipped with paths",
+                                sw->origin, d->path);
+    }
+    if (!d->paths && strcmp(d->path, FS_SWEEP_POLICY_PATH) == 0)
+        return fs__check_policies(sw, d->values, err);
+    size_t k;
+    json_t *v;
+    json_array_foreach(d->values, k, v) {
+        if (d->paths && (!json_is_array(v) || json_array_size(v) != d->n_paths))
+            return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"%s\": value %zu: expected a list of %zu values, "
+                                                   "one per path",
+                                sw->origin, d->path, k, d->n_paths);
+    }
+    /* The paths must lead somewhere in the document: try them on a copy. */
+    json_t *copy = json_deep_copy(sw->doc);
+    char context[600];
+    snprintf(context, sizeof context, "%s: vary", sw->origin);
+    int rc = copy ? fs__set_dim(copy, d, 0, context, err) : fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    json_decref(copy);
+    return rc;
+}
+
+/* Adds dimension d (its path, paths and values set; stolen: freed on failure). */
+static int fs__add_dim(fs_sweep *sw, fs_sweep_dim d, fs_error *err)
+{
+    int rc = d.values && d.path ? fs__check_dim(sw, &d, err) : fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    if (rc == FS_OK && !(d.labels = calloc(json_array_size(d.values), sizeof(char *))))
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    for (size_t k = 0; rc == FS_OK && k < json_array_size(d.values); k++)
+        if (!(d.labels[k] = fs__dim_label(&d, json_array_get(d.values, k))))
+            rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    fs_sweep_dim *dims = rc == FS_OK ? realloc(sw->dims, (sw->n_dims + 1) * sizeof *dims) : NULL;
+    if (rc == FS_OK && !dims)
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    if (rc != FS_OK) {
+        fs__dim_fini(&d);
+        return rc;
+    }
+    sw->dims = dims;
+    sw->dims[sw->n_dims++] = d;
+    return FS_OK;
+}
+
+int fs_sweep_add_dim(fs_sweep *sw, const char *path, json_t *values, bool range, fs_error *err)
+{
+    if (!json_is_array(values)) {
+        json_decref(values);
+        return fs_error_set(err, FS_ERR_INPUT, "%s: vary \"%s\": expected at least one value", sw->origin, path);
+    }
+    return fs__add_dim(sw, (fs_sweep_dim){.path = strdup(path), .values = values, .range = range}, err);
+}
+
+int fs_sweep_add_zipped_dim(fs_sweep *sw, const char *const *paths, size_t n_paths, json_t *values, fs_error *err)
+{
+    if (!json_is_array(values) || n_paths == 0) {
+        json_decref(values);
+        return fs_error_set(err, FS_ERR_INPUT, "%s: vary: expected at least one path and one value", sw->origin);
+    }
+    fs_sweep_dim d = {.path = fs__joined(paths, n_paths), .paths = calloc(n_paths, sizeof(char *)),
+                      .values = values};
+    bool ok = d.path && d.paths;
+    for (size_t j = 0; ok && j < n_paths; j++, d.n_paths++)
+        ok = (d.paths[j] = strdup(paths[j])) != NULL;
+    if (!ok) {
+        fs__dim_fini(&d);
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    }
+    return fs__add_dim(sw, d, err);
 }
 
 int fs_sweep_parse_values(const char *text, json_t **values, bool *range, fs_error *err)
@@ -440,9 +550,13 @@ static json_t *fs__names_json(char *const *names, size_t n)
 static json_t *fs__spec_json(const fs_sweep *sw, bool for_fingerprint)
 {
     json_t *vary = json_array();
-    for (size_t d = 0; vary && d < sw->n_dims; d++)
-        json_array_append_new(vary, json_pack("{s:s,s:O,s:b}", "path", sw->dims[d].path, "values",
-                                              sw->dims[d].values, "range", sw->dims[d].range));
+    for (size_t d = 0; vary && d < sw->n_dims; d++) {
+        const fs_sweep_dim *dim = &sw->dims[d];
+        /* A zipped dimension as it was given ("paths"); the others as before. */
+        json_t *path = dim->paths ? fs__names_json(dim->paths, dim->n_paths) : json_string(dim->path);
+        json_array_append_new(vary, json_pack("{s:o,s:O,s:b}", dim->paths ? "paths" : "path", path, "values",
+                                              dim->values, "range", dim->range));
+    }
     json_t *o = json_pack("{s:s,s:O,s:o,s:I,s:b}", "schema", FS_SWEEP_SCHEMA, "scenario", sw->doc, "vary", vary,
                           "seed", (json_int_t)sw->seed, "common_random_numbers", sw->common_random_numbers);
     if (o && !for_fingerprint &&
@@ -510,9 +624,7 @@ int fs_sweep_finish(fs_sweep *sw, fs_error *err)
             coords[d] = k;
             size_t point = fs_sweep_point_at(sw, coords);
             for (size_t e = 0; rc == FS_OK && e < sw->n_dims; e++)
-                if (strcmp(sw->dims[e].path, FS_SWEEP_POLICY_PATH) != 0)
-                    rc = fs__set_path(work, sw->dims[e].path, json_array_get(sw->dims[e].values, coords[e]),
-                                      sw->origin, err);
+                rc = fs__set_dim(work, &sw->dims[e], coords[e], sw->origin, err);
             fs_scenario *s = NULL;
             fs_error perr = {0};
             if (rc == FS_OK && fs_scenario_parse_json(work, sw->scenario_origin, &s, &perr) != FS_OK) {
@@ -551,6 +663,56 @@ int fs_sweep_check_runs(const fs_sweep *sw, uint32_t replications, fs_error *err
 }
 
 /* ---- the sweep file ---- */
+
+/* A zipped dimension of a sweep file, the cursor on it: {"paths": [P, Q],
+ * "values": [[p1, q1], ...]}, refused with its JSON path when "path" is
+ * given too, "paths" is empty or not strings, it asks for a range, or a value
+ * is not a list of one value per path. */
+static int fs__read_zipped(fs_jpath *p, fs_sweep *sw, const json_t *entry, fs_error *err)
+{
+    static const char *const not_with[] = {"path", "from", "to", "step"};
+    int rc = FS_OK;
+    for (size_t k = 0; rc == FS_OK && k < sizeof not_with / sizeof *not_with; k++)
+        if (json_object_get(entry, not_with[k]))
+            rc = fs_jpath_fail(p, "\"paths\" and \"%s\" exclude each other: a zipped dimension sets its paths "
+                                  "together to each of \"values\"",
+                               not_with[k]);
+    if (rc == FS_OK && json_is_true(json_object_get(entry, "range"))) {
+        size_t m = fs_jpath_push_key(p, "range");
+        rc = fs_jpath_fail(p, "a zipped dimension is a list of values, not an ordered range");
+        fs_jpath_pop(p, m);
+    }
+    json_t *paths = NULL, *values = NULL;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_array(p, entry, "paths", true, true, &paths);
+    if (rc == FS_OK && json_array_size(paths) > FS_SWEEP_MAX_DIMS) {
+        size_t m = fs_jpath_push_key(p, "paths");
+        rc = fs_jpath_fail(p, "expected at most %d paths", FS_SWEEP_MAX_DIMS);
+        fs_jpath_pop(p, m);
+    }
+    const char *names[FS_SWEEP_MAX_DIMS];
+    size_t n = rc == FS_OK ? json_array_size(paths) : 0, mark = fs_jpath_push_key(p, "paths");
+    for (size_t j = 0; rc == FS_OK && j < n; j++) {
+        size_t m = fs_jpath_push_index(p, j);
+        rc = fs_jpath_string(p, json_array_get(paths, j), true, &names[j]);
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_array(p, entry, "values", true, true, &values);
+    mark = fs_jpath_push_key(p, "values");
+    for (size_t k = 0; rc == FS_OK && k < json_array_size(values); k++) {
+        json_t *v = json_array_get(values, k);
+        size_t m = fs_jpath_push_index(p, k);
+        if (!json_is_array(v) || json_array_size(v) != n)
+            rc = fs_jpath_expected(p, v, "a list of %zu values, one per path", n);
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc != FS_OK)
+        return rc;
+    return fs_sweep_add_zipped_dim(sw, names, n, json_incref(values), err);
+}
 
 int fs_sweep_from_json(const json_t *root, const char *origin, const char *base_dir, fs_sweep **out,
                        fs_error *err)
@@ -636,10 +798,15 @@ int fs_sweep_from_json(const json_t *root, const char *origin, const char *base_
             if (rc != FS_OK)
                 break;
             size_t mk = fs_jpath_push_index(&p, k);
-            static const char *const dim_keys[] = {"path", "values", "from", "to", "step", "range"};
+            static const char *const dim_keys[] = {"path", "paths", "values", "from", "to", "step", "range"};
             const char *path = NULL;
             json_t *values = NULL;
             rc = fs_jpath_check_keys(&p, entry, dim_keys, sizeof dim_keys / sizeof dim_keys[0]);
+            if (rc == FS_OK && json_object_get(entry, "paths")) {
+                rc = fs__read_zipped(&p, sw, entry, err);
+                fs_jpath_pop(&p, mk);
+                continue;
+            }
             if (rc == FS_OK)
                 rc = fs_jpath_get_string(&p, entry, "path", true, true, &path);
             bool range = json_is_true(json_object_get(entry, "range"));
@@ -759,12 +926,9 @@ int fs_sweep_run(const fs_sweep *sw, json_t *work_doc, size_t point, uint32_t re
     fs_sweep_coords(sw, point, coords);
     const char *policy = sw->policies[0];
     for (size_t d = 0; d < sw->n_dims; d++) {
-        json_t *v = json_array_get(sw->dims[d].values, coords[d]);
-        if (strcmp(sw->dims[d].path, FS_SWEEP_POLICY_PATH) == 0) {
-            policy = json_string_value(v);
-            continue;
-        }
-        int rc = fs__set_path(work_doc, sw->dims[d].path, v, sw->origin, err);
+        if (strcmp(sw->dims[d].path, FS_SWEEP_POLICY_PATH) == 0)
+            policy = json_string_value(json_array_get(sw->dims[d].values, coords[d]));
+        int rc = fs__set_dim(work_doc, &sw->dims[d], coords[d], sw->origin, err);
         if (rc != FS_OK)
             return rc;
     }

@@ -6,9 +6,16 @@
  * (`policies.shared.pools[0].gpus`, `services[chat].replicas.max`: an index,
  * or the element whose "name" is given) with a list of values or a numeric
  * range, plus the pseudo-path "policy" whose values are policy names.  A
- * scenario with several policies and no "policy" dimension gets one with
- * every policy.  Points are the cartesian product, numbered row-major (the
- * first dimension varies slowest); each is run `replications` times.
+ * zipped dimension sets several paths together, one coordinate per list of
+ * values (one value per path): a prefill:decode ratio at a fixed GPU count
+ * is {"paths": ["policies.disagg.services.chat.disaggregation.prefill.replicas",
+ * "policies.disagg.services.chat.replicas"], "values": [[1, 7], [2, 6], [3, 5]]},
+ * three points where a product of two dimensions would give nine.  It is
+ * named by its paths joined by "/" and labelled by its values joined by "/"
+ * ("1/7"); it is a list, never an ordered range.  A scenario with several
+ * policies and no "policy" dimension gets one with every policy.  Points
+ * are the cartesian product, numbered row-major (the first dimension varies
+ * slowest); each is run `replications` times.
  *
  * Every run is an independent unit, named by (point, replication): it edits
  * a copy of the document, parses it and runs that replication of the chosen
@@ -22,7 +29,7 @@
  * The sweep file (schema "fleetsim-sweep/1"):
  *   {"schema": "fleetsim-sweep/1", "scenario": "x.json" or {document},
  *    "vary": [{"path": P, "values": [...]} or {"path": P, "from": A, "to": B,
- *              "step": S}, ...],
+ *              "step": S} or {"paths": [P, Q], "values": [[p1, q1], ...]}, ...],
  *    "set": {P: value, ...}, "replications": R, "seed": N,
  *    "common_random_numbers": true}
  * fs_sweep_to_json writes the resolved form (document inline) that shards
@@ -56,9 +63,11 @@ struct json_t;
 #define FS_SWEEP_MAX_RUNS 1000000
 
 typedef struct fs_sweep_dim {
-    char *path;
-    struct json_t *values;  /* array, >= 1 element */
-    char **labels;          /* each value as text (strings unquoted) */
+    char *path;             /* its name: the path, or a zipped dimension's paths joined by "/" */
+    char **paths;           /* a zipped dimension's paths (n_paths >= 1); NULL for one path */
+    size_t n_paths;
+    struct json_t *values;  /* array, >= 1 element; a zipped one's are arrays of n_paths values */
+    char **labels;          /* each value as text (strings unquoted; a zipped one's joined by "/") */
     bool range;             /* given as from/to/step: ordered, capacity grows along it */
 } fs_sweep_dim;
 
@@ -90,6 +99,13 @@ int fs_sweep_set(fs_sweep *sw, const char *path, struct json_t *value, fs_error 
 /* Adds a dimension; values is stolen (an array).  FS_ERR_INPUT for a bad
  * path, an empty list, or a path already varied. */
 int fs_sweep_add_dim(fs_sweep *sw, const char *path, struct json_t *values, bool range, fs_error *err);
+
+/* Adds a zipped dimension: paths[n_paths] (n_paths >= 1) set together, each
+ * of values (stolen, an array) a list of n_paths values, one per path.
+ * FS_ERR_INPUT for a bad or repeated path, "policy" among them, an empty
+ * list, or a value that is not a list of n_paths values. */
+int fs_sweep_add_zipped_dim(fs_sweep *sw, const char *const *paths, size_t n_paths, struct json_t *values,
+                            fs_error *err);
 
 /* Parses "A..B" or "A..B:STEP" (a range) or "v1,v2,..." or a JSON array
  * "[v1, v2]" (a list; items that are not JSON are strings) into *values.

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -245,10 +246,12 @@ static int prepare(const char *cmd, const fs_cli_table *table, int argc, char **
     return -1;
 }
 
+/* Each policy's own services: a policy may deploy one with another queue
+ * limit ("services" patches). */
 static void warn_overloaded(const fs_results *r)
 {
-    const fs_scenario *s = r->scenario;
-    for (size_t p = 0; p < r->n_policies; p++)
+    for (size_t p = 0; p < r->n_policies; p++) {
+        const fs_scenario *s = r->policies[p].scenario;
         for (size_t i = 0; i < s->n_services; i++)
             if (r->policies[p].loads[i].offered_load >= 1.0) {
                 fs_error w;
@@ -260,6 +263,7 @@ static void warn_overloaded(const fs_results *r)
                                  : "its queue sits at the limit and the excess is dropped");
                 fs_terminal_error(w.msg);
             }
+    }
 }
 
 /* A replayed trace that gave no row (only --lenient lets an empty or
@@ -425,8 +429,51 @@ int fs_cli_report(int argc, char **argv)
     return FS_EXIT_OK;
 }
 
+/* Appends the formatted text to the string in buf (cut at size). */
+__attribute__((format(printf, 3, 4))) static void fs__append(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (len < size)
+        vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+}
+
+/* validate's line for service i of variant v, names as they are (the caller
+ * prints it through fs_terminal_write): where it runs and how, so that two
+ * policies that deploy it differently give different lines. */
+static void fs__service_line(const fs_scenario *v, size_t i, char *buf, size_t size)
+{
+    const fs_service_spec *svc = &v->services[i];
+    const fs_batching *b = &svc->batching;
+    snprintf(buf, size, "service %s (pool %s): %u replica(s)", svc->name, v->pools[svc->pool].name, svc->replicas);
+    if (svc->autoscale.enabled)
+        fs__append(buf, size, " (autoscaled %u..%u)", svc->min_replicas, svc->max_replicas);
+    if (b->kind == FS_BATCHING_CONTINUOUS)
+        fs__append(buf, size, ", %.4g req/s base, LLM engine %s, up to %u sequences, %.4g ms per request when "
+                              "saturated (estimate)",
+                   svc->arrivals.base_rps, b->llm.model_name, b->llm.max_seqs, fs_dist_mean(&svc->service_time) * 1e3);
+    else if (b->kind != FS_BATCHING_NONE)
+        fs__append(buf, size, ", %.4g req/s base, dynamic batches of up to %u (%.4g ms each when full)",
+                   svc->arrivals.base_rps, b->max_batch_size, fs_scenario_batch_time(b, b->max_batch_size) * 1e3);
+    else
+        fs__append(buf, size, " x %u concurrent, %.4g req/s base, %s service time (mean %.4g ms)", svc->concurrency,
+                   svc->arrivals.base_rps, fs_dist_kind_name(svc->service_time.kind),
+                   fs_dist_mean(&svc->service_time) * 1e3);
+    if (svc->decode_replicas)
+        fs__append(buf, size, "; disaggregated: those prefill, %u decode on pool %s, KV over %.4g GB/s + %.4g us "
+                              "per prefill replica's link",
+                   svc->decode_replicas, v->pools[svc->decode_pool].name, svc->link_bandwidth_Bps / 1e9,
+                   svc->link_latency_s * 1e6);
+    if (svc->queue_limit != FS_QUEUE_UNLIMITED)
+        fs__append(buf, size, ", queue limit %" PRIu64, svc->queue_limit);
+}
+
 /* validate's summary of a scenario that passed every check; names from the
- * scenario go through fs_terminal_write. */
+ * scenario go through fs_terminal_write.  The service lines are the first
+ * policy's; another policy that deploys a service differently ("services"
+ * patches) lists that service's line under its pools. */
 static void print_validated(const fs_scenario *s, fs_placement *const *placements)
 {
     char horizon[32], warmup[32], window[32];
@@ -463,31 +510,23 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
             printf(": %zu of %zu units used, %.4g GiB stranded\n", pu->n_units - pu->free_units, pu->n_units,
                    pu->stranded_memory_gb);
         }
+        for (size_t i = 0; p > 0 && i < v->n_services; i++) {
+            char mine[1024], first[1024];
+            fs__service_line(v, i, mine, sizeof mine);
+            fs__service_line(s, i, first, sizeof first);
+            if (strcmp(mine, first) == 0)
+                continue;
+            printf("    ");
+            fs_terminal_write(stdout, mine);
+            printf("\n");
+        }
     }
     for (size_t i = 0; i < s->n_services; i++) {
-        const fs_service_spec *svc = &s->services[i];
-        printf("  service ");
-        fs_terminal_write(stdout, svc->name);
-        const fs_batching *b = &svc->batching;
-        if (b->kind == FS_BATCHING_CONTINUOUS) {
-            printf(": %u replica(s), %.4g req/s base, LLM engine ", svc->replicas, svc->arrivals.base_rps);
-            fs_terminal_write(stdout, b->llm.model_name);
-            printf(", up to %u sequences, %.4g ms per request when saturated (estimate)\n", b->llm.max_seqs,
-                   fs_dist_mean(&svc->service_time) * 1e3);
-            if (svc->decode_replicas) {
-                printf("    disaggregated: those %u prefill; %u decode on pool ", svc->replicas, svc->decode_replicas);
-                fs_terminal_write(stdout, s->pools[svc->decode_pool].name);
-                printf(", KV over %.4g GB/s + %.4g us per prefill replica's link\n", svc->link_bandwidth_Bps / 1e9,
-                       svc->link_latency_s * 1e6);
-            }
-        } else if (b->kind != FS_BATCHING_NONE)
-            printf(": %u replica(s), %.4g req/s base, dynamic batches of up to %u (%.4g ms each when full)\n",
-                   svc->replicas, svc->arrivals.base_rps, b->max_batch_size,
-                   fs_scenario_batch_time(b, b->max_batch_size) * 1e3);
-        else
-            printf(": %u replica(s) x %u concurrent, %.4g req/s base, %s service time (mean %.4g ms)\n", svc->replicas,
-                   svc->concurrency, svc->arrivals.base_rps, fs_dist_kind_name(svc->service_time.kind),
-                   fs_dist_mean(&svc->service_time) * 1e3);
+        char line[1024];
+        fs__service_line(s, i, line, sizeof line);
+        printf("  ");
+        fs_terminal_write(stdout, line);
+        printf("\n");
     }
 }
 
