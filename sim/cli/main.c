@@ -450,10 +450,12 @@ static void fs__service_line(const fs_scenario *v, size_t i, char *buf, size_t s
     snprintf(buf, size, "service %s (pool %s): %u replica(s)", svc->name, v->pools[svc->pool].name, svc->replicas);
     if (svc->autoscale.enabled)
         fs__append(buf, size, " (autoscaled %u..%u)", svc->min_replicas, svc->max_replicas);
+    static const char *const routings[] = {"central", "round_robin", "least_loaded", "prefix_affinity"};
     if (b->kind == FS_BATCHING_CONTINUOUS)
-        fs__append(buf, size, ", %.4g req/s base, LLM engine %s, up to %u sequences, %.4g ms per request when "
-                              "saturated (estimate)",
-                   svc->arrivals.base_rps, b->llm.model_name, b->llm.max_seqs, fs_dist_mean(&svc->service_time) * 1e3);
+        fs__append(buf, size, ", %.4g req/s base, LLM engine %s, up to %u sequences, %s routing, %.4g ms per "
+                              "request when saturated (estimate)",
+                   svc->arrivals.base_rps, b->llm.model_name, b->llm.max_seqs, routings[b->llm.routing],
+                   fs_dist_mean(&svc->service_time) * 1e3);
     else if (b->kind != FS_BATCHING_NONE)
         fs__append(buf, size, ", %.4g req/s base, dynamic batches of up to %u (%.4g ms each when full)",
                    svc->arrivals.base_rps, b->max_batch_size, fs_scenario_batch_time(b, b->max_batch_size) * 1e3);
