@@ -128,6 +128,8 @@ static double fs__llm_fig(const fs_results *r, size_t p, uint32_t k, size_t i, f
 static double m_tokens_s(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__llm_fig(r, p, k, i, FS_LFIG_TOKENS_PER_S); }
 static double m_cost_m_tokens(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__llm_fig(r, p, k, i, FS_LFIG_COST_PER_M_TOKENS); }
 static double m_goodput(const fs_results *r, size_t p, uint32_t k, size_t i) { return 100 * fs__llm_fig(r, p, k, i, FS_LFIG_GOODPUT); }
+static double m_prefix_hit(const fs_results *r, size_t p, uint32_t k, size_t i) { return 100 * fs__llm_fig(r, p, k, i, FS_LFIG_PREFIX_HIT_RATIO); }
+static double m_kv_transfer(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__llm_fig(r, p, k, i, FS_LFIG_KV_TRANSFER_MS); }
 
 static const fs__row rows[] = {
     {ROW_SERVICE, "p50_ms", "p50 ms", m_p50, fs_results_latency_hist, 0.50, 1e-6, true, FS_SETTLE_P50, false, NULL, NULL},
@@ -146,6 +148,8 @@ static const fs__row rows[] = {
     {ROW_SERVICE, "cost_per_million_tokens", "USD per million tokens", m_cost_m_tokens, NULL, 0, 0, false, 0, false,
      NULL, fs__llm},
     {ROW_SERVICE, "goodput_pct", "goodput %", m_goodput, NULL, 0, 0, false, 0, false, NULL, fs__llm},
+    {ROW_SERVICE, "prefix_hit_pct", "prefix cache hit %", m_prefix_hit, NULL, 0, 0, false, 0, false, NULL, fs__llm},
+    {ROW_SERVICE, "kv_transfer_ms", "KV transfer ms", m_kv_transfer, NULL, 0, 0, false, 0, false, NULL, fs__llm},
     {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false, NULL, NULL},
     {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false, NULL, NULL},
     {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0, false, 0, false, NULL, NULL},
