@@ -58,6 +58,44 @@ static void test_cache_lru(void **state)
     fs_llm_prefix_fini(&c);
 }
 
+/* The arrays grow with use up to the cap (a trace's caches are capped at
+ * 2^32 - 1 entries and must not allocate them): every key still found
+ * after growing, LRU order kept, and a cap that is not a power of two
+ * (100) reached exactly: the 101st insert evicts, or fails when all are
+ * pinned. */
+static void test_cache_grows(void **state)
+{
+    (void)state;
+    fs_llm_prefix c;
+    assert_int_equal(fs_llm_prefix_init(&c, UINT32_MAX), 0);
+    assert_true(c.alloc < 1000);
+    uint32_t freed = 0, h[5000];
+    for (uint32_t k = 0; k < 5000; k++)
+        assert_true((h[k] = fs_llm_prefix_insert(&c, 1000 + 7 * (uint64_t)k, 1 + k % 3, &freed)) != 0);
+    assert_int_equal(freed, 0);
+    assert_true(c.alloc >= 5000 && c.alloc < 20000);
+    for (uint32_t k = 0; k < 5000; k++) {
+        assert_int_equal(fs_llm_prefix_find(&c, 1000 + 7 * (uint64_t)k), h[k]);
+        fs_llm_prefix_unpin(&c, h[4999 - k]); /* the last inserted is the least recently used */
+    }
+    assert_int_equal(fs_llm_prefix_find(&c, 1001), 0);
+    assert_int_equal(fs_llm_prefix_evict(&c), 1 + 4999 % 3);
+    assert_int_equal(fs_llm_prefix_find(&c, 1000 + 7 * 4999), 0);
+    fs_llm_prefix_fini(&c);
+
+    assert_int_equal(fs_llm_prefix_init(&c, 100), 0);
+    for (uint32_t k = 0; k < 100; k++)
+        assert_true((h[k] = fs_llm_prefix_insert(&c, k + 1, 1, &freed)) != 0);
+    assert_int_equal(c.alloc, 100);
+    assert_int_equal(fs_llm_prefix_insert(&c, 101, 1, &freed), 0); /* all pinned */
+    fs_llm_prefix_unpin(&c, h[40]);
+    assert_int_equal(fs_llm_prefix_insert(&c, 101, 1, &freed), h[40]); /* its slot, evicted */
+    assert_int_equal(freed, 1);
+    assert_int_equal(fs_llm_prefix_find(&c, 41), 0);
+    assert_int_equal(c.alloc, 100);
+    fs_llm_prefix_fini(&c);
+}
+
 /*
  * By hand, 4-token blocks, budget 100: R1 (prompt 10, output 2, prefix 7 of
  * 9 tokens) computes 10 prompt tokens; its prefix's 2 full blocks (8 tokens)
@@ -134,10 +172,13 @@ static void test_engine_no_cache_ignores_prefix(void **state)
     }
 }
 
-/* One H100 replica of a toy model; `extra` adds batching members. */
-static fs_scenario *prefix_scenario(const char *arrivals, const char *extra, const char *service_extra)
+/* The JSON of one H100 replica of a toy model; `extra` adds batching
+ * members, `service_extra` service members. */
+static const char *prefix_json(const char *arrivals, const char *extra, const char *service_extra)
 {
-    return test_scenario(
+    static char text[2048];
+    int n = snprintf(
+        text, sizeof text,
         "{\"schema\": \"fleetsim/1\", \"name\": \"prefix\", \"horizon\": \"2h\", \"warmup\": \"0s\","
         " \"window\": \"10m\", \"replications\": 1, \"seed\": 9,"
         " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1}],"
@@ -146,47 +187,158 @@ static fs_scenario *prefix_scenario(const char *arrivals, const char *extra, con
         "     \"step_time\": {\"linear\": {\"c0\": \"5ms\", \"c_prefill\": \"0.05ms\", \"c_decode\": \"0.1ms\","
         "       \"c_kv\": \"0.00001ms\"}} %s} %s}]}",
         arrivals, extra, service_extra);
+    assert_true(n > 0 && (size_t)n < sizeof text);
+    return text;
+}
+
+static fs_scenario *prefix_scenario(const char *arrivals, const char *extra, const char *service_extra)
+{
+    return test_scenario("%s", prefix_json(arrivals, extra, service_extra));
+}
+
+/* Writes row i's cells after its time: "prompt,output" and, for a trace
+ * with prefix columns, ",identity,prefix tokens". */
+typedef void trace_row_fn(unsigned i, char *out, size_t size);
+
+/*
+ * Runs prefix_scenario on a trace of n rows 10 s apart, so that no request
+ * overlaps another (Poisson arrivals could); `header` names the columns
+ * after "t", `trace_extra` adds members to the trace object (its prefix
+ * columns), `batching_extra` to the batching.  The scenario in *s.
+ */
+static fs_results *run_spaced_trace(unsigned n, const char *header, trace_row_fn *row, const char *trace_extra,
+                                    const char *batching_extra, fs_scenario **s)
+{
+    char dir[256];
+    assert_int_equal(test_tmpdir(dir, sizeof dir, "fs-prefix"), 0);
+    char *csv = malloc(64 * (size_t)n + 64);
+    assert_non_null(csv);
+    size_t at = (size_t)sprintf(csv, "t,%s\n", header);
+    for (unsigned i = 0; i < n; i++) {
+        at += (size_t)sprintf(csv + at, "%u,", i * 10);
+        row(i, csv + at, 48);
+        at += strlen(csv + at);
+        csv[at++] = '\n';
+        csv[at] = '\0';
+    }
+    test_write(test_path("%s/t.csv", dir), csv);
+    free(csv);
+    char arrivals[512];
+    snprintf(arrivals, sizeof arrivals,
+             "{\"trace\": {\"file\": \"%s/t.csv\", \"time\": \"t\", \"sizes\": [\"p\", \"o\"] %s}}", dir,
+             trace_extra);
+    *s = prefix_scenario(arrivals, batching_extra, "");
+    fs_results *r = test_run(*s);
+    test_rmdir(dir);
+    return r;
+}
+
+/* The hit ratio of run r, checked against prefill_cached / prefill_queried. */
+static double hit_ratio(const fs_results *r)
+{
+    const fs_service_rep *rep = &r->policies[0].reps[0].services[0];
+    double fig[FS_LFIG_COUNT];
+    fs_results_llm_figures(r, 0, 0, 0, fig);
+    assert_true(fig[FS_LFIG_PREFIX_HIT_RATIO] == (double)rep->prefill_cached / (double)rep->prefill_queried);
+    return fig[FS_LFIG_PREFIX_HIT_RATIO];
+}
+
+static void row_plain(unsigned i, char *out, size_t size)
+{
+    (void)i;
+    snprintf(out, size, "1200,20");
+}
+
+static void row_same_identity(unsigned i, char *out, size_t size)
+{
+    (void)i;
+    snprintf(out, size, "1200,20,system prompt,1000");
 }
 
 /*
  * Every request shares one prefix of 1,000 tokens, prompt 1,200, output 20;
  * arrivals 10 s apart, so none overlaps another.  The first computes its
  * prefix; each later one finds floor(1000 / 16) = 62 blocks = 992 tokens
- * cached.  Hit ratio = (N - 1) x 992 / (N x 1200), exactly.
+ * cached.  Hit ratio = (N - 1) x 992 / (N x 1200), exactly: with the prefix
+ * from the generator (one group) and from a trace column whose rows all
+ * name one identity, which must run the same to the bit.
  */
 static void test_hit_ratio_by_hand(void **state)
 {
     (void)state;
     const unsigned n = 600;
-    /* A trace spaces the arrivals exactly (Poisson ones could overlap). */
-    char dir[256];
-    assert_int_equal(test_tmpdir(dir, sizeof dir, "fs-prefix"), 0);
-    char *csv = malloc(32 * n + 16);
-    size_t at = (size_t)sprintf(csv, "t,p,o\n");
-    for (unsigned i = 0; i < n; i++)
-        at += (size_t)sprintf(csv + at, "%u,1200,20\n", i * 10);
-    test_write(test_path("%s/t.csv", dir), csv);
-    free(csv);
-    char arrivals[512];
-    snprintf(arrivals, sizeof arrivals, "{\"trace\": {\"file\": \"%s/t.csv\", \"time\": \"t\", \"sizes\": [\"p\", \"o\"]}}",
-             dir);
-    fs_scenario *s = prefix_scenario(arrivals, ", \"prefix\": {\"groups\": 1, \"tokens\": 1000}", "");
-    fs_results *r = test_run(s);
+    fs_scenario *s[2];
+    fs_results *r[2] = {
+        run_spaced_trace(n, "p,o", row_plain, "", ", \"prefix\": {\"groups\": 1, \"tokens\": 1000}", &s[0]),
+        run_spaced_trace(n, "p,o,id,pt", row_same_identity, ", \"prefix\": \"id\", \"prefix_tokens\": \"pt\"", "",
+                         &s[1]),
+    };
+    for (int k = 0; k < 2; k++) {
+        const fs_service_rep *rep = &r[k]->policies[0].reps[0].services[0];
+        assert_int_equal(rep->completed, n);
+        assert_int_equal(rep->prefill_queried, (uint64_t)n * 1200);
+        assert_int_equal(rep->prefill_cached, (uint64_t)(n - 1) * 992);
+        assert_true(fabs(hit_ratio(r[k]) - (double)(n - 1) * 992 / (n * 1200.0)) < 1e-12);
+        /* The cached prefix shortens every later request's prefill: TTFT
+         * falls from 5 + 1200 x 0.05 = 65 ms to 5 + 208 x 0.05 = 15.4 ms
+         * (plus the KV read). */
+        assert_true(rep->ttft.max_ns > 60e6);
+        assert_true(fs_hist_quantile(&rep->ttft, 0.5) < 20e6);
+    }
+    const fs_service_rep *a = &r[0]->policies[0].reps[0].services[0], *b = &r[1]->policies[0].reps[0].services[0];
+    assert_true(a->ttft.sum_ns == b->ttft.sum_ns && a->latency.sum_ns == b->latency.sum_ns);
+    for (int k = 0; k < 2; k++) {
+        fs_results_destroy(r[k]);
+        fs_scenario_destroy(s[k]);
+    }
+}
+
+/* Identities A and B in turn: A prompts 1,200 tokens opening with a 1,000-
+ * token prefix, B prompts 300 with a prefix of 500 that the prompt clips to
+ * 300. */
+static void row_alternating(unsigned i, char *out, size_t size)
+{
+    snprintf(out, size, i % 2 ? "300,20,B,500" : "1200,20,A,1000");
+}
+
+static void row_distinct(unsigned i, char *out, size_t size)
+{
+    snprintf(out, size, "1200,20,conversation %u,1000", i);
+}
+
+/*
+ * Two identities in turn, nothing overlapping (10 s apart): the first A and
+ * the first B compute their prefixes; each later A finds floor(1000 / 16) =
+ * 62 blocks (992 tokens) cached, each later B floor(300 / 16) = 18 blocks
+ * (288 tokens: its prefix clipped to its prompt, and 18 blocks still leave
+ * its last prompt token to compute).  With N / 2 of each, cached =
+ * (N / 2 - 1) x (992 + 288) of N / 2 x (1200 + 300) queried.  A new identity
+ * on every row: nothing is ever reused, hit ratio 0 (a figure, not no data:
+ * the cache was there and asked).
+ */
+static void test_trace_identities_by_hand(void **state)
+{
+    (void)state;
+    const unsigned n = 400;
+    const char *columns = ", \"prefix\": \"id\", \"prefix_tokens\": \"pt\"";
+    fs_scenario *s;
+    fs_results *r = run_spaced_trace(n, "p,o,id,pt", row_alternating, columns, "", &s);
     const fs_service_rep *rep = &r->policies[0].reps[0].services[0];
     assert_int_equal(rep->completed, n);
-    assert_int_equal(rep->prefill_queried, (uint64_t)n * 1200);
-    assert_int_equal(rep->prefill_cached, (uint64_t)(n - 1) * 992);
-    double fig[FS_LFIG_COUNT];
-    fs_results_llm_figures(r, 0, 0, 0, fig);
-    assert_true(fabs(fig[FS_LFIG_PREFIX_HIT_RATIO] - (double)(n - 1) * 992 / (n * 1200.0)) < 1e-12);
-    /* The cached prefix shortens every later request's prefill: TTFT
-     * falls from 5 + 1200 x 0.05 = 65 ms to 5 + 208 x 0.05 = 15.4 ms (plus
-     * the KV read). */
-    assert_true(rep->ttft.max_ns > 60e6);
-    assert_true(fs_hist_quantile(&rep->ttft, 0.5) < 20e6);
+    assert_int_equal(rep->prefill_queried, (uint64_t)n / 2 * (1200 + 300));
+    assert_int_equal(rep->prefill_cached, (uint64_t)(n / 2 - 1) * (992 + 288));
+    assert_true(fabs(hit_ratio(r) - (double)(n / 2 - 1) * (992 + 288) / (n / 2 * 1500.0)) < 1e-12);
     fs_results_destroy(r);
     fs_scenario_destroy(s);
-    test_rmdir(dir);
+
+    r = run_spaced_trace(n, "p,o,id,pt", row_distinct, columns, "", &s);
+    rep = &r->policies[0].reps[0].services[0];
+    assert_int_equal(rep->completed, n);
+    assert_int_equal(rep->prefill_queried, (uint64_t)n * 1200);
+    assert_int_equal(rep->prefill_cached, 0);
+    assert_true(hit_ratio(r) == 0);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
 }
 
 /* Caching off: the same figures, to the bit, as a service without
@@ -269,16 +421,70 @@ static void test_refusals(void **state)
         "x.json", FS_ERR_INPUT, "services[0].batching.prefix.groups");
 }
 
+/* A trace's prefix columns: beside a generator, on a service without an
+ * LLM engine, or one without the other: refused at load with the path. */
+static void test_trace_prefix_refusals(void **state)
+{
+    (void)state;
+    const char *traced = "{\"trace\": {\"file\": \"t.csv\", \"time\": \"t\", \"sizes\": [\"p\", \"o\"],"
+                         " \"prefix\": \"id\", \"prefix_tokens\": \"pt\"}}";
+    test_parse_refused(prefix_json(traced, ", \"prefix\": {\"groups\": 4, \"tokens\": 100}", ""), "x.json",
+                       FS_ERR_INPUT, "services[0].batching.prefix: the trace's \"prefix\" column (\"id\") already");
+    test_parse_refused(prefix_json("{\"trace\": {\"file\": \"t.csv\", \"time\": \"t\", \"sizes\": [\"p\", \"o\"],"
+                                   " \"prefix\": \"id\"}}",
+                                   "", ""),
+                       "x.json", FS_ERR_INPUT, "services[0].arrivals.trace.prefix: expected a \"prefix_tokens\" column");
+    test_parse_refused(prefix_json("{\"trace\": {\"file\": \"t.csv\", \"time\": \"t\", \"sizes\": [\"p\", \"o\"],"
+                                   " \"prefix_tokens\": \"pt\"}}",
+                                   "", ""),
+                       "x.json", FS_ERR_INPUT, "services[0].arrivals.trace.prefix_tokens: expected a \"prefix\" column");
+    char plain[1024];
+    snprintf(plain, sizeof plain,
+             "{\"schema\": \"fleetsim/1\", \"name\": \"x\", \"horizon\": \"1h\","
+             " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1}],"
+             " \"services\": [{\"name\": \"web\", \"pool\": \"p\", \"arrivals\": %s,"
+             "   \"service_time\": {\"deterministic\": {\"value\": \"10ms\"}}, \"replicas\": 1}]}",
+             traced);
+    test_parse_refused(plain, "x.json", FS_ERR_INPUT, "services[0].arrivals.trace.prefix: a prefix column is read only");
+}
+
+/* A bad prefix_tokens cell stops the run as bad input (exit 2, file:line,
+ * the column, the text, no results); --lenient skips and counts the row. */
+static void test_bad_prefix_tokens(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(test_tmpdir(dir, sizeof dir, "fs-prefix"), 0);
+    test_write(test_path("%s/t.csv", dir), "t,p,o,id,pt\n0,1200,20,a,100\n10,1200,20,a,1x\n20,1200,20,b,5\n");
+    test_write(test_path("%s/s.json", dir),
+               prefix_json("{\"trace\": {\"file\": \"t.csv\", \"time\": \"t\", \"sizes\": [\"p\", \"o\"],"
+                           " \"prefix\": \"id\", \"prefix_tokens\": \"pt\"}}",
+                           "", ""));
+    assert_int_equal(test_fleetsim(dir, "run %s/s.json --out %s/strict", dir, dir), 2);
+    test_stderr_has(dir, test_path("%s/t.csv:3: pt is not a whole number of tokens >= 0, got \"1x\"", dir));
+    assert_false(test_exists("%s/strict/results.json", dir));
+    assert_int_equal(test_fleetsim(dir, "run %s/s.json --lenient --out %s/lenient", dir, dir), 0);
+    char *results = test_slurp("%s/lenient/results.json", dir);
+    assert_non_null(results);
+    assert_non_null(strstr(results, "\"skipped_bad_rows\": 1"));
+    free(results);
+    test_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cache_lru),
+        cmocka_unit_test(test_cache_grows),
         cmocka_unit_test(test_engine_skips_cached_blocks),
         cmocka_unit_test(test_engine_no_cache_ignores_prefix),
         cmocka_unit_test(test_hit_ratio_by_hand),
         cmocka_unit_test(test_caching_off_equals_no_prefix),
         cmocka_unit_test(test_eviction_under_pressure),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_trace_identities_by_hand),
+        cmocka_unit_test(test_trace_prefix_refusals),
+        cmocka_unit_test(test_bad_prefix_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

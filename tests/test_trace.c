@@ -6,6 +6,7 @@
  * leniently, out-of-order rows, rate scale, shift, repeat, and time formats.
  * Expected values come from the CSV text itself (tests/data/traces).
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "intern.h"
 #include "testutil.h"
 #include "trace.h"
 
@@ -612,6 +614,108 @@ static void test_priorities(void **state)
     fs_trace_spec_fini(&s);
 }
 
+/* ---- prefixes -------------------------------------------------------------- */
+
+/* Prefix identities become keys in the order first seen (equal text,
+ * equal key, whatever the quoting or spaces around it); an empty identity
+ * is no prefix; keys hold across the passes of a repeat; a bad token count
+ * is a bad row and, skipped, takes no key. */
+static void test_prefixes(void **state)
+{
+    (void)state;
+    fs_trace_spec s = spec_requests(file("prefix.csv", "t,id,n\n"
+                                                       "1,sys-b,100\n"
+                                                       "2,sys-a,50\n"
+                                                       "3,\"sys-b\",100\n"
+                                                       "4,,\n"
+                                                       "5, sys-a ,7\n"
+                                                       "6,\"sys, c\",0\n"
+                                                       "7,,12\n"));
+    set(&s.prefix_col, "id");
+    set(&s.prefix_tokens_col, "n");
+    fs_trace_row rows[14];
+    assert_int_equal(read_all(&s, rows, 7, NULL), 7);
+    static const uint32_t keys[] = {1, 2, 1, 0, 2, 3, 0}, tokens[] = {100, 50, 100, 0, 7, 0, 0};
+    for (size_t i = 0; i < 7; i++) {
+        assert_int_equal(rows[i].prefix_key, keys[i]);
+        assert_int_equal(rows[i].prefix_tokens, tokens[i]);
+    }
+    s.repeat = true;
+    fs_trace *t = open_ok(&s);
+    fs_error err = {0};
+    for (size_t i = 0; i < 14; i++)
+        assert_int_equal(fs_trace_next(t, &rows[i], &err), 1);
+    for (size_t i = 0; i < 7; i++)
+        assert_int_equal(rows[7 + i].prefix_key, keys[i]);
+    fs_trace_close(t);
+    fs_trace_spec_fini(&s);
+
+    /* Bad counts at line 3; the row after takes key 2, not 3. */
+    static const char *const bad[] = {"x", "-1", "1.5", "", "1e", "nan"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "t,id,n\n1,a,10\n2,new,%s\n3,next,4\n", bad[i]);
+        s = spec_requests(file("badprefix.csv", text));
+        set(&s.prefix_col, "id");
+        set(&s.prefix_tokens_col, "n");
+        char want[64];
+        snprintf(want, sizeof want, "n is not a whole number of tokens >= 0, got \"%s\"", bad[i]);
+        assert_int_equal(read_to_error(&s, FS_ERR_INPUT, test_path("%s:3: ", s.path), want, NULL), 1);
+        s.lenient = true;
+        uint64_t skipped = 0;
+        assert_int_equal(read_all(&s, rows, 2, &skipped), 2);
+        assert_int_equal(skipped, 1);
+        assert_int_equal(rows[1].prefix_key, 2);
+        assert_int_equal(rows[1].prefix_tokens, 4);
+        fs_trace_spec_fini(&s);
+    }
+
+    /* Counts beyond 2^32 - 1 cover more than any prompt: read as 2^32 - 1. */
+    s = spec_requests(file("huge.csv", "t,id,n\n1,a,1e12\n"));
+    set(&s.prefix_col, "id");
+    set(&s.prefix_tokens_col, "n");
+    assert_int_equal(read_all(&s, rows, 1, NULL), 1);
+    assert_int_equal(rows[0].prefix_tokens, UINT32_MAX);
+
+    /* Both columns or neither, and only in a request trace. */
+    set(&s.prefix_tokens_col, NULL);
+    open_fails(&s, FS_ERR_INPUT, "a prefix column needs a prefix-tokens column");
+    set(&s.prefix_tokens_col, "n");
+    s.kind = FS_TRACE_JOBS;
+    set(&s.gpus_col, "n");
+    set(&s.duration_col, "n");
+    open_fails(&s, FS_ERR_INPUT, "a prefix column belongs to a request trace");
+    fs_trace_spec_fini(&s);
+}
+
+/* The table behind the keys: many texts, some of them prefixes of others
+ * (the stored text must end where the looked-up one does), keep their
+ * keys as the table grows; past its limit a new text is refused (ERANGE)
+ * and the table stays as it was.  The reader's limit is 2^32 - 1. */
+static void test_intern(void **state)
+{
+    (void)state;
+    fs_intern in;
+    fs_intern_init(&in, 100000);
+    char text[32];
+    uint32_t key;
+    for (uint32_t i = 0; i < 100000; i++) {
+        int n = snprintf(text, sizeof text, "prompt-%u", i);
+        assert_int_equal(fs_intern_key(&in, text, (size_t)n, &key), 0);
+        assert_int_equal(key, i + 1);
+    }
+    for (uint32_t i = 0; i < 100000; i += 7) {
+        int n = snprintf(text, sizeof text, "prompt-%u", i);
+        assert_int_equal(fs_intern_key(&in, text, (size_t)n, &key), 0);
+        assert_int_equal(key, i + 1);
+    }
+    assert_int_equal(fs_intern_key(&in, "prompt-1", 7, &key), ERANGE); /* "prompt-": new, and no room */
+    assert_int_equal(fs_intern_key(&in, "prompt-12x", 9, &key), 0);    /* "prompt-12" */
+    assert_int_equal(key, 13);
+    assert_int_equal(in.n, 100000);
+    fs_intern_fini(&in);
+}
+
 /* ---- time ------------------------------------------------------------------ */
 
 /* Rows up to the tolerance earlier than the one before replay at its time;
@@ -843,6 +947,8 @@ int main(void)
         cmocka_unit_test(test_bad_spec),
         cmocka_unit_test(test_bad_rows),
         cmocka_unit_test(test_priorities),
+        cmocka_unit_test(test_prefixes),
+        cmocka_unit_test(test_intern),
         cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_scale_and_shift),
         cmocka_unit_test(test_repeat),

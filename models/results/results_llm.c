@@ -68,7 +68,7 @@ void fs_results_llm_figures(const fs_results *r, size_t policy, uint32_t k, size
     fig[FS_LFIG_PREEMPTIONS] = (double)rep->preemptions;
     fig[FS_LFIG_TOO_LONG] = (double)rep->too_long;
     const fs_llm_serving *llm = &spec->batching.llm;
-    if (llm->prefix_groups && llm->prefix_caching) {
+    if (fs_scenario_llm_caches_prefixes(llm)) {
         if (rep->prefill_queried > 0)
             fig[FS_LFIG_PREFIX_HIT_RATIO] = (double)rep->prefill_cached / (double)rep->prefill_queried;
         if (measured > 0)

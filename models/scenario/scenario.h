@@ -258,10 +258,14 @@ typedef struct fs_llm_serving {
      * prompt, a document, a conversation so far), drawn with probability
      * proportional to 1 / rank^prefix_zipf, covering its first
      * min(prefix_tokens, prompt) tokens; groups 0: no prefixes.
+     * prefix_from_trace: instead, each request's prefix is its trace row's
+     * (the trace's "prefix" and "prefix_tokens" columns, fs_trace_row),
+     * also covering at most the prompt; never beside a generator.
      * prefix_caching (default true, as vLLM V1): replicas keep computed
      * prefixes in their KV cache (llm_prefix.h). */
     uint32_t prefix_groups, prefix_tokens;
     double prefix_zipf;
+    bool prefix_from_trace;
     bool prefix_caching;
     /* "routing": how requests reach replicas (enum fs_llm_routing). */
     int routing;
@@ -510,5 +514,10 @@ int fs_scenario_llm_request_s(const fs_scenario *s, size_t service, double promp
 
 /* Token count of a draw: the nearest integer, at least 1. */
 uint64_t fs_scenario_llm_tokens(double draw);
+
+/* Whether an LLM service's replicas keep a prefix cache: its requests carry
+ * prefixes (a generator or a trace column) and prefix_caching is on.  Where
+ * this is false there is no hit ratio to report: no data, not 0. */
+bool fs_scenario_llm_caches_prefixes(const fs_llm_serving *llm);
 
 #endif

@@ -125,8 +125,9 @@ static int get_column(fs_jpath *p, const json_t *obj, const char *key, char **ou
     return *out ? FS_OK : fs_jpath_oom(p);
 }
 
-/* "trace": {"file", "preset" or "time" (+ "time_format"), "sizes" / for jobs
- * "gpus", "duration" or "end", "priority", "tenant"; "rate_scale", "shift",
+/* "trace": {"file", "preset" or "time" (+ "time_format"), "sizes", "prefix"
+ * and "prefix_tokens" / for jobs "gpus", "duration" or "end", "priority",
+ * "tenant"; "rate_scale", "shift",
  * "repeat", "tolerance"}; the cursor is on it. */
 int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind kind,
                                   fs_trace_spec **out)
@@ -207,6 +208,18 @@ int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind 
             fs_jpath_pop(p, mi);
             fs_jpath_pop(p, m);
         }
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "prefix", &spec->prefix_col);
+        if (rc == FS_OK)
+            rc = get_column(p, obj, "prefix_tokens", &spec->prefix_tokens_col);
+        if (rc == FS_OK && (spec->prefix_col == NULL) != (spec->prefix_tokens_col == NULL)) {
+            size_t m = fs_jpath_push_key(p, spec->prefix_col ? "prefix" : "prefix_tokens");
+            rc = fs_jpath_fail(p, spec->prefix_col
+                                      ? "expected a \"prefix_tokens\" column beside it (how many leading prompt "
+                                        "tokens the prefix covers)"
+                                      : "expected a \"prefix\" column beside it (the identity whose tokens it counts)");
+            fs_jpath_pop(p, m);
+        }
     } else {
         if (rc == FS_OK)
             rc = get_column(p, obj, "gpus", &spec->gpus_col);
@@ -269,8 +282,8 @@ static int parse_trace_service_time(fs_jpath *p, const json_t *obj, fs_arrivals 
 
 static int parse_trace_arrivals(fs_jpath *p, const json_t *obj, fs_arrivals *a)
 {
-    static const char *const keys[] = {"file", "preset", "time", "time_format", "sizes", "rate_scale", "shift",
-                                       "repeat", "tolerance", "service_time"};
+    static const char *const keys[] = {"file",       "preset", "time",   "time_format", "sizes",       "prefix",
+                                       "prefix_tokens", "rate_scale", "shift", "repeat", "tolerance", "service_time"};
     size_t m = fs_jpath_push_key(p, "trace");
     int rc = json_is_object(obj) ? fs_jpath_check_keys(p, obj, keys, COUNT(keys))
                                  : fs_jpath_expected(p, obj, "an object naming a CSV trace");

@@ -145,15 +145,25 @@ static int parse_step(fs_jpath *p, const json_t *obj, fs_llm_serving *llm)
     return rc;
 }
 
-/* "prefix": {"groups": N, "tokens": N, "zipf": x}: shared prompt prefixes. */
-static int parse_prefix(fs_jpath *p, const json_t *obj, fs_llm_serving *llm)
+/* "prefix": {"groups": N, "tokens": N, "zipf": x}: shared prompt prefixes,
+ * or none here and the trace's prefix column (`trace`, NULL without one). */
+static int parse_prefix(fs_jpath *p, const json_t *obj, const fs_trace_spec *trace, fs_llm_serving *llm)
 {
     static const char *const keys[] = {"groups", "tokens", "zipf"};
     json_t *v = NULL;
+    llm->prefix_from_trace = trace && trace->prefix_col;
     int rc = fs_jpath_get_object(p, obj, "prefix", false, &v);
     if (rc != FS_OK || v == NULL)
         return rc;
     size_t mark = fs_jpath_push_key(p, "prefix");
+    /* Two sources of one request's prefix: neither would be what ran. */
+    if (llm->prefix_from_trace) {
+        rc = fs_jpath_fail(p, "the trace's \"prefix\" column (\"%s\") already gives each request its prefix: "
+                              "remove this generator or the column",
+                           trace->prefix_col);
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
     uint64_t groups = 0, tokens = 0;
     rc = fs_jpath_check_keys(p, v, keys, COUNT(keys));
     if (rc == FS_OK)
@@ -223,7 +233,7 @@ int fs__scenario_parse_continuous(fs_jpath *p, const json_t *obj, const parse_ct
     llm->tokens_from_trace = !has_prompt;
     llm->prefix_caching = true;
     if (rc == FS_OK)
-        rc = parse_prefix(p, obj, llm);
+        rc = parse_prefix(p, obj, out->arrivals.trace, llm);
     if (rc == FS_OK)
         rc = fs__scenario_get_bool(p, obj, "prefix_caching", &llm->prefix_caching);
     llm->routing = FS_LLM_ROUTE_CENTRAL;
@@ -250,6 +260,11 @@ uint64_t fs_scenario_llm_tokens(double draw)
     if (draw >= 4e9)
         return UINT64_C(4000000000);
     return (uint64_t)llround(draw);
+}
+
+bool fs_scenario_llm_caches_prefixes(const fs_llm_serving *llm)
+{
+    return (llm->prefix_groups || llm->prefix_from_trace) && llm->prefix_caching;
 }
 
 /* The peaks of a GPU type, or FS_ERR_INPUT naming what is needed. */

@@ -391,6 +391,17 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
         rc = parse_replicas(p, svc, out);
     if (rc == FS_OK)
         rc = fs__scenario_parse_batching(p, svc, c, out);
+    /* Only an LLM engine reads a request's prefix: elsewhere the column
+     * would be ignored, and a run would look as if it had used it. */
+    if (rc == FS_OK && out->batching.kind != FS_BATCHING_CONTINUOUS && out->arrivals.trace &&
+        out->arrivals.trace->prefix_col) {
+        size_t mark = fs_jpath_push_key(p, "arrivals");
+        fs_jpath_push_key(p, "trace");
+        fs_jpath_push_key(p, "prefix");
+        rc = fs_jpath_fail(p, "a prefix column is read only by an LLM service (\"batching\": {\"kind\": "
+                              "\"continuous\"}); this service would ignore it");
+        fs_jpath_pop(p, mark);
+    }
     if (rc == FS_OK)
         rc = parse_disaggregation(p, svc, c, out);
     if (rc == FS_OK)

@@ -18,12 +18,14 @@
 
 #include <csv.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "intern.h"
 #include "number.h"
 
 enum {
@@ -38,7 +40,10 @@ enum {
 };
 
 /* The columns a spec can name, in the order of fs_trace_spec. */
-enum trace_col { COL_TIME, COL_SIZE0, COL_SIZE1, COL_GPUS, COL_DURATION, COL_END, COL_PRIORITY, COL_TENANT, NCOLS };
+enum trace_col {
+    COL_TIME, COL_SIZE0, COL_SIZE1, COL_PREFIX, COL_PREFIX_TOKENS, COL_GPUS, COL_DURATION, COL_END, COL_PRIORITY,
+    COL_TENANT, NCOLS
+};
 
 #define FIELD_NONE UINT32_MAX
 
@@ -117,6 +122,7 @@ struct fs_trace {
     uint64_t rows, skipped;
     char *priority[TRACE_MAX_PRIORITIES];
     size_t npriority;
+    fs_intern prefixes;             /* prefix identities to keys; kept across passes */
 };
 
 /* ---- presets ------------------------------------------------------------- */
@@ -202,6 +208,8 @@ static void trace_spec_cols(const fs_trace_spec *spec, const char *cols[NCOLS])
     cols[COL_TIME] = spec->time_col;
     cols[COL_SIZE0] = spec->size_cols[0];
     cols[COL_SIZE1] = spec->size_cols[1];
+    cols[COL_PREFIX] = spec->prefix_col;
+    cols[COL_PREFIX_TOKENS] = spec->prefix_tokens_col;
     cols[COL_GPUS] = spec->gpus_col;
     cols[COL_DURATION] = spec->duration_col;
     cols[COL_END] = spec->end_col;
@@ -217,6 +225,8 @@ void fs_trace_spec_fini(fs_trace_spec *spec)
     free(spec->time_col);
     free(spec->size_cols[0]);
     free(spec->size_cols[1]);
+    free(spec->prefix_col);
+    free(spec->prefix_tokens_col);
     free(spec->gpus_col);
     free(spec->duration_col);
     free(spec->end_col);
@@ -499,6 +509,7 @@ void fs_trace_close(fs_trace *t)
     free(t->q_text.data);
     for (size_t i = 0; i < t->npriority; i++)
         free(t->priority[i]);
+    fs_intern_fini(&t->prefixes);
     free(t->path);
     for (int c = 0; c < NCOLS; c++)
         free(t->col[c]);
@@ -516,6 +527,10 @@ static bool trace_spec_wrong(const fs_trace_spec *spec, char *why, size_t size)
         snprintf(why, size, "the shift must be a finite number of seconds, got %g", spec->shift_s);
     else if (!(spec->tolerance_s >= 0))
         snprintf(why, size, "the tolerance must be >= 0 s, got %g", spec->tolerance_s);
+    else if ((spec->prefix_col == NULL) != (spec->prefix_tokens_col == NULL))
+        snprintf(why, size, "a prefix column needs a prefix-tokens column and the other way round");
+    else if (spec->prefix_col && spec->kind != FS_TRACE_REQUESTS)
+        snprintf(why, size, "a prefix column belongs to a request trace");
     else if (spec->kind == FS_TRACE_JOBS && spec->gpus_col == NULL)
         snprintf(why, size, "a job trace needs a GPU-count column");
     else if (spec->kind == FS_TRACE_JOBS && (spec->duration_col == NULL) == (spec->end_col == NULL))
@@ -557,6 +572,7 @@ int fs_trace_open(const fs_trace_spec *spec, fs_trace **out, fs_error *err)
     t->lenient = spec->lenient;
     t->line = 1;
     t->at_start = true;
+    fs_intern_init(&t->prefixes, UINT32_MAX);
     t->fp = fopen(spec->path, "rb");
     if (t->fp == NULL) {
         int e = errno;
@@ -727,6 +743,17 @@ static bool trace_gpus(const char *s, uint32_t *out)
     return true;
 }
 
+/* A token count: a whole number >= 0; above 2^32 - 1 it is 2^32 - 1, more
+ * than any prompt has (prompts are clipped at 4e9 tokens). */
+static bool trace_count(const char *s, uint32_t *out)
+{
+    double v;
+    if (!trace_number(s, &v) || v < 0 || v != floor(v))
+        return false;
+    *out = v >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+    return true;
+}
+
 /* The rank of a priority string: the order of first appearance. */
 static bool trace_priority_rank(fs_trace *t, const char *s, double *out)
 {
@@ -762,6 +789,12 @@ static int trace_convert(fs_trace *t, const trace_qrow *q, fs_trace_row *row, fs
         if (f[COL_SIZE0 + i] && (!trace_number(f[COL_SIZE0 + i], &r.size[i]) || r.size[i] < 0))
             return trace_bad(t, q->line, f[COL_SIZE0 + i], err, "%s is not a number >= 0",
                              t->col[COL_SIZE0 + i]);
+    /* An empty identity is no prefix, and then its token cell may be empty. */
+    bool prefixed = f[COL_PREFIX] && f[COL_PREFIX][0] != '\0';
+    if ((prefixed || (f[COL_PREFIX_TOKENS] && f[COL_PREFIX_TOKENS][0] != '\0')) &&
+        !trace_count(f[COL_PREFIX_TOKENS], &r.prefix_tokens))
+        return trace_bad(t, q->line, f[COL_PREFIX_TOKENS], err, "%s is not a whole number of tokens >= 0",
+                         t->col[COL_PREFIX_TOKENS]);
     if (f[COL_GPUS] && !trace_gpus(f[COL_GPUS], &r.gpus))
         return trace_bad(t, q->line, f[COL_GPUS], err, "%s is not a GPU count >= 0", t->col[COL_GPUS]);
     if (f[COL_DURATION] && (!trace_number(f[COL_DURATION], &r.duration_s) || r.duration_s < 0))
@@ -789,11 +822,24 @@ static int trace_convert(fs_trace *t, const trace_qrow *q, fs_trace_row *row, fs
                              t->col[COL_TIME], t->prev_t - r.t, t->tolerance_s);
         r.t = t->prev_t;
     }
-    /* Last, so that a row refused for anything else takes no rank. */
+    /* Last, so that a row refused for anything else takes no rank and no key. */
     if (f[COL_PRIORITY] && !trace_number(f[COL_PRIORITY], &r.priority) &&
         !trace_priority_rank(t, f[COL_PRIORITY], &r.priority))
         return trace_bad(t, q->line, f[COL_PRIORITY], err, "%s has more than %d distinct texts",
                          t->col[COL_PRIORITY], TRACE_MAX_PRIORITIES);
+    if (!prefixed) {
+        r.prefix_tokens = 0;
+    } else {
+        int rc = fs_intern_key(&t->prefixes, f[COL_PREFIX], strlen(f[COL_PREFIX]), &r.prefix_key);
+        if (rc == ERANGE)
+            return trace_bad(t, q->line, f[COL_PREFIX], err, "%s has more than %" PRIu32 " distinct identities",
+                             t->col[COL_PREFIX], t->prefixes.max);
+        if (rc != 0) {
+            fs_error_set(err, FS_ERR_RUNTIME, "%s:%llu: out of memory for prefix identities", t->path,
+                         (unsigned long long)q->line);
+            return -1;
+        }
+    }
 
     t->origin = origin;
     t->have_origin = true;

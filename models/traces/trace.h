@@ -3,13 +3,18 @@
  * stream.
  *
  * A trace is a CSV file with a header row.  A request trace has a time
- * column and optionally two size columns (prompt and generated tokens, or
- * any sizes the scenario maps to service time); a job trace has a submit
+ * column, optionally two size columns (prompt and generated tokens, or any
+ * sizes the scenario maps to service time), and optionally a prefix: an
+ * identity column (any text; rows with equal text share a prompt prefix)
+ * and a column of how many leading prompt tokens it covers; a job trace has a submit
  * time, a GPU count, a duration (or an end time), and optionally a priority
  * and a tenant.  Columns are named by a spec, or by a preset for each format
  * in ../shared/data (fs_trace_preset_names).  Files are parsed with libcsv in
  * fixed-size chunks and handed out one row at a time, so memory does not
- * depend on the trace's length: ten million rows cost what ten do.
+ * depend on the trace's length: ten million rows cost what ten do.  The one
+ * exception is a prefix column: each distinct identity is kept once (its
+ * text and 24 to 48 bytes, intern.h) so that equal texts get equal keys; a
+ * trace whose every row has a new identity grows by that much a row.
  *
  * Times: the first row's time becomes 0; then the rate scale divides every
  * time (2 replays the trace at twice its rate; 1/24 stretches an hour over a
@@ -19,8 +24,9 @@
  * ("2023-11-16 18:17:03.9799600", "2023-11-16T18:17:03Z"; UTC).
  *
  * Bad rows (a time that does not parse, a negative or non-numeric size or
- * GPU count or duration, a row with too few fields, time going backwards by
- * more than the tolerance) are errors naming file:line and what was wrong;
+ * GPU count or duration, a prefix token count that is not an integer >= 0,
+ * a row with too few fields, time going backwards by more than the
+ * tolerance) are errors naming file:line, the column and what was wrong;
  * with `lenient` they are skipped and counted.  A file with no data row at
  * all is an error at its end unless lenient.  Whatever `lenient` says, a NUL
  * byte, a named column that appears twice in the header, and a field over
@@ -57,6 +63,8 @@ typedef struct fs_trace_spec {
     char *time_col;          /* requests: arrival; jobs: submission.  Required. */
     fs_trace_time_format time_format;
     char *size_cols[2];      /* requests: e.g. prompt and generated tokens */
+    char *prefix_col;        /* requests: the prompt prefix's identity, any text ... */
+    char *prefix_tokens_col; /* ... and the leading prompt tokens it covers; both or neither */
     char *gpus_col;          /* jobs: GPUs of the gang (fractions round up). Required for jobs. */
     char *duration_col;      /* jobs: run time in seconds ... */
     char *end_col;           /* ... or an end time in the time column's format (duration = end - start) */
@@ -85,6 +93,13 @@ void fs_trace_spec_fini(fs_trace_spec *spec);
 typedef struct fs_trace_row {
     double t;                /* seconds from the start of the replay */
     double size[2];          /* requests: the size columns (0 when absent) */
+    /* Requests: the prefix identity as a key, 1, 2, ... in the order the
+     * texts first appear (equal text, equal key; never a hash of it), and
+     * the tokens it covers (an integer >= 0, above 2^32 - 1 read as
+     * 2^32 - 1: more than any prompt); 0 and 0 when the trace has no prefix
+     * column or the row's identity cell is empty (its token cell then may
+     * be empty too).  More than 2^32 - 1 distinct identities: a bad row. */
+    uint32_t prefix_key, prefix_tokens;
     uint32_t gpus;           /* jobs: >= 1 */
     double duration_s;       /* jobs: >= 0 */
     double priority;         /* jobs: the number, or for text the rank of its

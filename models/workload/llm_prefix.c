@@ -17,21 +17,66 @@ static inline uint32_t bucket_of(const fs_llm_prefix *c, uint64_t key)
     return (uint32_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & c->bucket_mask;
 }
 
+enum { FIRST_SLOTS = 64, MAX_BUCKETS = 1 << 30 };
+
+/* Buckets for `slots` entries (a power of two, one per entry up to 2^30),
+ * every entry in use placed again: the list of one bucket may come out in
+ * another order, which no lookup depends on (keys are unique).  0 or
+ * ENOMEM (nothing changed). */
+static int rehash(fs_llm_prefix *c, uint32_t slots)
+{
+    uint32_t n = 1;
+    while (n < slots && n < MAX_BUCKETS)
+        n <<= 1;
+    if (c->buckets && n == c->bucket_mask + 1)
+        return 0;
+    uint32_t *buckets = calloc(n, sizeof *buckets);
+    if (!buckets)
+        return ENOMEM;
+    free(c->buckets);
+    c->buckets = buckets;
+    c->bucket_mask = n - 1;
+    for (uint32_t h = 1; h <= c->alloc; h++) {
+        fs_llm_prefix_entry *e = at(c, h);
+        if (!e->key)
+            continue;
+        uint32_t *bucket = &buckets[bucket_of(c, e->key)];
+        e->chain = *bucket;
+        *bucket = h;
+    }
+    return 0;
+}
+
 int fs_llm_prefix_init(fs_llm_prefix *c, uint32_t cap)
 {
     memset(c, 0, sizeof *c);
-    uint32_t n = 1;
-    while (n < cap && n < (UINT32_C(1) << 30))
-        n <<= 1;
-    c->entries = calloc(cap, sizeof *c->entries);
-    c->buckets = calloc(n, sizeof *c->buckets);
-    if (!c->entries || !c->buckets) {
+    uint32_t alloc = cap < FIRST_SLOTS ? cap : FIRST_SLOTS;
+    c->entries = calloc(alloc, sizeof *c->entries);
+    if (!c->entries || rehash(c, alloc) != 0) {
         fs_llm_prefix_fini(c);
         return ENOMEM;
     }
     c->cap = cap;
-    c->bucket_mask = n - 1;
+    c->alloc = alloc;
     fs_llm_prefix_clear(c);
+    return 0;
+}
+
+/* Twice the slots (at most cap), the new ones free, called only with none
+ * free (so every old slot is in use).  0 or ENOMEM (nothing changed). */
+static int grow(fs_llm_prefix *c)
+{
+    uint32_t alloc = c->cap - c->alloc < c->alloc ? c->cap : 2 * c->alloc;
+    fs_llm_prefix_entry *entries = realloc(c->entries, (size_t)alloc * sizeof *entries);
+    if (!entries)
+        return ENOMEM;
+    c->entries = entries;
+    if (rehash(c, alloc) != 0)
+        return ENOMEM; /* the larger array is kept unused: c->alloc says what is in use */
+    for (uint32_t i = c->alloc; i < alloc; i++)
+        entries[i] = (fs_llm_prefix_entry){.chain = i + 2 <= alloc ? i + 2 : 0};
+    c->free_head = c->alloc + 1;
+    c->alloc = alloc;
     return 0;
 }
 
@@ -45,9 +90,9 @@ void fs_llm_prefix_fini(fs_llm_prefix *c)
 void fs_llm_prefix_clear(fs_llm_prefix *c)
 {
     memset(c->buckets, 0, ((size_t)c->bucket_mask + 1) * sizeof *c->buckets);
-    for (uint32_t i = 0; i < c->cap; i++)
-        c->entries[i] = (fs_llm_prefix_entry){.chain = i + 2 <= c->cap ? i + 2 : 0};
-    c->free_head = c->cap ? 1 : 0;
+    for (uint32_t i = 0; i < c->alloc; i++)
+        c->entries[i] = (fs_llm_prefix_entry){.chain = i + 2 <= c->alloc ? i + 2 : 0};
+    c->free_head = c->alloc ? 1 : 0;
     c->lru_head = c->lru_tail = 0;
     c->n_entries = 0;
     c->cached_blocks = c->evictable_blocks = 0;
@@ -127,7 +172,7 @@ uint32_t fs_llm_prefix_evict(fs_llm_prefix *c)
 
 uint32_t fs_llm_prefix_insert(fs_llm_prefix *c, uint64_t key, uint32_t blocks, uint32_t *freed)
 {
-    if (!c->free_head) {
+    if (!c->free_head && (c->alloc == c->cap || grow(c) != 0)) {
         if (!c->lru_head)
             return 0;
         *freed += fs_llm_prefix_evict(c);

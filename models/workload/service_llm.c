@@ -53,10 +53,12 @@ int fs__llm_init(fs_service *svc, uint64_t seed, uint32_t replication)
             svc->prefix_table = gsl_ran_discrete_preproc(llm->prefix_groups, weights);
             free(weights);
         }
-        svc->ring_prefix = malloc((svc->ring_mask + 1) * sizeof *svc->ring_prefix);
-        if (!svc->prefix_rng || !svc->prefix_table || !svc->ring_prefix)
+        if (!svc->prefix_rng || !svc->prefix_table)
             return ENOMEM;
     }
+    if ((llm->prefix_groups || llm->prefix_from_trace) &&
+        !(svc->ring_prefix = malloc((svc->ring_mask + 1) * sizeof *svc->ring_prefix)))
+        return ENOMEM;
     svc->llm_slots = calloc(svc->n_llm_slots, sizeof *svc->llm_slots);
     svc->ring_tokens = malloc((svc->ring_mask + 1) * sizeof *svc->ring_tokens);
     svc->ring_demand = malloc((svc->ring_mask + 1) * sizeof *svc->ring_demand);
@@ -166,9 +168,12 @@ int fs__llm_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now)
         return -1;
     }
     slot->out.events = slot->events;
-    if (llm->prefix_groups && llm->prefix_caching && !fs__llm_is_decode(svc, r)) {
-        /* A new unit starts cold.  One entry per group at most. */
-        if (!slot->cache.entries && fs_llm_prefix_init(&slot->cache, llm->prefix_groups) != 0) {
+    if (fs_scenario_llm_caches_prefixes(llm) && !fs__llm_is_decode(svc, r)) {
+        /* A new unit starts cold.  One entry per group at most; a trace
+         * may have up to 2^32 - 1 keys, but an entry holds a block at
+         * least and the cache grows only as entries are made. */
+        if (!slot->cache.entries &&
+            fs_llm_prefix_init(&slot->cache, llm->prefix_groups ? llm->prefix_groups : UINT32_MAX) != 0) {
             fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for a prefix cache", spec->name);
             return -1;
         }
@@ -205,7 +210,10 @@ void fs__llm_arrival(fs_service *svc, double now)
         output = fs_scenario_llm_tokens(fs_dist_sample(&llm->output, svc->token_rng));
     }
     uint64_t prefix = 0;
-    if (llm->prefix_groups) {
+    if (llm->prefix_from_trace) {
+        uint64_t covered = svc->next_row.prefix_tokens < prompt ? svc->next_row.prefix_tokens : prompt;
+        prefix = (uint64_t)svc->next_row.prefix_key << 32 | covered;
+    } else if (llm->prefix_groups) {
         uint64_t group = gsl_ran_discrete(svc->prefix_rng, svc->prefix_table) + 1;
         uint64_t covered = llm->prefix_tokens < prompt ? llm->prefix_tokens : prompt;
         prefix = group << 32 | covered;

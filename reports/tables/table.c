@@ -215,7 +215,7 @@ static int fs__llm_notes(const fs_results *r, size_t p, FILE *fp, fs_error *err)
                 fs__llm_num(b[6], sizeof b[6], l.fig[FS_LFIG_PREEMPTIONS].mean, "%.4g"),
                 fs__llm_num(b[7], sizeof b[7], l.fig[FS_LFIG_TOO_LONG].mean, "%.4g"));
         const fs_llm_serving *llm = &s->services[i].batching.llm;
-        if (llm->prefix_groups && llm->prefix_caching)
+        if (fs_scenario_llm_caches_prefixes(llm))
             fprintf(fp, "; prefix cache hit %s, prefill tokens saved %s/s",
                     fs__llm_num(b[0], sizeof b[0], l.fig[FS_LFIG_PREFIX_HIT_RATIO].mean * 100, "%.1f%%"),
                     fs__llm_num(b[1], sizeof b[1], l.fig[FS_LFIG_PREFILL_SAVED_PER_S].mean, "%.4g"));

@@ -3,10 +3,14 @@
  * CSV file, read as each preset's format (a request trace with datetimes,
  * two job traces: one with durations, one with end times and text
  * priorities), first strictly, then lenient with repeat, as a replay reads
- * it.  Shipped traces are seeds for their own preset; for the others their
- * header lacks a column, which the reader must refuse cleanly.
+ * it; the request trace once more with prefix columns (identities interned,
+ * token counts parsed) on its two size columns.  Shipped traces are seeds
+ * for their own preset; for the others their header lacks a column, which
+ * the reader must refuse cleanly.
  */
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fuzz_input.h"
 #include "trace.h"
@@ -17,12 +21,17 @@
  * rewinding a one-row trace 4,096 times, for no new coverage.) */
 enum { FS_FUZZ_MAX_ROWS = 256 };
 
-static void fs__read(const char *preset, const char *path, bool lenient_repeat)
+static void fs__read(const char *preset, const char *path, bool lenient_repeat, bool prefixed)
 {
     fs_trace_spec spec;
     fs_error err = {0};
     if (fs_trace_preset(preset, path, &spec, &err) != FS_OK)
         return;
+    if (prefixed && (spec.kind != FS_TRACE_REQUESTS || !(spec.prefix_col = strdup(spec.size_cols[1])) ||
+                     !(spec.prefix_tokens_col = strdup(spec.size_cols[0])))) {
+        fs_trace_spec_fini(&spec);
+        return;
+    }
     spec.lenient = lenient_repeat;
     spec.repeat = lenient_repeat;
     fs_trace *t = NULL;
@@ -43,8 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!path)
         return 0;
     for (const char *const *p = fs_trace_preset_names; *p; p++) {
-        fs__read(*p, path, false);
-        fs__read(*p, path, true);
+        fs__read(*p, path, false, false);
+        fs__read(*p, path, true, false);
+        fs__read(*p, path, true, true);
     }
     return 0;
 }
