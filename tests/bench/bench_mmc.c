@@ -19,21 +19,14 @@
  *   bench_mmc              both sizes
  *   bench_mmc N            one run of N requests (expected arrivals)
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "bench.h"
 #include "dist.h"
 #include "nhpp.h"
 #include "rng.h"
-#include "run.h"
-#include "scenario.h"
 
 #define SERVERS 10
 #define MEAN_SERVICE_S 0.010
@@ -45,13 +38,6 @@ typedef struct bench_result {
     double sol_requests, sol_wall_s, sol_mean_wait_s;
     int ok;
 } bench_result;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static double constant_rate(void *ctx, double t, double *piece_end)
 {
@@ -111,7 +97,7 @@ static int speed_of_light(double horizon, bench_result *out)
     }
     double busy[SERVERS];
     int nbusy = 0;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     double next = fs_nhpp_next(&arrivals, 0.0, horizon, ra);
     double requests = 0.0, wait_sum = 0.0;
     while (next < INFINITY || nbusy > 0) {
@@ -151,7 +137,7 @@ static int speed_of_light(double horizon, bench_result *out)
         }
         next = fs_nhpp_next(&arrivals, now, horizon, ra);
     }
-    out->sol_wall_s = now_s() - t0;
+    out->sol_wall_s = bench_now_s() - t0;
     out->sol_requests = requests;
     out->sol_mean_wait_s = wait_sum / requests;
     free(fifo);
@@ -171,24 +157,12 @@ static bench_result bench_once(double requests)
              "   \"service_time\": {\"exponential\": {\"mean\": \"%.0fms\"}}, \"replicas\": %d}]}",
              requests / ARRIVAL_RPS, SEED, SERVERS, ARRIVAL_RPS, MEAN_SERVICE_S * 1e3, SERVERS);
     fs_scenario *s;
-    fs_error err = {0};
-    if (fs_scenario_parse(json, "bench", &s, &err) != FS_OK) {
-        fprintf(stderr, "bench_mmc: %s\n", err.msg);
+    fs_results *r = bench_run_json(json, "bench_mmc", &s, &out.wall_s);
+    if (r == NULL)
         return out;
-    }
-    fs_results *r;
-    double t0 = now_s();
-    if (fs_run_scenario(s, &r, &err) != FS_OK) {
-        fprintf(stderr, "bench_mmc: %s\n", err.msg);
-        fs_scenario_destroy(s);
-        return out;
-    }
-    out.wall_s = now_s() - t0;
     out.requests = (double)r->policies[0].reps[0].services[0].requests;
     out.events = (double)r->events;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    out.peak_rss_mb = (double)ru.ru_maxrss / 1024.0;
+    out.peak_rss_mb = bench_peak_rss_mb();
     out.ok = speed_of_light(requests / ARRIVAL_RPS, &out) == 0;
     fs_results_destroy(r);
     fs_scenario_destroy(s);
@@ -208,28 +182,19 @@ static void print(const bench_result *b)
     fflush(stdout);
 }
 
-/* Runs one size in a child so its peak RSS is not the other size's. */
-static bench_result bench_in_child(double requests)
+/* bench_in_child's step: one size, in a child so its peak RSS is its own. */
+static int step(const void *arg, void *result)
+{
+    bench_result *b = result;
+    *b = bench_once(*(const double *)arg);
+    return b->ok;
+}
+
+static bench_result bench_in_child_of(double requests)
 {
     bench_result b = {0};
-    int fds[2];
-    if (pipe(fds) != 0)
-        return b;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        bench_result mine = bench_once(requests);
-        ssize_t n = write(fds[1], &mine, sizeof mine);
-        _exit(n == (ssize_t)sizeof mine && mine.ok ? 0 : 1);
-    }
-    close(fds[1]);
-    if (pid > 0) {
-        if (read(fds[0], &b, sizeof b) != (ssize_t)sizeof b)
-            b.ok = 0;
-        int status;
-        waitpid(pid, &status, 0);
-    }
-    close(fds[0]);
+    if (!bench_in_child(step, &requests, &b, sizeof b))
+        b.ok = 0;
     return b;
 }
 
@@ -242,11 +207,11 @@ int main(int argc, char **argv)
         print(&b);
         return 0;
     }
-    bench_result small = bench_in_child(1e6);
+    bench_result small = bench_in_child_of(1e6);
     if (!small.ok)
         return 1;
     print(&small);
-    bench_result large = bench_in_child(20e6);
+    bench_result large = bench_in_child_of(20e6);
     if (!large.ok)
         return 1;
     print(&large);
