@@ -190,29 +190,50 @@ static const double zig_f[ZIG_LAYERS + 1] = {
     0.9381436808621747, 1.0,
 };
 
-double fs_ziggurat_exp1(gsl_rng *r)
+/* One try: a layer and a position in it from one 32-bit word.  The product
+ * is (k + 0.5) * zig_x[layer] / 2^24 rounded once: (k + 0.5) is exact, and
+ * scaling the table entry by 2^-24 first is exact too, but keeps that
+ * multiply off the chain that waits for the generator. */
+static inline double try_layer(gsl_rng *r, unsigned *layer)
 {
-    assert(gsl_rng_min(r) == 0 && gsl_rng_max(r) == UINT32_MAX);
+    uint32_t word = (uint32_t)gsl_rng_get(r);
+    *layer = word & (ZIG_LAYERS - 1);
+    return ((double)(word >> 8) + 0.5) * (zig_x[*layer] * 0x1p-24);
+}
+
+/* The rare rest (about 1.1% of draws) after a first try of `layer` fell
+ * outside the layer's rectangle at x: kept out of fs_ziggurat_exp1 so the
+ * fast path saves no registers and sets up no loop. */
+static double exp1_rest(gsl_rng *r, unsigned layer, double x)
+{
     /* Each visit to the tail adds r and starts over: the exponential beyond r,
      * less r, is again Exp(1). */
     double base = 0.0;
     for (;;) {
-        uint32_t word = (uint32_t)gsl_rng_get(r);
-        unsigned layer = word & (ZIG_LAYERS - 1);
-        /* (k + 0.5) / 2^24 is exact in a double: a uniform in (0, 1) that
-         * never gives 0, independent of the layer's 8 bits. */
-        double x = ((double)(word >> 8) + 0.5) * 0x1p-24 * zig_x[layer];
-        if (x < zig_x[layer + 1])
-            return base + x; /* under the curve at every height of the layer */
         if (layer == 0) {
             base += zig_x[1];
-            continue;
+        } else {
+            /* The wedge: a uniform height in the layer, kept if under exp(-x). */
+            double y = zig_f[layer] + gsl_rng_uniform(r) * (zig_f[layer + 1] - zig_f[layer]);
+            if (y < exp(-x))
+                return base + x;
         }
-        /* The wedge: a uniform height in the layer, kept if under exp(-x). */
-        double y = zig_f[layer] + gsl_rng_uniform(r) * (zig_f[layer + 1] - zig_f[layer]);
-        if (y < exp(-x))
+        x = try_layer(r, &layer);
+        if (x < zig_x[layer + 1])
             return base + x;
     }
+}
+
+double fs_ziggurat_exp1(gsl_rng *r)
+{
+    assert(gsl_rng_min(r) == 0 && gsl_rng_max(r) == UINT32_MAX);
+    /* (k + 0.5) / 2^24 is a uniform in (0, 1) that never gives 0,
+     * independent of the layer's 8 bits. */
+    unsigned layer;
+    double x = try_layer(r, &layer);
+    if (x < zig_x[layer + 1])
+        return x; /* under the curve at every height of the layer */
+    return exp1_rest(r, layer, x);
 }
 
 double fs_ziggurat_exponential(gsl_rng *r, double mean)
