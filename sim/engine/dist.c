@@ -2,6 +2,7 @@
  * dist — constructors, sampling and exact moments; see dist.h.
  */
 #include "dist.h"
+#include "ziggurat.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -111,7 +112,9 @@ double fs_dist_sample(const fs_dist *d, gsl_rng *r)
     case FS_DIST_DETERMINISTIC:
         return d->a;
     case FS_DIST_EXPONENTIAL:
-        return gsl_ran_exponential(r, d->a);
+        /* The ziggurat, not gsl_ran_exponential: its log1p was the single
+         * largest cost of an M/M/c run (ziggurat.h). */
+        return fs_ziggurat_exponential(r, d->a);
     case FS_DIST_LOGNORMAL:
         /* exp(log(median)) need not round back to median: return it exactly
          * when there is no spread, and draw nothing, like deterministic. */

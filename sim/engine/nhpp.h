@@ -5,9 +5,9 @@
  * force at t and the end of the piece it belongs to (the next time the rate
  * may change).  Arrival times are generated exactly by inverting the
  * cumulative intensity: draw E ~ Exp(1) and walk the pieces, spending
- * rate * length of each, until E is used up.  No thinning, so one uniform is
- * consumed per arrival whatever the profile: with common random numbers two
- * runs of the same process see the same arrival times.
+ * rate * length of each, until E is used up.  No thinning, so one Exp(1)
+ * draw (ziggurat.h) is consumed per arrival whatever the profile: with common
+ * random numbers two runs of the same process see the same arrival times.
  *
  * The engine knows nothing about where the rate comes from (diurnal profiles
  * and bursts are built in models/).
