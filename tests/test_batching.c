@@ -76,7 +76,7 @@ static void test_batch_of_one_is_unbatched(void **state)
         assert_int_equal(x->latency.min_ns, y->latency.min_ns);
         assert_int_equal(x->latency.max_ns, y->latency.max_ns);
         assert_true(x->latency.sum_ns == y->latency.sum_ns);
-        assert_memory_equal(x->latency.counts, y->latency.counts, FS_HIST_BUCKETS * sizeof *x->latency.counts);
+        test_assert_same_counts(&x->latency, &y->latency);
         assert_null(x->batch_size_counts);
         /* Every batch held one request: as many batches as starts. */
         assert_int_equal(y->batch_size_counts[1], y->started);

@@ -160,6 +160,7 @@ static void test_verdict_counts_unfinished(void **state)
     assert_int_equal(fs_rep_result_init(rep, s, 0, r->n_tenants), 0);
     for (int k = 0; k < 1000; k++)
         fs_hist_record(&rep->services[0].latency, 100000000);
+    assert_int_equal(fs_results_seal_rep(r, 0, 0), 0);
     const uint64_t late[] = {0, 5, 10, 11, 20};
     const fs_slo_verdict want[] = {FS_SLO_MET, FS_SLO_MET, FS_SLO_MET, FS_SLO_MISSED, FS_SLO_MISSED};
     for (size_t i = 0; i < sizeof late / sizeof *late; i++) {

@@ -88,8 +88,7 @@ static void test_record_roundtrip(void **state)
         for (size_t h = 0; h < runs[k].n_hists; h++) {
             assert_int_equal(back[k].hists[h].total, runs[k].hists[h].total);
             assert_true(back[k].hists[h].sum_ns == runs[k].hists[h].sum_ns);
-            assert_memory_equal(back[k].hists[h].counts, runs[k].hists[h].counts,
-                                FS_HIST_BUCKETS * sizeof(uint64_t));
+            test_assert_same_counts(&back[k].hists[h], &runs[k].hists[h]);
         }
         free(text);
         json_decref(j);

@@ -158,6 +158,12 @@ void test_write(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
+void test_assert_same_counts(const fs_hist *a, const fs_hist *b)
+{
+    for (uint32_t i = 0; i < FS_HIST_BUCKETS; i++)
+        assert_int_equal(fs_hist_count(a, i), fs_hist_count(b, i));
+}
+
 /* stat() of the formatted path: whether it succeeded. */
 static bool vstat(struct stat *st, const char *fmt, va_list ap)
 {

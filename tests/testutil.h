@@ -54,6 +54,10 @@ char *test_slurp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Writes text to path, replacing it; fails the test on any error. */
 void test_write(const char *path, const char *text);
 
+/* Asserts that a and b hold the same count in every bucket, whatever
+ * counters each happens to have allocated (hist.h allocates lazily). */
+void test_assert_same_counts(const fs_hist *a, const fs_hist *b);
+
 /* Whether the file at the formatted path exists. */
 bool test_exists(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

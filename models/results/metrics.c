@@ -56,8 +56,7 @@ static int fs__add_hist(fs_metrics *m, const char *prefix, const char *name, con
     }
     snprintf(full, len, "%s:%s.%s", prefix, name, figure);
     m->hist_names[m->n_hists] = full;
-    fs_hist_merge(&m->hists[m->n_hists++], h);
-    return 0;
+    return fs_hist_merge(&m->hists[m->n_hists++], h);
 }
 
 static const char *const fs__service_figure_names[FS_SFIG_COUNT] = {
@@ -86,12 +85,13 @@ static int fs__record_llm(const fs_results *r, size_t policy, uint32_t k, size_t
 {
     const char *name = r->policies[policy].scenario->services[i].name;
     const fs_hist *ttft = fs_results_ttft_hist(r, policy, k, i), *tpot = fs_results_tpot_hist(r, policy, k, i);
+    const fs_service_rep *sr = &r->policies[policy].reps[k].services[i];
     double fig[FS_LFIG_COUNT];
     fs_results_llm_figures(r, policy, k, i, fig);
-    if (fs__add(m, "service", name, "ttft_p50", fs_results_hist_figure(ttft, 0.50, 1e-6)) ||
-        fs__add(m, "service", name, "ttft_p99", fs_results_hist_figure(ttft, 0.99, 1e-6)) ||
-        fs__add(m, "service", name, "tpot_p50", fs_results_hist_figure(tpot, 0.50, 1e-6)) ||
-        fs__add(m, "service", name, "tpot_p99", fs_results_hist_figure(tpot, 0.99, 1e-6)) ||
+    if (fs__add(m, "service", name, "ttft_p50", fs_results_rep_figure(sr->ttft_figs, 0.50, 1e-6)) ||
+        fs__add(m, "service", name, "ttft_p99", fs_results_rep_figure(sr->ttft_figs, 0.99, 1e-6)) ||
+        fs__add(m, "service", name, "tpot_p50", fs_results_rep_figure(sr->tpot_figs, 0.50, 1e-6)) ||
+        fs__add(m, "service", name, "tpot_p99", fs_results_rep_figure(sr->tpot_figs, 0.99, 1e-6)) ||
         fs__add_hist(m, "service", name, "ttft", ttft) || fs__add_hist(m, "service", name, "tpot", tpot))
         return ENOMEM;
     for (size_t f = 0; f < FS_LFIG_COUNT; f++)
@@ -118,10 +118,10 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
         uint64_t late = 0;
         for (size_t j = 0; j < s->services[i].slo.n_targets; j++)
             late = sr->unfinished_past_slo[j] > late ? sr->unfinished_past_slo[j] : late;
-        if (fs__add(m, "service", name, "max_ms", fs_results_hist_figure(&sr->latency, 2, 1e-6)) ||
+        if (fs__add(m, "service", name, "max_ms", fs_results_rep_figure(sr->latency_figs, 2, 1e-6)) ||
             fs__add(m, "service", name, "drop_rate", arrivals > 0 ? fig[FS_SFIG_DROPPED] / arrivals : NAN) ||
             fs__add(m, "service", name, "unfinished_past_slo", (double)late) ||
-            fs__add_hist(m, "service", name, "latency", &sr->latency))
+            fs__add_hist(m, "service", name, "latency", fs_results_latency_hist(r, policy, k, i)))
             return ENOMEM;
         /* Batch figures only for a batched service: for another there is no
          * batch, and a size of 0 would claim one. */
@@ -156,7 +156,8 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
     for (size_t t = 0; t < s->n_training; t++) {
         const char *name = s->training[t].name;
         const fs_training_rep *tr = &rep->training[t];
-        const fs_hist *w = &tr->wait;
+        const fs_hist *w = fs_results_wait_hist(r, policy, k, t);
+        const double *wf = tr->wait_figs;
         if (fs__add(m, "training", name, "submitted", (double)tr->submitted) ||
             fs__add(m, "training", name, "started", (double)tr->started) ||
             fs__add(m, "training", name, "completed", (double)tr->completed) ||
@@ -167,10 +168,10 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
             fs__add(m, "training", name, "running_end", (double)tr->running_end) ||
             fs__add(m, "training", name, "waits_censored", (double)tr->waits_censored) ||
             fs__add(m, "training", name, "refused_impossible", (double)tr->refused_impossible) ||
-            fs__add(m, "training", name, "queue_mean_s", fs_results_hist_figure(w, -1, 1e-9)) ||
-            fs__add(m, "training", name, "queue_p50_s", fs_results_hist_figure(w, 0.50, 1e-9)) ||
-            fs__add(m, "training", name, "queue_p95_s", fs_results_hist_figure(w, 0.95, 1e-9)) ||
-            fs__add(m, "training", name, "queue_max_s", fs_results_hist_figure(w, 2, 1e-9)) ||
+            fs__add(m, "training", name, "queue_mean_s", fs_results_rep_figure(wf, -1, 1e-9)) ||
+            fs__add(m, "training", name, "queue_p50_s", fs_results_rep_figure(wf, 0.50, 1e-9)) ||
+            fs__add(m, "training", name, "queue_p95_s", fs_results_rep_figure(wf, 0.95, 1e-9)) ||
+            fs__add(m, "training", name, "queue_max_s", fs_results_rep_figure(wf, 2, 1e-9)) ||
             fs__add_hist(m, "training", name, "wait", w))
             return ENOMEM;
     }
@@ -181,6 +182,14 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
 int fs_metrics_from_run(const fs_results *r, size_t policy, uint32_t rep, fs_metrics *out, fs_error *err)
 {
     *out = (fs_metrics){0};
+    const fs_policy_result *pol = &r->policies[policy];
+    /* A run record carries its histograms; beyond the memory a run keeps
+     * them for, only a replication run alone still has them. */
+    if (pol->reps[rep].counts_dropped && pol->n_reps > 1)
+        return fs_error_set(err, FS_ERR_RUNTIME,
+                            "replication %u's histograms were merged as it ended to bound memory; record it "
+                            "from a run of that replication alone",
+                            rep);
     if (fs__record(r, policy, rep, out) != 0) {
         fs_metrics_fini(out);
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory recording a run");
@@ -219,8 +228,8 @@ static json_t *fs__hist_json(const fs_hist *h)
     if (!o || !buckets)
         goto fail;
     for (uint32_t i = h->lo; h->total && i <= h->hi; i++)
-        if (h->counts[i] && json_array_append_new(buckets, json_pack("[I,I]", (json_int_t)i,
-                                                                     (json_int_t)h->counts[i])) != 0)
+        if (fs_hist_count(h, i) && json_array_append_new(buckets, json_pack("[I,I]", (json_int_t)i,
+                                                                           (json_int_t)fs_hist_count(h, i))) != 0)
             goto fail;
     /* Counts and extremes are integers; the sum is a double written with 17
      * significant digits, which reads back to the same double. */
@@ -299,10 +308,9 @@ static const char *fs__hist_from_json(const json_t *o, fs_hist *h)
         /* Both at most 2^44 here, so the sum cannot wrap. */
         if ((uint64_t)c > (uint64_t)total - counted)
             return "the bucket counts add up to more than total";
-        h->counts[i] += (uint64_t)c;
+        if (fs_hist_add_count(h, (uint32_t)i, (uint64_t)c) != 0)
+            return "out of memory for its counters";
         counted += (uint64_t)c;
-        if ((uint32_t)i < h->lo) h->lo = (uint32_t)i;
-        if ((uint32_t)i > h->hi) h->hi = (uint32_t)i;
     }
     if (counted != (uint64_t)total)
         return "the bucket counts add up to less than total";
@@ -515,8 +523,8 @@ int fs_metric_row_summarize(const fs_metrics *runs, size_t n, fs_metric_row *out
             size_t at = runs[j].refused ? SIZE_MAX
                                         : fs__find_hinted(runs[j].hist_names, runs[j].n_hists, h,
                                                           runs[first].hist_names[h]);
-            if (at != SIZE_MAX)
-                fs_hist_merge(&merged[h], &runs[j].hists[at]);
+            if (at != SIZE_MAX && fs_hist_merge(&merged[h], &runs[j].hists[at]) != 0)
+                goto oom;
         }
     }
     for (size_t k = first; k < n; k++) {

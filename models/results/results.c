@@ -1,5 +1,6 @@
 #include "results.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -34,8 +35,17 @@ int fs_results_create(const fs_scenario *s, const size_t *which, size_t n, fs_re
         pol->name = pol->scenario->policy ? pol->scenario->policy : "default";
         pol->loads = calloc(s->n_services ? s->n_services : 1, sizeof *pol->loads);
         pol->reps = calloc(s->replications, sizeof *pol->reps);
-        if (!pol->loads || !pol->reps)
+        /* Merged histograms: empty structs, counters only as values arrive. */
+        pol->latency = calloc(s->n_services ? s->n_services : 1, sizeof *pol->latency);
+        pol->ttft = calloc(s->n_services ? s->n_services : 1, sizeof *pol->ttft);
+        pol->tpot = calloc(s->n_services ? s->n_services : 1, sizeof *pol->tpot);
+        pol->wait = calloc(s->n_training ? s->n_training : 1, sizeof *pol->wait);
+        if (!pol->loads || !pol->reps || !pol->latency || !pol->ttft || !pol->tpot || !pol->wait)
             goto err;
+        for (size_t i = 0; i < s->n_services; i++)
+            fs_hist_init(&pol->latency[i]), fs_hist_init(&pol->ttft[i]), fs_hist_init(&pol->tpot[i]);
+        for (size_t i = 0; i < s->n_training; i++)
+            fs_hist_init(&pol->wait[i]);
         pol->n_reps = s->replications;
     }
     *out = r;
@@ -43,6 +53,14 @@ int fs_results_create(const fs_scenario *s, const size_t *which, size_t n, fs_re
 err:
     fs_results_destroy(r);
     return ENOMEM;
+}
+
+/* An array of n histograms (NULL: none), zeroed or initialised. */
+static void fs__hists_free(fs_hist *h, size_t n)
+{
+    for (size_t i = 0; h && i < n; i++)
+        fs_hist_fini(&h[i]);
+    free(h);
 }
 
 void fs_results_destroy(fs_results *r)
@@ -55,6 +73,10 @@ void fs_results_destroy(fs_results *r)
             fs_rep_result_fini(&pol->reps[k], pol->scenario);
         free(pol->reps);
         free(pol->loads);
+        fs__hists_free(pol->latency, r->scenario->n_services);
+        fs__hists_free(pol->ttft, r->scenario->n_services);
+        fs__hists_free(pol->tpot, r->scenario->n_services);
+        fs__hists_free(pol->wait, r->scenario->n_training);
         fs_placement_destroy(pol->placement);
     }
     free(r->policies);
@@ -80,17 +102,16 @@ int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replic
     if (!rep->services || !rep->pools || !rep->training || !rep->blocked_minutes)
         goto err;
     for (size_t i = 0; i < s->n_services; i++) {
-        if (fs_hist_init(&rep->services[i].latency) != 0)
+        /* Every histogram initialised (they allocate nothing until used), so
+         * sealing merges them all alike: a non-LLM service's ttft stays empty. */
+        if (fs_hist_init(&rep->services[i].latency) != 0 || fs_hist_init(&rep->services[i].ttft) != 0 ||
+            fs_hist_init(&rep->services[i].tpot) != 0)
             goto err;
         const fs_batching *b = &s->services[i].batching;
         if (b->kind != FS_BATCHING_NONE &&
             !(rep->services[i].batch_size_counts = calloc((size_t)b->max_batch_size + 1, sizeof(uint64_t))))
             goto err;
-        if (b->kind == FS_BATCHING_CONTINUOUS) {
-            rep->services[i].llm = true;
-            if (fs_hist_init(&rep->services[i].ttft) != 0 || fs_hist_init(&rep->services[i].tpot) != 0)
-                goto err;
-        }
+        rep->services[i].llm = b->kind == FS_BATCHING_CONTINUOUS;
     }
     for (size_t i = 0; i < s->n_training; i++)
         if (fs_hist_init(&rep->training[i].wait) != 0)
@@ -106,10 +127,8 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
     if (rep->services) {
         for (size_t i = 0; i < s->n_services; i++) {
             fs_hist_fini(&rep->services[i].latency);
-            if (rep->services[i].ttft.counts)
-                fs_hist_fini(&rep->services[i].ttft);
-            if (rep->services[i].tpot.counts)
-                fs_hist_fini(&rep->services[i].tpot);
+            fs_hist_fini(&rep->services[i].ttft);
+            fs_hist_fini(&rep->services[i].tpot);
             free(rep->services[i].batch_size_counts);
             free(rep->services[i].windows);
             free(rep->services[i].slo_breach_starts);
@@ -120,8 +139,7 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
             free(rep->pools[i].windows);
     if (rep->training)
         for (size_t i = 0; i < s->n_training; i++) {
-            if (rep->training[i].wait.counts)
-                fs_hist_fini(&rep->training[i].wait);
+            fs_hist_fini(&rep->training[i].wait);
             free(rep->training[i].waits);
         }
     free(rep->services);
@@ -147,11 +165,11 @@ static double f_completed(const fs_service_rep *s, double m) { (void)m; return (
 static double f_dropped(const fs_service_rep *s, double m) { (void)m; return (double)s->dropped; }
 static double f_in_start(const fs_service_rep *s, double m) { (void)m; return (double)s->in_flight_start; }
 static double f_in_end(const fs_service_rep *s, double m) { (void)m; return (double)s->in_flight_end; }
-static double f_mean(const fs_service_rep *s, double m) { (void)m; return fs_results_hist_figure(&s->latency, -1, FS__NS_TO_MS); }
-static double f_p50(const fs_service_rep *s, double m) { (void)m; return fs_results_hist_figure(&s->latency, 0.50, FS__NS_TO_MS); }
-static double f_p95(const fs_service_rep *s, double m) { (void)m; return fs_results_hist_figure(&s->latency, 0.95, FS__NS_TO_MS); }
-static double f_p99(const fs_service_rep *s, double m) { (void)m; return fs_results_hist_figure(&s->latency, 0.99, FS__NS_TO_MS); }
-static double f_p999(const fs_service_rep *s, double m) { (void)m; return fs_results_hist_figure(&s->latency, 0.999, FS__NS_TO_MS); }
+static double f_mean(const fs_service_rep *s, double m) { (void)m; return fs_results_rep_figure(s->latency_figs, -1, FS__NS_TO_MS); }
+static double f_p50(const fs_service_rep *s, double m) { (void)m; return fs_results_rep_figure(s->latency_figs, 0.50, FS__NS_TO_MS); }
+static double f_p95(const fs_service_rep *s, double m) { (void)m; return fs_results_rep_figure(s->latency_figs, 0.95, FS__NS_TO_MS); }
+static double f_p99(const fs_service_rep *s, double m) { (void)m; return fs_results_rep_figure(s->latency_figs, 0.99, FS__NS_TO_MS); }
+static double f_p999(const fs_service_rep *s, double m) { (void)m; return fs_results_rep_figure(s->latency_figs, 0.999, FS__NS_TO_MS); }
 /* No request started: no wait was seen, which is no data, not a zero wait. */
 static double f_wait(const fs_service_rep *s, double m) { (void)m; return s->started ? s->wait_sum_s / (double)s->started * 1e3 : NAN; }
 static double f_pwait(const fs_service_rep *s, double m) { (void)m; return s->started ? (double)s->waited / (double)s->started : NAN; }
@@ -263,14 +281,109 @@ double fs_results_hist_figure(const fs_hist *h, double q, double scale)
     return ns * scale;
 }
 
-const fs_hist *fs_results_latency_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service)
+const double fs_results_rep_q[FS_RESULTS_REP_FIGS] = {-1, 0.50, 0.95, 0.99, 0.999, 2};
+
+/* Index of q in fs_results_rep_q, or -1. */
+static int fs__rep_q_index(double q)
 {
-    return &r->policies[policy].reps[rep].services[service].latency;
+    for (int f = 0; f < FS_RESULTS_REP_FIGS; f++)
+        if (fs_results_rep_q[f] == q)
+            return f;
+    return -1;
 }
 
-const fs_hist *fs_results_wait_hist(const fs_results *r, size_t policy, uint32_t rep, size_t stream)
+double fs_results_rep_figure(const double figs[FS_RESULTS_REP_FIGS], double q, double scale)
 {
-    return &r->policies[policy].reps[rep].training[stream].wait;
+    int f = fs__rep_q_index(q);
+    assert(f >= 0);
+    return figs[f] * scale; /* NaN stays NaN: no data */
+}
+
+/* The histograms a replication fills, by accessor. */
+typedef enum fs__kind { FS__LATENCY, FS__TTFT, FS__TPOT, FS__WAIT, FS__UNKNOWN } fs__kind;
+
+static fs_hist *fs__own_at(const fs_policy_result *pol, uint32_t k, fs__kind kind, size_t i)
+{
+    fs_service_rep *sr = kind == FS__WAIT ? NULL : &pol->reps[k].services[i];
+    return kind == FS__LATENCY ? &sr->latency
+           : kind == FS__TTFT  ? &sr->ttft
+           : kind == FS__TPOT  ? &sr->tpot
+                               : &pol->reps[k].training[i].wait;
+}
+
+static fs_hist *fs__merged_at(const fs_policy_result *pol, fs__kind kind, size_t i)
+{
+    return kind == FS__LATENCY ? &pol->latency[i]
+           : kind == FS__TTFT  ? &pol->ttft[i]
+           : kind == FS__TPOT  ? &pol->tpot[i]
+                               : &pol->wait[i];
+}
+
+static double *fs__figs_at(const fs_policy_result *pol, uint32_t k, fs__kind kind, size_t i)
+{
+    fs_service_rep *sr = kind == FS__WAIT ? NULL : &pol->reps[k].services[i];
+    return kind == FS__LATENCY ? sr->latency_figs
+           : kind == FS__TTFT  ? sr->ttft_figs
+           : kind == FS__TPOT  ? sr->tpot_figs
+                               : pol->reps[k].training[i].wait_figs;
+}
+
+/* A replication's own histogram, or with one replication whose counters
+ * went into the merged one, that one (the same values). */
+static const fs_hist *fs__own(const fs_results *r, size_t policy, uint32_t k, fs__kind kind, size_t i)
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    return pol->reps[k].counts_dropped && pol->n_reps == 1 ? fs__merged_at(pol, kind, i) : fs__own_at(pol, k, kind, i);
+}
+
+const fs_hist *fs_results_latency_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service) { return fs__own(r, policy, rep, FS__LATENCY, service); }
+const fs_hist *fs_results_ttft_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service) { return fs__own(r, policy, rep, FS__TTFT, service); }
+const fs_hist *fs_results_tpot_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service) { return fs__own(r, policy, rep, FS__TPOT, service); }
+const fs_hist *fs_results_wait_hist(const fs_results *r, size_t policy, uint32_t rep, size_t stream) { return fs__own(r, policy, rep, FS__WAIT, stream); }
+
+static fs__kind fs__kind_of(fs_results_hist_fn hist)
+{
+    return hist == fs_results_latency_hist ? FS__LATENCY
+           : hist == fs_results_ttft_hist  ? FS__TTFT
+           : hist == fs_results_tpot_hist  ? FS__TPOT
+           : hist == fs_results_wait_hist  ? FS__WAIT
+                                           : FS__UNKNOWN;
+}
+
+static size_t fs__n_of(const fs_scenario *s, fs__kind kind)
+{
+    return kind == FS__WAIT ? s->n_training : s->n_services;
+}
+
+int fs_results_seal_rep(fs_results *r, size_t policy, uint32_t k)
+{
+    fs_policy_result *pol = &r->policies[policy];
+    const fs_scenario *s = pol->scenario;
+    fs_rep_result *rep = &pol->reps[k];
+    assert(!rep->sealed && (k == 0 || pol->reps[k - 1].sealed));
+    size_t bytes = 0;
+    for (fs__kind kind = FS__LATENCY; kind < FS__UNKNOWN; kind++)
+        for (size_t i = 0; i < fs__n_of(s, kind); i++) {
+            fs_hist *own = fs__own_at(pol, k, kind, i);
+            /* fs_results_hist_figure's value at scale 1: the ns, bit for bit. */
+            double *figs = fs__figs_at(pol, k, kind, i);
+            for (int f = 0; f < FS_RESULTS_REP_FIGS; f++)
+                figs[f] = fs_results_hist_figure(own, fs_results_rep_q[f], 1.0);
+            if (fs_hist_merge(fs__merged_at(pol, kind, i), own) != 0)
+                return ENOMEM;
+            bytes += fs_hist_bytes(own);
+        }
+    rep->sealed = true;
+    if (r->kept_hist_bytes + bytes <= FS_RESULTS_KEEP_HIST_BYTES) {
+        r->kept_hist_bytes += bytes;
+        return 0;
+    }
+    /* Over the budget: the merged histograms hold these values now. */
+    for (fs__kind kind = FS__LATENCY; kind < FS__UNKNOWN; kind++)
+        for (size_t i = 0; i < fs__n_of(s, kind); i++)
+            fs_hist_drop_counts(fs__own_at(pol, k, kind, i));
+    rep->counts_dropped = true;
+    return 0;
 }
 
 int fs_results_percentiles(const fs_results *r, size_t policy, fs_results_hist_fn hist, size_t index,
@@ -283,12 +396,23 @@ int fs_results_percentiles(const fs_results *r, size_t policy, fs_results_hist_f
         free(x);
         return ENOMEM;
     }
-    for (uint32_t k = 0; k < n; k++)
-        fs_hist_merge(&merged, hist(r, policy, k, index));
+    /* The policy's merged histogram, kept as replications ended; for an
+     * accessor of another's, the replications' own merged here. */
+    fs__kind kind = fs__kind_of(hist);
+    const fs_hist *all = kind == FS__UNKNOWN ? NULL : fs__merged_at(&r->policies[policy], kind, index);
+    for (uint32_t k = 0; !all && k < n; k++)
+        if (fs_hist_merge(&merged, hist(r, policy, k, index)) != 0) {
+            fs_hist_fini(&merged);
+            free(x);
+            return ENOMEM;
+        }
     for (size_t f = 0; f < n_q; f++) {
-        for (uint32_t k = 0; k < n; k++)
-            x[k] = fs_results_hist_figure(hist(r, policy, k, index), q[f], scale);
-        out[f].value = fs_results_hist_figure(&merged, q[f], scale);
+        for (uint32_t k = 0; k < n; k++) {
+            const double *figs = kind == FS__UNKNOWN ? NULL : fs__figs_at(&r->policies[policy], k, kind, index);
+            x[k] = figs && fs__rep_q_index(q[f]) >= 0 ? fs_results_rep_figure(figs, q[f], scale)
+                                                      : fs_results_hist_figure(hist(r, policy, k, index), q[f], scale);
+        }
+        out[f].value = fs_results_hist_figure(all ? all : &merged, q[f], scale);
         out[f].spread = fs_results_summary_known(x, 1, n);
     }
     fs_hist_fini(&merged);
@@ -396,11 +520,8 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     const fs_policy_result *pol = &r->policies[policy];
     double measured = fs_results_measured_s(r);
     double *x = malloc(pol->n_reps * sizeof *x);
-    fs_hist merged;
-    if (!x || fs_hist_init(&merged) != 0) {
-        free(x);
+    if (!x)
         return ENOMEM;
-    }
     *out = (fs_service_summary){0};
     out->requests = fs__summarize(pol, service, measured, FS_SFIG_REQUESTS, x);
     out->completed = fs__summarize(pol, service, measured, FS_SFIG_COMPLETED, x);
@@ -437,7 +558,6 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     fs_percentile pc[sizeof qs / sizeof *qs];
     if (fs_results_percentiles(r, policy, fs_results_latency_hist, service, qs, sizeof qs / sizeof *qs,
                                FS__NS_TO_MS, pc) != 0) {
-        fs_hist_fini(&merged);
         free(x);
         return ENOMEM;
     }
@@ -452,12 +572,9 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     out->merged_p999_ms = pc[4].value;
     out->p999_ms = pc[4].spread;
     out->merged_max_ms = pc[5].value;
-    for (uint32_t k = 0; spec->slo.n_targets && k < pol->n_reps; k++)
-        fs_hist_merge(&merged, &pol->reps[k].services[service].latency);
     fs__settling(pol, service, out);
     for (size_t j = 0; j < spec->slo.n_targets; j++)
-        fs__slo_verdict(pol, service, &merged, j, out);
-    fs_hist_fini(&merged);
+        fs__slo_verdict(pol, service, &pol->latency[service], j, out);
     free(x);
     return 0;
 }

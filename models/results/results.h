@@ -10,6 +10,12 @@
  * across replications.  reports/ reads these structures and never runs a
  * simulation.
  *
+ * Memory does not grow with services x replications: as each replication
+ * ends (fs_results_seal_rep) its histograms are merged into its policy's,
+ * the figures every output takes from them one replication at a time are
+ * kept (fs_results_rep_q), and beyond FS_RESULTS_KEEP_HIST_BYTES of kept
+ * counters the replication's own are freed (fs_hist_drop_counts).
+ *
  * Ownership: fs_results owns every array and histogram in it and the
  * placement, and borrows the scenario (which must outlive it).  fs_results_destroy frees everything.
  */
@@ -27,6 +33,19 @@
 #include "summary.h"
 
 #define FS_RESULTS_SCHEMA "fleetsim-results/1"
+
+/* The per-replication figures of a histogram that outputs read (q as
+ * fs_results_hist_figure: -1 the mean, 2 the maximum): the CIs across
+ * replications, compare's paired differences and each replication's record
+ * need only these, so they are taken when a replication ends. */
+#define FS_RESULTS_REP_FIGS 6
+extern const double fs_results_rep_q[FS_RESULTS_REP_FIGS]; /* -1, 0.50, 0.95, 0.99, 0.999, 2 */
+
+/* Counters of replications' own histograms a run keeps, all together, for
+ * who reads them one replication at a time (a sweep's run record, tests);
+ * past it a replication keeps only its figures and summary (a run of 5,000
+ * services would otherwise keep about 15 KB per service per replication). */
+#define FS_RESULTS_KEEP_HIST_BYTES ((size_t)32 << 20)
 
 /* One time-series window of one service. */
 typedef struct fs_service_window {
@@ -61,7 +80,10 @@ typedef struct fs_service_rep {
     uint64_t waited;          /* requests that started service after waiting */
     uint64_t started;         /* requests that started service */
     double wait_sum_s;        /* total waiting time of requests that started service */
-    fs_hist latency;          /* response time (wait + service) of completions */
+    fs_hist latency;          /* response time (wait + service) of completions (counters may be dropped: see top) */
+    /* Figures of latency, ttft and tpot at fs_results_rep_q, in ns (NaN: no
+     * value recorded), taken when the replication ended. */
+    double latency_figs[FS_RESULTS_REP_FIGS], ttft_figs[FS_RESULTS_REP_FIGS], tpot_figs[FS_RESULTS_REP_FIGS];
     fs_settle_batches batches;/* the same in FS_SETTLE_BATCHES time batches (settle.h) */
     double mean_in_system;    /* time average, for Little's law */
     uint64_t peak_queue;      /* most requests waiting at once */
@@ -89,7 +111,7 @@ typedef struct fs_service_rep {
     uint64_t *batch_size_counts;
     /* An LLM service ("batching": {"kind": "continuous"}; batch sizes above
      * are sequences per engine step, max_batch_size = max_seqs), since the
-     * warm-up instant.  The histograms are initialised only for one. */
+     * warm-up instant.  The histograms stay empty for another service. */
     bool llm;
     fs_hist ttft;             /* arrival to first token, ns */
     fs_hist tpot;             /* (last token - first token) / (output - 1), requests of >= 2 tokens, ns */
@@ -141,6 +163,7 @@ typedef struct fs_training_rep {
      * wait so far of jobs that never started by the horizon: with any
      * censored wait its quantiles are lower bounds. */
     fs_hist wait;
+    double wait_figs[FS_RESULTS_REP_FIGS]; /* as fs_service_rep.latency_figs */
     uint64_t waits_censored;  /* of those, jobs that had not started at the horizon */
     uint64_t in_flight_start; /* jobs queued, warming or running at the warm-up instant */
     uint64_t waiting_end;     /* jobs still waiting at the horizon (first start or after preemption) */
@@ -161,6 +184,8 @@ typedef struct fs_rep_result {
     double *blocked_minutes;  /* per tenant (fs_results.tenants): SLO-breach minutes charged to it */
     uint64_t spot_reclaims;
     uint64_t events;
+    bool sealed;              /* fs_results_seal_rep took its figures */
+    bool counts_dropped;      /* and freed its histograms' counters (merged into the policy's) */
 } fs_rep_result;
 
 /* Analytic load of a service over the measured interval. */
@@ -180,6 +205,10 @@ typedef struct fs_policy_result {
     fs_service_load *loads;      /* owned, scenario->n_services */
     fs_rep_result *reps;
     uint32_t n_reps;
+    /* The histograms of every sealed replication merged, in replication
+     * order (owned): latency, ttft and tpot per service (the LLM ones empty
+     * for another), queue wait per training stream. */
+    fs_hist *latency, *ttft, *tpot, *wait;
 } fs_policy_result;
 
 typedef struct fs_results {
@@ -191,6 +220,7 @@ typedef struct fs_results {
     uint64_t events;             /* all replications */
     double wall_s;
     double peak_rss_mb;
+    size_t kept_hist_bytes;      /* counters of replications' own histograms kept (FS_RESULTS_KEEP_HIST_BYTES) */
 } fs_results;
 
 /* Batch sizes of a batched service over all replications of a policy (their
@@ -334,7 +364,9 @@ typedef struct fs_percentile {
 } fs_percentile;
 
 /* The histogram a percentile reads in one replication: a service's latency
- * or a training stream's queue wait. */
+ * or a training stream's queue wait.  Its counters may have been dropped
+ * (fs_hist_has_counts): then, with a single replication, the accessors
+ * return the policy's merged histogram, which holds the same values. */
 typedef const fs_hist *(*fs_results_hist_fn)(const fs_results *r, size_t policy, uint32_t rep, size_t index);
 const fs_hist *fs_results_latency_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service);
 const fs_hist *fs_results_wait_hist(const fs_results *r, size_t policy, uint32_t rep, size_t stream);
@@ -370,6 +402,17 @@ int fs_results_percentiles(const fs_results *r, size_t policy, fs_results_hist_f
 
 /* One histogram's figure (q as above) times scale; NaN when it is empty. */
 double fs_results_hist_figure(const fs_hist *h, double q, double scale);
+
+/* A replication's kept figure (figs: fs_service_rep.latency_figs and the
+ * like) at q, one of fs_results_rep_q, times scale: the value
+ * fs_results_hist_figure gave on its histogram, bit for bit; NaN when empty. */
+double fs_results_rep_figure(const double figs[FS_RESULTS_REP_FIGS], double q, double scale);
+
+/* Ends replication k of a policy: takes its histograms' figures, merges them
+ * into the policy's (replications must be sealed in order, as they run) and
+ * drops its counters past FS_RESULTS_KEEP_HIST_BYTES.  Every summary and
+ * output reads sealed replications only.  0 or ENOMEM. */
+int fs_results_seal_rep(fs_results *r, size_t policy, uint32_t k);
 
 /* fs_summary_of over the figures that are not NaN (a replication without
  * data says nothing); mean NaN and valid false when none is. */

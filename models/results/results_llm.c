@@ -15,16 +15,6 @@ const char *const fs_llm_figure_names[FS_LFIG_COUNT] = {
     "kv_transfer_ms",
 };
 
-const fs_hist *fs_results_ttft_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service)
-{
-    return &r->policies[policy].reps[rep].services[service].ttft;
-}
-
-const fs_hist *fs_results_tpot_hist(const fs_results *r, size_t policy, uint32_t rep, size_t service)
-{
-    return &r->policies[policy].reps[rep].services[service].tpot;
-}
-
 void fs_results_llm_figures(const fs_results *r, size_t policy, uint32_t k, size_t service,
                             double fig[FS_LFIG_COUNT])
 {
@@ -84,19 +74,14 @@ int fs_results_llm_slo(const fs_results *r, size_t policy, size_t service, bool 
     *out = (fs_llm_slo){NAN, FS_SLO_NO_DATA};
     if (t->threshold_s <= 0 || !pol->reps[0].services[service].llm)
         return 0;
-    fs_hist merged;
-    if (fs_hist_init(&merged) != 0)
-        return ENOMEM;
     double late = 0;
     for (uint32_t k = 0; k < pol->n_reps; k++) {
         const fs_service_rep *rep = &pol->reps[k].services[service];
-        fs_hist_merge(&merged, tpot ? &rep->tpot : &rep->ttft);
         late += (double)(tpot ? rep->tpot_late_end : rep->ttft_late_end);
     }
     fs_slo_verdict v;
-    fs_results_judge(&merged, late, t, &out->quantile_ms, &v);
+    fs_results_judge(tpot ? &pol->tpot[service] : &pol->ttft[service], late, t, &out->quantile_ms, &v);
     out->verdict = v;
-    fs_hist_fini(&merged);
     return 0;
 }
 

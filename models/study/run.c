@@ -376,6 +376,9 @@ static int fs__run_into(fs_results *r, uint32_t first, fs__watcher *watcher, fs_
             rc = fs__run_replication(r, pol->scenario, pol->placement, first + k, &pol->reps[k], watcher, err);
             if (rc != FS_OK)
                 return rc;
+            /* Merged now, so memory does not grow with replications x services. */
+            if (fs_results_seal_rep(r, p, k) != 0)
+                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory merging replication %u", first + k);
             r->events += pol->reps[k].events;
             if (watcher) {
                 watcher->events_before = r->events;

@@ -294,6 +294,11 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
     fs__schedule_arrival(svc, now);
 }
 
+void fs__service_no_memory(fs_service *svc)
+{
+    fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for latency histograms", svc->spec->name);
+}
+
 void fs__service_drop(fs_service *svc)
 {
     svc->rep->dropped++;
@@ -309,7 +314,10 @@ static void fs__close_batches(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
     while (now >= svc->batch_end) {
-        fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency);
+        if (fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency) != 0) {
+            fs__service_no_memory(svc);
+            return;
+        }
         svc->batch_end = rep->batches.n + 1 < FS_SETTLE_BATCHES
                              ? svc->batch_start + (rep->batches.n + 1) * svc->batch_len
                              : INFINITY;
@@ -324,8 +332,9 @@ static inline void fs__complete(fs_service *svc, double now, double arrival)
     uint64_t ns = (uint64_t)((now - arrival) * 1e9 + 0.5);
     if (now >= svc->batch_end)
         fs__close_batches(svc, now); /* FS_SETTLE_BATCHES - 1 times a replication */
-    fs_hist_record(&svc->batch_latency, ns);
-    fs_hist_record(&svc->window_latency, ns);
+    /* Histograms grow when a value opens a new octave; | keeps both records. */
+    if ((fs_hist_record(&svc->batch_latency, ns) | fs_hist_record(&svc->window_latency, ns)) != 0)
+        fs__service_no_memory(svc);
     rep->completed++;
     svc->w_completed++;
     svc->all_completed++;
@@ -336,8 +345,9 @@ static inline void fs__complete(fs_service *svc, double now, double arrival)
         for (size_t j = 0; j < n_targets; j++)
             svc->slo_bad[j] += ns > svc->slo_threshold_ns[j];
     }
-    if (svc->spec->autoscale.p95_ms > 0)
-        fs_hist_record(&svc->scale_latency, ns);
+    /* Only the p95 trigger reads it, so only it allocates its counters. */
+    if (svc->spec->autoscale.p95_ms > 0 && fs_hist_record(&svc->scale_latency, ns) != 0)
+        fs__service_no_memory(svc);
 }
 
 void fs__service_complete(fs_service *svc, double now, double arrival) { fs__complete(svc, now, arrival); }
@@ -837,15 +847,12 @@ void fs_service_fini(fs_service *svc)
     free(svc->batch_arrival);
     free(svc->batch_n);
     fs__llm_fini(svc);
-    if (svc->scale_latency.counts)
-        fs_hist_fini(&svc->scale_latency);
+    fs_hist_fini(&svc->scale_latency); /* safe on a zeroed one; counters only if the p95 trigger recorded */
     free(svc->ring);
     free(svc->ring_demand);
     fs_trace_close(svc->trace);
-    if (svc->window_latency.counts)
-        fs_hist_fini(&svc->window_latency);
-    if (svc->batch_latency.counts)
-        fs_hist_fini(&svc->batch_latency);
+    fs_hist_fini(&svc->window_latency);
+    fs_hist_fini(&svc->batch_latency);
     *svc = (fs_service){0};
 }
 
@@ -885,8 +892,13 @@ void fs_service_start_measuring(fs_service *svc, double now)
 int fs_service_close_window(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
+    /* Windows are all as long as the first but the last, so the first tells
+     * how many there will be: the array is allocated once, at its size
+     * (thousands of services x a fixed 64 would be mostly empty). */
+    double len = now - svc->window_start, expect = len > 0 ? ceil((svc->horizon - svc->window_start) / len) : 1;
+    size_t first = expect >= 1 && expect < 1e6 ? (size_t)expect : 64;
     fs_service_window *windows =
-        fs_grow(rep->windows, &svc->cap_windows, rep->n_windows + 1, sizeof *windows, 64);
+        fs_grow(rep->windows, &svc->cap_windows, rep->n_windows + 1, sizeof *windows, first);
     if (!windows)
         return ENOMEM;
     rep->windows = windows;
@@ -919,13 +931,14 @@ int fs_service_close_window(fs_service *svc, double now)
     return 0;
 }
 
-void fs_service_finish(fs_service *svc, double now)
+int fs_service_finish(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
     /* The open batch, and any a quiet end skipped, close at the horizon;
      * that completes rep->latency. */
     while (rep->batches.n < FS_SETTLE_BATCHES)
-        fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency);
+        if (fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency) != 0)
+            return ENOMEM;
     rep->in_flight_end = svc->waiting + svc->in_service;
     fs__late_waiting(svc, now, rep->unfinished_past_slo);
     fs__late_in_service(svc, now, rep->unfinished_past_slo);
@@ -958,5 +971,5 @@ void fs_service_finish(fs_service *svc, double now)
                 rep->queue_growth_per_h = c1;
             free(x);
         }
-    }
+    }    return 0;
 }

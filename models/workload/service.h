@@ -193,7 +193,9 @@ void fs_service_start_measuring(fs_service *svc, double now);
 /* Closes the current time-series window at now.  0 or ENOMEM. */
 int fs_service_close_window(fs_service *svc, double now);
 
-/* Final figures at the horizon (in flight, Little's law level, growth fit). */
-void fs_service_finish(fs_service *svc, double now);
+/* Final figures at the horizon (in flight, Little's law level, growth fit).
+ * 0, or ENOMEM when the latency histogram could not grow to take the last
+ * batch. */
+int fs_service_finish(fs_service *svc, double now);
 
 #endif

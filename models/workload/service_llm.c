@@ -107,10 +107,8 @@ void fs__llm_fini(fs_service *svc)
     if (svc->prefix_table)
         gsl_ran_discrete_free(svc->prefix_table);
     svc->prefix_table = NULL;
-    if (svc->window_ttft.counts)
-        fs_hist_fini(&svc->window_ttft);
-    if (svc->window_tpot.counts)
-        fs_hist_fini(&svc->window_tpot);
+    fs_hist_fini(&svc->window_ttft);
+    fs_hist_fini(&svc->window_tpot);
 }
 
 /* A slot's arrays, on its first start: engine capacity 2 x max_seqs (the
@@ -454,8 +452,8 @@ static bool met_all(const fs_service *svc, uint64_t ttft_ns, bool has_tpot, uint
 void fs__llm_first_token(fs_service *svc, double arrival, double now)
 {
     uint64_t ns = to_ns(now - arrival);
-    fs_hist_record(&svc->rep->ttft, ns);
-    fs_hist_record(&svc->window_ttft, ns);
+    if ((fs_hist_record(&svc->rep->ttft, ns) | fs_hist_record(&svc->window_ttft, ns)) != 0)
+        fs__service_no_memory(svc);
     svc->slo_ttft_total++;
     svc->slo_ttft_bad += ns > svc->ttft_threshold_ns;
 }
@@ -500,8 +498,8 @@ static void apply_event(fs_service *svc, uint32_t r, const fs_llm_event *ev, dou
         uint64_t tpot_ns = 0;
         if (output >= 2) {
             tpot_ns = to_ns((now - first) / (output - 1));
-            fs_hist_record(&rep->tpot, tpot_ns);
-            fs_hist_record(&svc->window_tpot, tpot_ns);
+            if ((fs_hist_record(&rep->tpot, tpot_ns) | fs_hist_record(&svc->window_tpot, tpot_ns)) != 0)
+                fs__service_no_memory(svc);
             svc->slo_tpot_total++;
             svc->slo_tpot_bad += tpot_ns > svc->tpot_threshold_ns;
         }

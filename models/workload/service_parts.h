@@ -94,6 +94,8 @@ void fs__service_occupy(fs_service *svc, uint32_t r, double now);
 void fs__service_release(fs_service *svc, uint32_t r, double now);
 uint32_t fs__service_pick_replica(const fs_service *svc);
 void fs__service_drop(fs_service *svc);
+/* A histogram could not grow: fails the run (its figures would be short). */
+void fs__service_no_memory(fs_service *svc);
 
 /* service_llm.c */
 int fs__llm_init(fs_service *svc, uint64_t seed, uint32_t replication);

@@ -278,9 +278,9 @@ void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size
         if (t->measuring) {
             fs_training_rep *rep = &t->reps[job->stream];
             rep->started++;
-            fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5));
+            int grown = fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5));
             fs_job_wait *waits = fs_grow(rep->waits, &rep->cap_waits, rep->n_waits + 1, sizeof *waits, 16);
-            if (!waits) {
+            if (!waits || grown != 0) {
                 fs_sim_fail(t->sim, ENOMEM, "training: out of memory");
                 return;
             }
@@ -406,7 +406,7 @@ void fs_training_start_measuring(fs_training *t, double now)
 /* Jobs still waiting for their first start count in the wait histogram with
  * their wait so far (censored: a lower bound on their wait), so a gang that
  * never starts shows a long wait, not none. */
-void fs_training_finish(fs_training *t, double now)
+int fs_training_finish(fs_training *t, double now)
 {
     for (size_t i = 0; t->traces && i < t->scenario->n_training; i++) {
         fs_training_rep *rep = &t->reps[i];
@@ -425,7 +425,9 @@ void fs_training_finish(fs_training *t, double now)
             rep->running_end++; /* warming or running */
         if (!job->started_once) {
             rep->waits_censored++;
-            fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5));
+            if (fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5)) != 0)
+                return ENOMEM;
         }
     }
+    return 0;
 }

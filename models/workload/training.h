@@ -77,7 +77,8 @@ int fs_training_check_gangs(const fs_scenario *s, const struct fs_policy_ops *po
                             const fs_placement *placement, fs_error *err);
 
 void fs_training_start_measuring(fs_training *t, double now);
-void fs_training_finish(fs_training *t, double now);
+/* Final figures at the horizon; 0, or ENOMEM when a wait histogram could not grow. */
+int fs_training_finish(fs_training *t, double now);
 
 /* The fleet's callbacks for gang member `member` of job `job`. */
 void fs_training_member_ready(fs_training *t, uint32_t job, uint32_t member, size_t pool, size_t unit,

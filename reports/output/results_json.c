@@ -210,11 +210,11 @@ static json_t *fs__service_rep_json(const fs_service_spec *spec, const fs_servic
     fs__set(o, "in_flight_end", (double)rep->in_flight_end);
     fs__set(o, "throughput_rps", measured_s > 0 ? (double)rep->completed / measured_s : 0);
     json_t *lat = json_object();
-    fs__set(lat, "mean", fs_results_hist_figure(&rep->latency, -1, 1e-6));
-    fs__set(lat, "p50", fs_results_hist_figure(&rep->latency, 0.50, 1e-6));
-    fs__set(lat, "p95", fs_results_hist_figure(&rep->latency, 0.95, 1e-6));
-    fs__set(lat, "p99", fs_results_hist_figure(&rep->latency, 0.99, 1e-6));
-    fs__set(lat, "p999", fs_results_hist_figure(&rep->latency, 0.999, 1e-6));
+    fs__set(lat, "mean", fs_results_rep_figure(rep->latency_figs, -1, 1e-6));
+    fs__set(lat, "p50", fs_results_rep_figure(rep->latency_figs, 0.50, 1e-6));
+    fs__set(lat, "p95", fs_results_rep_figure(rep->latency_figs, 0.95, 1e-6));
+    fs__set(lat, "p99", fs_results_rep_figure(rep->latency_figs, 0.99, 1e-6));
+    fs__set(lat, "p999", fs_results_rep_figure(rep->latency_figs, 0.999, 1e-6));
     json_object_set_new(o, "latency_ms", lat);
     fs__set(o, "slo_breach_windows", rep->slo_breach_windows);
     if (spec->slo.n_targets) {

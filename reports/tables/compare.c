@@ -45,9 +45,9 @@ static const fs_service_rep *fs__svc(const fs_results *r, size_t p, uint32_t k, 
     return &r->policies[p].reps[k].services[i];
 }
 
-static double m_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_latency_hist(r, p, k, i), 0.50, 1e-6); }
-static double m_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_latency_hist(r, p, k, i), 0.95, 1e-6); }
-static double m_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_latency_hist(r, p, k, i), 0.99, 1e-6); }
+static double m_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(fs__svc(r, p, k, i)->latency_figs, 0.50, 1e-6); }
+static double m_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(fs__svc(r, p, k, i)->latency_figs, 0.95, 1e-6); }
+static double m_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(fs__svc(r, p, k, i)->latency_figs, 0.99, 1e-6); }
 
 static double m_worst_p99(const fs_results *r, size_t p, uint32_t k, size_t i)
 {
@@ -74,8 +74,8 @@ static double m_breach_week(const fs_results *r, size_t p, uint32_t k, size_t i)
     return fs__svc(r, p, k, i)->slo_breach_windows * 7 * 86400.0 / measured;
 }
 
-static double m_wait_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_wait_hist(r, p, k, i), 0.50, 1e-9 / 60); }
-static double m_wait_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_wait_hist(r, p, k, i), 0.95, 1e-9 / 60); }
+static double m_wait_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(r->policies[p].reps[k].training[i].wait_figs, 0.50, 1e-9 / 60); }
+static double m_wait_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(r->policies[p].reps[k].training[i].wait_figs, 0.95, 1e-9 / 60); }
 
 static double fs__fleet(const fs_results *r, size_t p, uint32_t k, fs_pool_figure f)
 {
@@ -117,8 +117,8 @@ static bool fs__llm(const fs_results *r, size_t p, size_t i)
 {
     return r->policies[p].n_reps && fs__svc(r, p, 0, i)->llm;
 }
-static double m_ttft_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_ttft_hist(r, p, k, i), 0.99, 1e-6); }
-static double m_tpot_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_hist_figure(fs_results_tpot_hist(r, p, k, i), 0.99, 1e-6); }
+static double m_ttft_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(fs__svc(r, p, k, i)->ttft_figs, 0.99, 1e-6); }
+static double m_tpot_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(fs__svc(r, p, k, i)->tpot_figs, 0.99, 1e-6); }
 static double fs__llm_fig(const fs_results *r, size_t p, uint32_t k, size_t i, fs_llm_figure f)
 {
     double fig[FS_LFIG_COUNT];

@@ -23,9 +23,8 @@ static void fs__hist_clear_summary(fs_hist *h)
 int fs_hist_init(fs_hist *h)
 {
     assert(h);
-    h->counts = calloc(FS_HIST_BUCKETS, sizeof *h->counts);
-    if (!h->counts)
-        return ENOMEM;
+    h->counts = NULL;
+    h->base = h->cap = 0;
     fs__hist_clear_summary(h);
     return 0;
 }
@@ -35,29 +34,85 @@ void fs_hist_fini(fs_hist *h)
     assert(h);
     free(h->counts);
     h->counts = NULL;
+    h->base = h->cap = 0;
+}
+
+int fs_hist_cover(fs_hist *h, uint32_t i)
+{
+    assert(h && i < FS_HIST_BUCKETS && fs_hist_has_counts(h));
+    if (i - h->base < h->cap)
+        return 0;
+    /* Whole chunks (one octave each above the linear range), so a histogram
+     * grows at most FS_HIST_BUCKETS / FS_HIST_SUB_COUNT times. */
+    uint32_t chunk = i / FS_HIST_SUB_COUNT * FS_HIST_SUB_COUNT;
+    uint32_t lo = h->cap && h->base < chunk ? h->base : chunk;
+    uint32_t hi = h->cap && h->base + h->cap > chunk + FS_HIST_SUB_COUNT ? h->base + h->cap
+                                                                          : chunk + FS_HIST_SUB_COUNT;
+    uint64_t *c = realloc(h->counts, (size_t)(hi - lo) * sizeof *c);
+    if (!c)
+        return ENOMEM;
+    if (h->cap && lo < h->base) { /* grown downwards: the old counters move up */
+        memmove(c + (h->base - lo), c, (size_t)h->cap * sizeof *c);
+        memset(c, 0, (size_t)(h->base - lo) * sizeof *c);
+    }
+    uint32_t old_end = h->cap ? h->base + h->cap : lo;
+    if (hi > old_end)
+        memset(c + (old_end - lo), 0, (size_t)(hi - old_end) * sizeof *c);
+    h->counts = c;
+    h->base = lo;
+    h->cap = hi - lo;
+    return 0;
+}
+
+int fs_hist_add_count(fs_hist *h, uint32_t i, uint64_t c)
+{
+    assert(h && i < FS_HIST_BUCKETS);
+    if (fs_hist_cover(h, i) != 0)
+        return ENOMEM;
+    h->counts[i - h->base] += c;
+    if (i < h->lo) h->lo = i;
+    if (i > h->hi) h->hi = i;
+    return 0;
 }
 
 void fs_hist_reset(fs_hist *h)
 {
-    assert(h && h->counts);
+    assert(h);
     if (h->lo <= h->hi)
-        memset(h->counts + h->lo, 0, (size_t)(h->hi - h->lo + 1) * sizeof *h->counts);
+        memset(h->counts + (h->lo - h->base), 0, (size_t)(h->hi - h->lo + 1) * sizeof *h->counts);
     fs__hist_clear_summary(h);
 }
 
-void fs_hist_merge(fs_hist *dst, const fs_hist *src)
+int fs_hist_merge(fs_hist *dst, const fs_hist *src)
 {
-    assert(dst && dst->counts && src && src->counts);
+    assert(dst && src && fs_hist_has_counts(src) && fs_hist_has_counts(dst));
     if (src->lo > src->hi)
-        return; /* empty: also keeps dst's sum bit-identical */
+        return 0; /* empty: also keeps dst's sum bit-identical */
+    if (fs_hist_cover(dst, src->lo) != 0 || fs_hist_cover(dst, src->hi) != 0)
+        return ENOMEM;
     for (uint32_t i = src->lo; i <= src->hi; i++)
-        dst->counts[i] += src->counts[i];
+        dst->counts[i - dst->base] += src->counts[i - src->base];
     dst->total += src->total;
     dst->sum_ns += src->sum_ns;
     if (src->min_ns < dst->min_ns) dst->min_ns = src->min_ns;
     if (src->max_ns > dst->max_ns) dst->max_ns = src->max_ns;
     if (src->lo < dst->lo) dst->lo = src->lo;
     if (src->hi > dst->hi) dst->hi = src->hi;
+    return 0;
+}
+
+void fs_hist_drop_counts(fs_hist *h)
+{
+    fs_hist_fini(h);
+    /* An empty range, so reset stays safe; total > 0 with no counters is
+     * what fs_hist_has_counts reads as dropped. */
+    h->lo = UINT32_MAX;
+    h->hi = 0;
+}
+
+size_t fs_hist_bytes(const fs_hist *h)
+{
+    return (size_t)h->cap * sizeof *h->counts;
 }
 
 uint64_t fs_hist_bucket_lower(uint32_t i)
@@ -97,7 +152,7 @@ static uint64_t fs__hist_rank(double q, uint64_t total)
 
 double fs_hist_quantile(const fs_hist *h, double q)
 {
-    assert(h && h->counts);
+    assert(h && fs_hist_has_counts(h));
     assert(q >= 0.0 && q <= 1.0);
     if (h->total == 0)
         return 0.0;
@@ -106,7 +161,7 @@ double fs_hist_quantile(const fs_hist *h, double q)
     uint64_t seen = 0;
     uint32_t i = h->lo;
     for (; i < h->hi; i++) {
-        seen += h->counts[i];
+        seen += h->counts[i - h->base];
         if (seen >= rank)
             break;
     }

@@ -14,18 +14,28 @@
  * min and max are exact; the sum is a double, exact while it stays below
  * 2^53 ns (about 104 days of latency).
  *
- * Memory is fixed (FS_HIST_BUCKETS counters), independent of how many values
- * are recorded: a billion samples cost what a thousand do.  Two histograms
- * merge exactly by adding counters, so replications and shards split across
- * machines combine into the same answer however the work was divided.
+ * Memory is bounded (at most FS_HIST_BUCKETS counters, 46 KB), independent
+ * of how many values are recorded: a billion samples cost what a thousand
+ * do.  Counters are allocated lazily, on the first record and only for the
+ * octaves actually used (one contiguous run of FS_HIST_SUB_COUNT-bucket
+ * chunks, grown at either end when a value falls outside it): a histogram
+ * nobody records into costs nothing, and a latency spanning ten octaves
+ * costs 10 KB, compact enough that thousands of services' counters stay in
+ * cache.  The bucket layout is the same whatever is allocated, so quantiles
+ * do not depend on it.  Two histograms merge exactly by adding counters, so
+ * replications and shards split across machines combine into the same
+ * answer however the work was divided.
  *
  * Ownership: fs_hist is a plain caller-owned struct (init/fini pair); it
- * allocates its counter array in init and frees it in fini.
+ * allocates its counters as values arrive and frees them in fini.  A
+ * zero-initialised struct may be passed to fini.
  */
 #ifndef FS_HIST_H
 #define FS_HIST_H
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define FS_HIST_SUB_BITS 7
@@ -35,7 +45,8 @@
 #define FS_HIST_BUCKETS ((FS_HIST_MAX_EXP - FS_HIST_SUB_BITS + 1) * FS_HIST_SUB_COUNT)
 
 typedef struct fs_hist {
-    uint64_t *counts;   /* FS_HIST_BUCKETS counters */
+    uint64_t *counts;   /* counters of buckets [base, base + cap); NULL until the first record */
+    uint32_t base, cap; /* in buckets, whole chunks of FS_HIST_SUB_COUNT */
     uint64_t total;     /* values recorded */
     uint64_t min_ns;    /* exact; UINT64_MAX when empty */
     uint64_t max_ns;    /* exact; 0 when empty */
@@ -55,28 +66,65 @@ static inline uint32_t fs_hist_index(uint64_t ns)
     return (uint32_t)((shift + 1) * FS_HIST_SUB_COUNT + ((ns >> shift) & (FS_HIST_SUB_COUNT - 1)));
 }
 
-/* Allocates the counters. Returns 0, or ENOMEM leaving *h unusable. */
+/* An empty histogram; allocates nothing (counters come with the first
+ * record).  Returns 0 (an int, so callers need not change if it ever can fail). */
 int fs_hist_init(fs_hist *h);
 void fs_hist_fini(fs_hist *h);
 
-/* Records one value. Hot path: one index computation and a few stores. */
-static inline void fs_hist_record(fs_hist *h, uint64_t ns)
+/* Makes the counters cover bucket i (the chunk holding it and every chunk
+ * between it and those allocated).  0, or ENOMEM leaving h as it was. */
+int fs_hist_cover(fs_hist *h, uint32_t i);
+
+/* Records one value. Hot path: one index computation, one range check that
+ * fails only when the value opens a new octave, and a few stores.  0, or
+ * ENOMEM (the value is not recorded and h is as it was). */
+static inline int fs_hist_record(fs_hist *h, uint64_t ns)
 {
     uint32_t i = fs_hist_index(ns);
-    h->counts[i]++;
+    if (__builtin_expect(i - h->base >= h->cap, 0) && fs_hist_cover(h, i) != 0)
+        return ENOMEM;
+    h->counts[i - h->base]++;
     h->total++;
     h->sum_ns += (double)ns;
     if (ns < h->min_ns) h->min_ns = ns;
     if (ns > h->max_ns) h->max_ns = ns;
     if (i < h->lo) h->lo = i;
     if (i > h->hi) h->hi = i;
+    return 0;
 }
 
-/* Forgets every value; costs O(dirty range), not O(FS_HIST_BUCKETS). */
+/* Values recorded in bucket i (0 where nothing is allocated). */
+static inline uint64_t fs_hist_count(const fs_hist *h, uint32_t i)
+{
+    return i - h->base < h->cap ? h->counts[i - h->base] : 0;
+}
+
+/* Adds c values to bucket i's counter and its dirty range, leaving total,
+ * min, max and sum to the caller (who read them with the counts, e.g. from
+ * a file).  0, or ENOMEM leaving h as it was. */
+int fs_hist_add_count(fs_hist *h, uint32_t i, uint64_t c);
+
+/* Forgets every value, keeping the counters allocated (a window histogram is
+ * reset every window); costs O(dirty range), not O(FS_HIST_BUCKETS). */
 void fs_hist_reset(fs_hist *h);
 
-/* dst += src, exactly. */
-void fs_hist_merge(fs_hist *dst, const fs_hist *src);
+/* dst += src, exactly.  0, or ENOMEM leaving dst as it was. */
+int fs_hist_merge(fs_hist *dst, const fs_hist *src);
+
+/* Counters allocated, in bytes (what the histogram costs beyond its struct). */
+size_t fs_hist_bytes(const fs_hist *h);
+
+/* Frees the counters of a histogram whose values live on elsewhere (merged
+ * into another), keeping total, min, max and sum: it still gives its count,
+ * extremes and mean, but no quantile, and may not be merged or recorded into
+ * again (both assert).  fini still frees it. */
+void fs_hist_drop_counts(fs_hist *h);
+
+/* Whether h still has its counters (not dropped; an empty one has). */
+static inline bool fs_hist_has_counts(const fs_hist *h)
+{
+    return h->total == 0 || h->counts;
+}
 
 /* Lower and upper edge (ns) of bucket i: values v with lower <= v < upper. */
 uint64_t fs_hist_bucket_lower(uint32_t i);

@@ -1,6 +1,7 @@
 #include "settle.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@ void fs_settle_reset(fs_settle_batches *b)
     memset(b, 0, sizeof *b);
 }
 
-void fs_settle_close(fs_settle_batches *b, fs_hist *batch, fs_hist *into)
+int fs_settle_close(fs_settle_batches *b, fs_hist *batch, fs_hist *into)
 {
     assert(b && batch && into);
     if (b->n < FS_SETTLE_BATCHES) {
@@ -24,8 +25,10 @@ void fs_settle_close(fs_settle_batches *b, fs_hist *batch, fs_hist *into)
                                                            : fs_hist_quantile(batch, fs_settle_quantiles[f]);
         b->count[b->n++] = batch->total;
     }
-    fs_hist_merge(into, batch);
+    if (fs_hist_merge(into, batch) != 0)
+        return ENOMEM;
     fs_hist_reset(batch);
+    return 0;
 }
 
 bool fs_settle_complete(const fs_settle_batches *b)

@@ -106,8 +106,9 @@ void fs_settle_reset(fs_settle_batches *b);
 
 /* Closes the batch held in `batch`: keeps its figures (if fewer than
  * FS_SETTLE_BATCHES are closed; later ones are only merged), merges it into
- * `into` and resets it.  O(the batch's dirty bucket range). */
-void fs_settle_close(fs_settle_batches *b, fs_hist *batch, fs_hist *into);
+ * `into` and resets it.  O(the batch's dirty bucket range).  0, or ENOMEM
+ * when `into` could not grow (the batch is then left as it was). */
+int fs_settle_close(fs_settle_batches *b, fs_hist *batch, fs_hist *into);
 
 /* True when every one of the n >= 2 batches holds at least one value. */
 bool fs_settle_complete(const fs_settle_batches *b);
