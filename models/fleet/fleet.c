@@ -78,8 +78,10 @@ static void fs__count(fs_fleet *f, size_t pool, const fs_unit_rt *unit, int delt
  * other seats room), may let a waiting request start: the queue is stale. */
 static void fs__set(fs_fleet *f, size_t pool, fs_unit_rt *unit, fs_unit_rt next)
 {
+    bool was_tenant = unit->state == FS_UNIT_WARMING || unit->state == FS_UNIT_HELD;
+    bool is_tenant = next.state == FS_UNIT_WARMING || next.state == FS_UNIT_HELD;
     fs__count(f, pool, unit, -1);
-    if (next.state == FS_UNIT_FREE || unit->state == FS_UNIT_WARMING || unit->state == FS_UNIT_HELD)
+    if ((next.state == FS_UNIT_FREE && unit->state != FS_UNIT_FREE) || (was_tenant && !is_tenant))
         f->stale = true;
     *unit = next;
     fs__count(f, pool, unit, +1);
