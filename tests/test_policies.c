@@ -454,6 +454,43 @@ static void test_warmup_durations(void **state)
 
 /* ---- 5. priority lanes (tiered) against first come first served (shared) --- */
 
+/* Backfilling past waiting gangs (partitioned), as the fleet's indexes must
+ * keep it (models/fleet/README.md "Indexes").  A batch pool of 4 H100s: "a"
+ * takes 3 GPUs at t = 0 for an hour; "big" (all 4: a gang as large as the
+ * largest pool) asks at 10 s and "two" (2) at 20 s, both too large for the
+ * one free GPU; "one" (1 GPU, 30 min) asks at 30 s and starts at once past
+ * them.  "one" ends first; that GPU alone fits nobody.  When "a" gives its
+ * three back, the first of them makes two free: "two" starts, and "big" only
+ * once "two" is done. */
+static void test_backfill_past_waiting_gangs(void **state)
+{
+    (void)state;
+#define JOB(name, at, gang, hours)                                                              \
+    "{\"name\": \"" name "\", \"submit\": {\"at\": [\"" at "\"]}, \"gang\": " gang ","      \
+    " \"work_gpu_hours\": " hours "}"
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"4h\", \"seed\": 5,"
+        " \"policies\": {\"partitioned\": {\"kind\": \"partitioned\", \"pools\": ["
+        "   {\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"" H100 "\", \"gpus\": 1},"
+        "   {\"name\": \"batch\", \"class\": \"batch\", \"gpu\": \"" H100 "\", \"gpus\": 4}]}},"
+        " \"services\": [{\"name\": \"chat\", \"pool\": \"serving\", " LIGHT ", \"replicas\": 1}],"
+        " \"training\": [" JOB("a", "0s", "3", "3") ", " JOB("big", "10s", "4", "4") ", "
+        JOB("two", "20s", "2", "2") ", " JOB("one", "30s", "1", "0.5") "]}");
+#undef JOB
+    fs_results *r = test_run(s);
+    double w = DEFAULT_TRAINING_WARMUP_S, a_ends = w + HOUR;
+    const fs_training_rep *one = training_rep(r, "partitioned", "one");
+    const fs_training_rep *two = training_rep(r, "partitioned", "two");
+    const fs_training_rep *big = training_rep(r, "partitioned", "big");
+    printf("  waits: one %.3f s, two %.3f s, big %.3f s\n", only_wait_s(one), only_wait_s(two), only_wait_s(big));
+    assert_close(only_wait_s(one), w, 1e-6);
+    assert_close(only_wait_s(two), a_ends + w - 20, 1e-6);
+    assert_close(only_wait_s(big), a_ends + w + HOUR + w - 10, 1e-6);
+    assert_int_equal(big->completed, 1);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
 /* A batch pool of 4 H100s.  "first" (experiment) takes all four at t = 0 for
  * an hour; "exp" (experiment) asks at 10 s and "prod" (production) at 20 s,
  * each for all four.  When "first" ends, tiered serves the production lane
@@ -671,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_preemption_save),
         cmocka_unit_test(test_warmup_durations),
         cmocka_unit_test(test_priority_lanes),
+        cmocka_unit_test(test_backfill_past_waiting_gangs),
         cmocka_unit_test(test_conservation),
         cmocka_unit_test(test_spot),
         cmocka_unit_test(test_partitioned_spot_only_preemptible),

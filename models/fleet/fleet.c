@@ -8,6 +8,7 @@
 
 #include "grow.h"
 #include "policy.h"
+#include "queue.h"
 #include "rng.h"
 
 /* How often elastic pools look for idle GPUs to give back and serving pools
@@ -59,11 +60,45 @@ static size_t fs__per_gpu(const fs_fleet *f, size_t pool)
     return pu->n_units_max / gpus;
 }
 
+/* A unit's share of the pool's counts (free, evicting, evictable). */
+static void fs__count(fs_fleet *f, size_t pool, const fs_unit_rt *unit, int delta)
+{
+    if (unit->state == FS_UNIT_FREE)
+        f->n_free[pool] += (size_t)delta;
+    else if (unit->state == FS_UNIT_EVICTING)
+        f->n_evicting[pool] += (size_t)delta;
+    else if (unit->state == FS_UNIT_HELD && unit->preemptible) {
+        f->n_evictable[pool] += (size_t)delta;
+        f->n_evictable_all += (size_t)delta;
+    }
+}
+
+/* Every change of a unit goes through here, so the counts stay exact.  A
+ * unit turning free, or a tenant leaving (which gives its time-sliced GPU's
+ * other seats room), may let a waiting request start: the queue is stale. */
+static void fs__set(fs_fleet *f, size_t pool, fs_unit_rt *unit, fs_unit_rt next)
+{
+    bool was_tenant = unit->state == FS_UNIT_WARMING || unit->state == FS_UNIT_HELD;
+    bool is_tenant = next.state == FS_UNIT_WARMING || next.state == FS_UNIT_HELD;
+    fs__count(f, pool, unit, -1);
+    if ((next.state == FS_UNIT_FREE && unit->state != FS_UNIT_FREE) || (was_tenant && !is_tenant))
+        f->stale = true;
+    *unit = next;
+    fs__count(f, pool, unit, +1);
+}
+
+static void fs__set_state(fs_fleet *f, size_t pool, fs_unit_rt *unit, fs_unit_state state)
+{
+    fs_unit_rt next = *unit;
+    next.state = state;
+    fs__set(f, pool, unit, next);
+}
+
 static void fs__to_switching(fs_fleet *f, size_t pool, size_t u, fs_unit_state state, double until)
 {
     fs_unit_rt *unit = fs__unit(f, pool, u);
     fs_pool_unit_switching(&f->pools[pool], f->sim->now, u, +1);
-    unit->state = state;
+    fs__set_state(f, pool, unit, state);
     fs_sim_schedule(f->sim, until, 0, f->kind_switched, (uint32_t)u, (double)pool);
 }
 
@@ -86,35 +121,57 @@ static double fs__room(const fs_fleet *f, size_t pool, size_t u)
     return unit->memory_gb - used;
 }
 
-/* Picks `n` free units of pool p that fit r, best fit first; returns how many
- * were found (into chosen). */
+/* A free unit that fits, in best-fit order: least room, then fewest SMs,
+ * then lowest index (the order the fleet has always granted in). */
+struct fs__candidate {
+    double room;
+    unsigned sms;
+    size_t unit;
+};
+
+static int fs__candidate_cmp(const void *a, const void *b)
+{
+    const struct fs__candidate *x = a, *y = b;
+    if (x->room != y->room)
+        return x->room < y->room ? -1 : 1;
+    if (x->sms != y->sms)
+        return x->sms < y->sms ? -1 : 1;
+    return (x->unit > y->unit) - (x->unit < y->unit);
+}
+
+/* Picks `n` free units of pool p that fit r, best fit first, into chosen;
+ * returns how many (fewer than n: r does not fit).  One pass over the pool:
+ * in a pool of alike whole GPUs best fit is the lowest free indexes; in a
+ * mixed pool the fitting units are sorted once. */
 static size_t fs__pick(fs_fleet *f, const fs_request *r, size_t pool, size_t *chosen, size_t n)
 {
     const fs_pool_units *pu = &f->placement->pools[pool];
+    const fs_unit_rt *rt = f->units[pool];
+    if (f->n_free[pool] < n)
+        return 0;
     size_t found = 0;
-    for (size_t k = 0; k < n; k++) {
-        size_t best = SIZE_MAX;
-        double best_room = 0;
-        for (size_t u = 0; u < pu->n_units_max; u++) {
-            if (f->units[pool][u].state != FS_UNIT_FREE)
-                continue;
-            bool taken = false;
-            for (size_t j = 0; j < found && !taken; j++)
-                taken = chosen[j] == u;
-            double room = fs__room(f, pool, u);
-            if (taken || room < r->memory_gb)
-                continue;
-            if (best == SIZE_MAX || room < best_room ||
-                (room == best_room && pu->units[u].sms < pu->units[best].sms)) {
-                best = u;
-                best_room = room;
-            }
-        }
-        if (best == SIZE_MAX)
-            break;
-        chosen[found++] = best;
+    if (f->uniform[pool]) {
+        if (pu->n_units_max == 0 || pu->units[0].memory_gb < r->memory_gb)
+            return 0;
+        for (size_t u = 0; u < pu->n_units_max && found < n; u++)
+            if (rt[u].state == FS_UNIT_FREE)
+                chosen[found++] = u;
+        return found;
     }
-    return found;
+    struct fs__candidate *c = f->candidates;
+    for (size_t u = 0; u < pu->n_units_max; u++) {
+        if (rt[u].state != FS_UNIT_FREE)
+            continue;
+        double room = fs__room(f, pool, u);
+        if (room >= r->memory_gb)
+            c[found++] = (struct fs__candidate){room, pu->units[u].sms, u};
+    }
+    if (found < n)
+        return found;
+    qsort(c, found, sizeof *c, fs__candidate_cmp);
+    for (size_t k = 0; k < n; k++)
+        chosen[k] = c[k].unit;
+    return n;
 }
 
 static void fs__grant(fs_fleet *f, const fs_request *r, size_t pool, const size_t *chosen)
@@ -122,9 +179,9 @@ static void fs__grant(fs_fleet *f, const fs_request *r, size_t pool, const size_
     double now = f->sim->now;
     for (uint32_t k = 0; k < r->units; k++) {
         fs_unit_rt *unit = fs__unit(f, pool, chosen[k]);
-        *unit = (fs_unit_rt){.state = FS_UNIT_FREE, .kind = r->kind, .owner = r->owner,
-                             .slot = r->first_slot + k, .preemptible = r->preemptible,
-                             .lane = r->lane, .memory_gb = r->memory_gb};
+        fs__set(f, pool, unit,
+                (fs_unit_rt){.state = FS_UNIT_FREE, .kind = r->kind, .owner = r->owner, .slot = r->first_slot + k,
+                             .preemptible = r->preemptible, .lane = r->lane, .memory_gb = r->memory_gb});
         fs__to_switching(f, pool, chosen[k], FS_UNIT_WARMING,
                          now + fs_fleet_warmup_s(f->scenario, pool, r->warmup, r->warm_gb > 0 ? r->warm_gb : r->memory_gb));
     }
@@ -142,6 +199,27 @@ static void fs__evict(fs_fleet *f, size_t pool, size_t u)
         ops->evicted(f->holder_ctx[kind], unit->owner, unit->slot, pool, u, f->sim->now);
 }
 
+/* May r evict the holder of unit u of pool p (held, preemptible, and the
+ * policy says so)? */
+static bool fs__evictable(const fs_fleet *f, const fs_request *r, size_t p, size_t u)
+{
+    const fs_unit_rt *unit = &f->units[p][u];
+    return unit->state == FS_UNIT_HELD && unit->preemptible && f->policy->may_evict(f->scenario, r, p, unit);
+}
+
+/* Units of pool p that fit r and are free or being evicted. */
+static size_t fs__coming(const fs_fleet *f, const fs_request *r, size_t p)
+{
+    const fs_pool_units *pu = &f->placement->pools[p];
+    if (f->uniform[p])
+        return pu->n_units_max && pu->units[0].memory_gb >= r->memory_gb ? f->n_free[p] + f->n_evicting[p] : 0;
+    size_t coming = 0;
+    for (size_t u = 0; u < pu->n_units_max; u++)
+        coming += pu->units[u].memory_gb >= r->memory_gb &&
+                  (f->units[p][u].state == FS_UNIT_FREE || f->units[p][u].state == FS_UNIT_EVICTING);
+    return coming;
+}
+
 /* Tries to serve r now: free units in an eligible pool, else, if the policy
  * lets r evict, units of evictable holders (which become free after their
  * eviction; r stays pending until then).  Returns true when granted. */
@@ -155,16 +233,18 @@ static bool fs__try(fs_fleet *f, const fs_request *r)
     if (r->units > f->max_pool_units)
         return false;
     for (size_t p = 0; p < s->n_pools; p++) {
-        if (!f->policy->eligible(s, r, p))
+        if (f->n_free[p] < r->units || !f->policy->eligible(s, r, p))
             continue;
         if (fs__pick(f, r, p, chosen, r->units) == r->units) {
             fs__grant(f, r, p, chosen);
             return true;
         }
     }
-    /* Eviction: count what is free, already being evicted, or evictable. */
+    /* Eviction: count what is free, already being evicted, or evictable.
+     * Only preemptible holders may be evicted (policy.h), so a pool holding
+     * none has nothing to count. */
     for (size_t p = 0; p < s->n_pools; p++) {
-        if (!f->policy->eligible(s, r, p))
+        if (f->n_evictable[p] == 0 || !f->policy->eligible(s, r, p))
             continue;
         const fs_pool_units *pu = &f->placement->pools[p];
         size_t coming = 0, evictable = 0;
@@ -174,29 +254,89 @@ static bool fs__try(fs_fleet *f, const fs_request *r)
                 continue;
             if (unit->state == FS_UNIT_FREE || unit->state == FS_UNIT_EVICTING)
                 coming++;
-            else if (unit->state == FS_UNIT_HELD && f->policy->may_evict(s, r, p, unit))
+            else if (fs__evictable(f, r, p, u))
                 evictable++;
         }
         if (coming >= r->units || coming + evictable < r->units)
             continue;
         /* Evict one holder at a time and count again: evicting one member of
-         * a gang frees all of it. */
+         * a gang frees all of it.  No unit turns held meanwhile (only a
+         * warm-up event does that), so the search for the next victim goes
+         * on from the last one instead of starting over. */
+        size_t from = 0;
         while (coming < r->units) {
             size_t victim = SIZE_MAX;
-            for (size_t u = 0; u < pu->n_units_max && victim == SIZE_MAX; u++)
-                if (pu->units[u].memory_gb >= r->memory_gb && f->units[p][u].state == FS_UNIT_HELD &&
-                    f->policy->may_evict(s, r, p, &f->units[p][u]))
+            for (size_t u = from; u < pu->n_units_max && victim == SIZE_MAX; u++)
+                if (pu->units[u].memory_gb >= r->memory_gb && fs__evictable(f, r, p, u))
                     victim = u;
             if (victim == SIZE_MAX)
                 break;
             fs__evict(f, p, victim);
-            coming = 0;
-            for (size_t u = 0; u < pu->n_units_max; u++)
-                coming += pu->units[u].memory_gb >= r->memory_gb &&
-                          (f->units[p][u].state == FS_UNIT_FREE || f->units[p][u].state == FS_UNIT_EVICTING);
+            from = victim;
+            coming = fs__coming(f, r, p);
         }
         return false;
     }
+    return false;
+}
+
+/* ---- the queue ------------------------------------------------------------ */
+
+/* Counts r in (+1) or out of (-1) the waiting demand of each pool it may use. */
+static void fs__want(fs_fleet *f, const fs_request *r, int delta)
+{
+    const fs_scenario *s = f->scenario;
+    size_t size = r->units <= f->max_pool_units ? r->units : f->max_pool_units + 1;
+    for (size_t p = 0; p < s->n_pools; p++) {
+        if (!f->policy->eligible(s, r, p))
+            continue;
+        f->want[p][size] += (uint32_t)delta;
+        f->want_units[p] += (uint64_t)(int64_t)delta * r->units;
+        if (delta > 0 && size < f->want_min[p])
+            f->want_min[p] = size;
+        while (f->want_min[p] <= f->max_pool_units && f->want[p][f->want_min[p]] == 0)
+            f->want_min[p]++;
+    }
+}
+
+/* Can any waiting request start on free units?  Not while every pool has
+ * fewer free units than the smallest gang waiting for it. */
+static bool fs__any_fits(const fs_fleet *f)
+{
+    for (size_t p = 0; p < f->scenario->n_pools; p++)
+        if (f->n_free[p] >= f->want_min[p])
+            return true;
+    return false;
+}
+
+/* May a request evict anyone now?  Only preemptible holders can go. */
+static bool fs__may_evict_any(const fs_fleet *f)
+{
+    return f->n_evictable_all > 0 && f->policy->may_evict != fs_policy_never_evict;
+}
+
+/* The most free units of a pool that some waiting gang may fit: no request
+ * asking for more can start. */
+static uint32_t fs__most_free(const fs_fleet *f)
+{
+    size_t most = 0;
+    for (size_t p = 0; p < f->scenario->n_pools; p++)
+        if (f->n_free[p] >= f->want_min[p] && f->n_free[p] > most)
+            most = f->n_free[p];
+    return most < UINT32_MAX ? (uint32_t)most : UINT32_MAX;
+}
+
+/* Takes the waiting request in slot i out.  During a pass that evicts the
+ * queue shifts at once, as such a pass expects (see fs__serve_pending).
+ * Returns true when the slots after i moved down. */
+static bool fs__remove_pending(fs_fleet *f, size_t i)
+{
+    fs__want(f, &f->queue->items[i], -1);
+    if (f->exact) {
+        fs_queue_remove_shift(f->queue, i);
+        return true;
+    }
+    fs_queue_remove(f->queue, i);
     return false;
 }
 
@@ -204,19 +344,51 @@ static void fs__grow_elastic(fs_fleet *f);
 
 /* Serves waiting requests in the policy's order, as far as capacity allows.
  * A request that cannot be served blocks those behind it only under a
- * head-of-line policy; otherwise smaller requests behind it go first. */
+ * head-of-line policy; otherwise smaller requests behind it go first.
+ *
+ * While no one may be evicted, a request that cannot start has no effect:
+ * the pass skips every request asking for more units than any pool has free
+ * (fs_queue_next), and stops as soon as no waiting gang fits the free units
+ * (fs__any_fits).  Otherwise evictions call holders back, which ask and
+ * withdraw meanwhile: the pass walks the queue one request at a time as it
+ * stands and shifts, exactly as the fleet always has, so that every
+ * scenario's grants stay the same. */
 static void fs__serve_pending(fs_fleet *f)
 {
-    for (size_t i = 0; i < f->n_pending;) {
-        fs_request r = f->pending[i];
-        if (fs__try(f, &r)) {
-            memmove(&f->pending[i], &f->pending[i + 1], (f->n_pending - i - 1) * sizeof r);
-            f->n_pending--;
-        } else if (f->policy->head_of_line) {
-            break;
-        } else {
-            i++;
+    fs_queue *q = f->queue;
+    f->stale = false;
+    if (f->exact || fs__may_evict_any(f)) {
+        if (!f->exact)
+            fs_queue_compact(q);
+        f->exact++;
+        for (size_t i = 0; i < q->n;) {
+            fs_request r = q->items[i];
+            if (fs__try(f, &r))
+                fs__remove_pending(f, i);
+            else if (f->policy->head_of_line)
+                break;
+            else
+                i++;
         }
+        f->exact--;
+    } else if (fs__any_fits(f) && f->policy->head_of_line) {
+        for (const fs_request *head; (head = fs_queue_first(q)) != NULL;) {
+            fs_request r = *head;
+            if (!fs__try(f, &r))
+                break;
+            fs__remove_pending(f, (size_t)(head - q->items));
+        }
+        fs_queue_tidy(q);
+    } else if (fs__any_fits(f)) {
+        uint32_t most = fs__most_free(f);
+        for (size_t i = fs_queue_next(q, 0, most); i < q->n && fs__any_fits(f); i = fs_queue_next(q, i + 1, most)) {
+            fs_request r = q->items[i];
+            if (fs__try(f, &r)) {
+                fs__remove_pending(f, i);
+                most = fs__most_free(f);
+            }
+        }
+        fs_queue_tidy(q);
     }
     fs__grow_elastic(f);
 }
@@ -224,52 +396,70 @@ static void fs__serve_pending(fs_fleet *f)
 int fs_fleet_request(fs_fleet *f, const fs_request *req)
 {
     fs_request r = *req;
+    fs_queue *q = f->queue;
     r.seq = f->next_seq++;
     r.since = f->sim->now;
-    /* Earlier waiters the policy puts first keep their turn. */
-    bool ahead = false;
-    for (size_t i = 0; i < f->n_pending && !ahead; i++)
-        ahead = !f->policy->before(&r, &f->pending[i]);
+    /* Earlier waiters the policy puts first keep their turn.  The queue is
+     * sorted, so r goes first only if it goes before the first. */
+    const fs_request *first = fs_queue_first(q);
+    bool ahead = first && !f->policy->before(&r, first);
     if (!ahead && fs__try(f, &r))
         return 0;
-    fs_request *grown = fs_grow(f->pending, &f->cap_pending, f->n_pending + 1, sizeof *grown, 16);
-    if (!grown)
+    size_t at;
+    if (fs_queue_insert(q, &r, f->policy->before, &at) != 0)
         return ENOMEM;
-    f->pending = grown;
-    size_t at = f->n_pending;
-    while (at > 0 && f->policy->before(&r, &f->pending[at - 1]))
-        at--;
-    memmove(&f->pending[at + 1], &f->pending[at], (f->n_pending - at) * sizeof r);
-    f->pending[at] = r;
-    f->n_pending++;
-    if (ahead)
-        fs__serve_pending(f);
-    else
+    fs__want(f, &r, +1);
+    if (!ahead) {
         fs__grow_elastic(f);
+    } else if (f->stale || f->exact || fs__may_evict_any(f)) {
+        fs__serve_pending(f);
+    } else {
+        /* Nothing freed since the last pass, which left only requests that
+         * cannot start (or, head of line, a head that cannot), and no one
+         * may be evicted: a pass could serve only r. */
+        bool first_now = fs_queue_first(q) == &q->items[at];
+        if ((first_now || !f->policy->head_of_line) && fs__try(f, &r))
+            fs__remove_pending(f, at);
+        fs_queue_tidy(q);
+        fs__grow_elastic(f);
+    }
     return 0;
 }
 
 uint32_t fs_fleet_withdraw(fs_fleet *f, fs_holder_kind kind, uint32_t owner)
 {
+    fs_queue *q = f->queue;
+    if (fs_queue_owner_requests(q, kind, owner) == 0)
+        return 0;
     uint32_t n = 0;
-    size_t kept = 0;
-    for (size_t i = 0; i < f->n_pending; i++) {
-        if (f->pending[i].kind == kind && f->pending[i].owner == owner)
-            n += f->pending[i].units;
-        else
-            f->pending[kept++] = f->pending[i];
+    for (size_t i = 0; i < q->n;) {
+        const fs_request *r = &q->items[i];
+        if (r->kind == kind && r->owner == owner) {
+            n += r->units;
+            if (fs__remove_pending(f, i))
+                continue;
+        }
+        i++;
     }
-    f->n_pending = kept;
+    /* Under head of line a withdrawn head lets the next one try. */
+    f->stale = true;
+    if (!f->exact)
+        fs_queue_tidy(q);
     return n;
 }
 
 void fs_fleet_withdraw_slot(fs_fleet *f, fs_holder_kind kind, uint32_t owner, uint32_t slot)
 {
-    for (size_t i = 0; i < f->n_pending; i++) {
-        const fs_request *r = &f->pending[i];
+    fs_queue *q = f->queue;
+    if (fs_queue_owner_requests(q, kind, owner) == 0)
+        return;
+    for (size_t i = 0; i < q->n; i++) {
+        const fs_request *r = &q->items[i];
         if (r->kind == kind && r->owner == owner && r->first_slot == slot) {
-            memmove(&f->pending[i], &f->pending[i + 1], (f->n_pending - i - 1) * sizeof *r);
-            f->n_pending--;
+            fs__remove_pending(f, i);
+            f->stale = true;
+            if (!f->exact)
+                fs_queue_tidy(q);
             return;
         }
     }
@@ -277,10 +467,13 @@ void fs_fleet_withdraw_slot(fs_fleet *f, fs_holder_kind kind, uint32_t owner, ui
 
 uint32_t fs_fleet_waiting_units(const fs_fleet *f, fs_holder_kind kind, uint32_t owner)
 {
+    const fs_queue *q = f->queue;
+    if (kind != FS_HOLDER_NONE)
+        return (uint32_t)fs_queue_owner_units(q, kind, owner);
     uint32_t n = 0;
-    for (size_t i = 0; i < f->n_pending; i++)
-        if (kind == FS_HOLDER_NONE || (f->pending[i].kind == kind && f->pending[i].owner == owner))
-            n += f->pending[i].units;
+    for (size_t i = 0; i < q->n; i++)
+        if (fs_queue_is_live(q, i))
+            n += q->items[i].units;
     return n;
 }
 
@@ -292,7 +485,7 @@ void fs_fleet_release(fs_fleet *f, size_t pool, size_t u, double evict_s, double
     if (unit->state == FS_UNIT_WARMING) {
         /* Its warm-up event is still to come: it finds the unit evicting and
          * frees it then (the remaining warm-up time stands in for teardown). */
-        unit->state = FS_UNIT_EVICTING;
+        fs__set_state(f, pool, unit, FS_UNIT_EVICTING);
         unit->kind = FS_HOLDER_NONE;
         return;
     }
@@ -325,13 +518,13 @@ static void fs__on_switched(fs_sim *sim, const fs_event *ev, void *ctx)
         return; /* reclaimed meanwhile: the GPU is gone */
     fs_pool_unit_switching(&f->pools[pool], sim->now, u, -1);
     if (unit->state == FS_UNIT_WARMING) {
-        unit->state = FS_UNIT_HELD;
+        fs__set_state(f, pool, unit, FS_UNIT_HELD);
         const fs_holder_ops *ops = f->holder_ops[unit->kind];
         if (ops && ops->ready)
             ops->ready(f->holder_ctx[unit->kind], unit->owner, unit->slot, pool, u, sim->now);
         return;
     }
-    *unit = (fs_unit_rt){.state = FS_UNIT_FREE};
+    fs__set(f, pool, unit, (fs_unit_rt){.state = FS_UNIT_FREE});
     fs__serve_pending(f);
 }
 
@@ -361,7 +554,7 @@ static void fs__gpu_arrives(fs_fleet *f, size_t pool, uint32_t gpu)
     f->present_gpus[pool]++;
     fs_pool_gpus_present(&f->pools[pool], f->sim->now, +1);
     for (size_t u = first; u < first + count; u++)
-        f->units[pool][u] = (fs_unit_rt){.state = FS_UNIT_FREE};
+        fs__set(f, pool, &f->units[pool][u], (fs_unit_rt){.state = FS_UNIT_FREE});
     fs__schedule_reclaim(f, pool, gpu);
 }
 
@@ -375,7 +568,7 @@ static void fs__gpu_leaves(fs_fleet *f, size_t pool, uint32_t gpu)
             fs__evict(f, pool, u); /* the holder gives it back; it is taken at once below */
         if (unit->state == FS_UNIT_WARMING || unit->state == FS_UNIT_EVICTING)
             fs_pool_unit_switching(&f->pools[pool], f->sim->now, u, -1);
-        *unit = (fs_unit_rt){.state = FS_UNIT_ABSENT};
+        fs__set(f, pool, unit, (fs_unit_rt){.state = FS_UNIT_ABSENT});
     }
     f->gpus[pool][gpu] = (fs_gpu_rt){.idle_since = -1};
     f->present_gpus[pool]--;
@@ -435,12 +628,7 @@ static void fs__grow_elastic(fs_fleet *f)
         if (room == 0)
             continue;
         size_t per_gpu = fs__per_gpu(f, p);
-        uint64_t wanted = 0, free_units = 0;
-        for (size_t i = 0; i < f->n_pending; i++)
-            if (f->policy->eligible(s, &f->pending[i], p))
-                wanted += f->pending[i].units;
-        for (size_t u = 0; u < f->placement->pools[p].n_units_max; u++)
-            free_units += f->units[p][u].state == FS_UNIT_FREE || f->units[p][u].state == FS_UNIT_EVICTING;
+        uint64_t wanted = f->want_units[p], free_units = f->n_free[p] + f->n_evicting[p];
         /* What waits, less what is free (or about to be) and what is on its way. */
         uint64_t coming = (uint64_t)f->provisioning_gpus[p] * per_gpu + free_units;
         uint32_t gpus = 0;
@@ -523,8 +711,23 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
     for (size_t p = 0; p < s->n_pools; p++)
         if (placement->pools[p].n_units_max > f->max_pool_units)
             f->max_pool_units = placement->pools[p].n_units_max;
-    f->chosen = malloc((f->max_pool_units ? f->max_pool_units : 1) * sizeof *f->chosen);
-    if (!f->units || !f->gpus || !f->present_gpus || !f->provisioning_gpus || !f->rng || !f->chosen)
+    size_t most = f->max_pool_units ? f->max_pool_units : 1;
+    f->chosen = malloc(most * sizeof *f->chosen);
+    f->candidates = malloc(most * sizeof *f->candidates);
+    f->n_free = calloc(n, sizeof *f->n_free);
+    f->n_evicting = calloc(n, sizeof *f->n_evicting);
+    f->n_evictable = calloc(n, sizeof *f->n_evictable);
+    f->uniform = calloc(n, sizeof *f->uniform);
+    f->want = calloc(n, sizeof *f->want);
+    f->want_min = calloc(n, sizeof *f->want_min);
+    f->want_units = calloc(n, sizeof *f->want_units);
+    f->stale = true;
+    f->queue = malloc(sizeof *f->queue);
+    if (f->queue)
+        fs_queue_init(f->queue);
+    if (!f->queue || !f->units || !f->gpus || !f->present_gpus || !f->provisioning_gpus || !f->rng || !f->chosen ||
+        !f->candidates || !f->n_free || !f->n_evicting || !f->n_evictable || !f->uniform || !f->want ||
+        !f->want_min || !f->want_units)
         goto nomem;
     int64_t k_sw = fs_sim_register(sim, fs__on_switched, f);
     int64_t k_pr = fs_sim_register(sim, fs__on_provisioned, f);
@@ -543,8 +746,14 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
         uint32_t max_gpus = spec->max_gpus > spec->gpus ? spec->max_gpus : spec->gpus;
         f->units[p] = calloc(pu->n_units_max ? pu->n_units_max : 1, sizeof **f->units);
         f->gpus[p] = calloc(max_gpus, sizeof **f->gpus);
-        if (!f->units[p] || !f->gpus[p])
+        /* Gang sizes 0 .. max_pool_units, and one more for "larger". */
+        f->want[p] = calloc(f->max_pool_units + 2, sizeof **f->want);
+        if (!f->units[p] || !f->gpus[p] || !f->want[p])
             goto nomem;
+        f->want_min[p] = f->max_pool_units + 1;
+        f->uniform[p] = spec->partitioning != FS_PARTITION_TIME_SLICED;
+        for (size_t u = 1; u < pu->n_units_max; u++)
+            f->uniform[p] &= pu->units[u].memory_gb == pu->units[0].memory_gb && pu->units[u].sms == pu->units[0].sms;
         for (size_t u = 0; u < pu->n_units_max; u++) {
             const fs_unit *unit = &pu->units[u];
             fs_unit_rt *rt = &f->units[p][u];
@@ -557,6 +766,7 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
             } else {
                 rt->state = FS_UNIT_FREE;
             }
+            fs__count(f, p, rt, +1);
         }
         for (uint32_t g = 0; g < max_gpus; g++)
             f->gpus[p][g] = (fs_gpu_rt){.present = g < spec->gpus, .idle_since = -1};
@@ -580,13 +790,25 @@ void fs_fleet_fini(fs_fleet *f)
             free(f->units[p]);
         if (f->gpus)
             free(f->gpus[p]);
+        if (f->want)
+            free(f->want[p]);
     }
     free(f->units);
     free(f->gpus);
     free(f->present_gpus);
     free(f->provisioning_gpus);
-    free(f->pending);
+    if (f->queue)
+        fs_queue_fini(f->queue);
+    free(f->queue);
     free(f->chosen);
+    free(f->candidates);
+    free(f->n_free);
+    free(f->n_evicting);
+    free(f->n_evictable);
+    free(f->uniform);
+    free(f->want);
+    free(f->want_min);
+    free(f->want_units);
     fs_rng_destroy(f->rng);
     *f = (fs_fleet){0};
 }

@@ -106,8 +106,8 @@ struct fs_fleet {
     fs_gpu_rt **gpus;            /* [pool][gpu], max_gpus each */
     uint32_t *present_gpus;      /* per pool */
     uint32_t *provisioning_gpus; /* per pool */
-    fs_request *pending;
-    size_t n_pending, cap_pending;
+    struct fs_queue *queue;      /* the waiting requests, in the policy's order (queue.h) */
+    unsigned exact;              /* passes over the queue that evict, running (see fs__serve_pending) */
     uint64_t next_seq;
     const fs_holder_ops *holder_ops[3];
     void *holder_ctx[3];
@@ -117,6 +117,18 @@ struct fs_fleet {
     uint64_t reclaims;           /* spot GPUs taken back */
     size_t max_pool_units;       /* units of the largest pool at its largest size */
     size_t *chosen;              /* max_pool_units: scratch for picking a gang's units */
+    /* Indexes that keep the cost of an event from growing with the fleet
+     * or the queue (see README.md "Indexes"), per pool: */
+    size_t *n_free;              /* units FREE */
+    size_t *n_evicting;          /* units EVICTING */
+    size_t *n_evictable;         /* units HELD by a preemptible holder (only those may be evicted) */
+    size_t n_evictable_all;      /* the same over every pool */
+    bool *uniform;               /* whole GPUs all alike: best fit is the first free units */
+    uint32_t **want;             /* [pool][units]: waiting requests the pool may serve, by gang size */
+    size_t *want_min;            /* smallest gang in want[pool] (max_pool_units + 1: none) */
+    uint64_t *want_units;        /* units those requests ask for, together */
+    bool stale;                  /* a unit freed (or room made) since the last pass over the queue */
+    struct fs__candidate *candidates; /* max_pool_units: scratch for best fit in mixed pools */
 };
 
 /* 0, or ENOMEM.  Units placed at t = 0 (the static placement) start held and

@@ -34,7 +34,10 @@ typedef struct fs_policy_ops {
     bool (*eligible)(const fs_scenario *s, const fs_request *r, size_t pool);
     /* Is a served before b? (A strict weak order; ties keep ask order.) */
     bool (*before)(const fs_request *a, const fs_request *b);
-    /* May r evict the holder of unit u of pool p? */
+    /* May r evict the holder of unit u of pool p?  Asked only about
+     * preemptible holders: work that did not accept preemption is never
+     * evicted, and the fleet counts preemptible holders to know when no
+     * one can be (fleet.c, fs__may_evict_any). */
     bool (*may_evict)(const fs_scenario *s, const fs_request *r, size_t pool, const fs_unit_rt *u);
     /* Free share of serving capacity to keep by growing elastic serving
      * pools ahead of demand (0: grow only for waiting requests). */
