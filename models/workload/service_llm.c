@@ -22,9 +22,6 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static inline uint64_t pack_tokens(uint64_t prompt, uint64_t output) { return prompt << 32 | output; }
-static inline uint32_t prompt_of(uint64_t t) { return (uint32_t)(t >> 32); }
-static inline uint32_t output_of(uint64_t t) { return (uint32_t)t; }
 
 static inline uint64_t to_ns(double s) { return (uint64_t)(s * 1e9 + 0.5); }
 
@@ -236,7 +233,7 @@ void fs__llm_arrival(fs_service *svc, double now)
                     svc->spec->name, (unsigned long long)FS_SERVICE_MAX_WAITING, now);
         return;
     }
-    if (fs__service_ring_push(svc, now, -1, pack_tokens(prompt, output), prefix) != 0) {
+    if (fs__service_ring_push(svc, now, -1, fs__tokens_pack(prompt, output), prefix) != 0) {
         fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for %llu waiting requests", svc->spec->name,
                     (unsigned long long)svc->waiting + 1);
         return;
@@ -256,10 +253,10 @@ bool fs__llm_enter(fs_service *svc, uint32_t r, const fs__llm_request *req, doub
     fs_error err = {0};
     uint32_t id = slot->free_ids[--slot->n_free];
     int rc = fs__llm_is_decode(svc, r)
-                 ? fs_llm_engine_enqueue_received(&slot->engine, id, prompt_of(req->tokens), output_of(req->tokens),
+                 ? fs_llm_engine_enqueue_received(&slot->engine, id, fs__tokens_prompt(req->tokens), fs__tokens_output(req->tokens),
                                                   svc->spec->name, &err)
-                 : fs_llm_engine_enqueue_prefixed(&slot->engine, id, prompt_of(req->tokens),
-                                                  svc->pd ? 1 : output_of(req->tokens), (uint32_t)(req->prefix >> 32),
+                 : fs_llm_engine_enqueue_prefixed(&slot->engine, id, fs__tokens_prompt(req->tokens),
+                                                  svc->pd ? 1 : fs__tokens_output(req->tokens), (uint32_t)(req->prefix >> 32),
                                                   (uint32_t)req->prefix, svc->spec->name, &err);
     if (rc != FS_OK) {
         slot->n_free++;
@@ -465,7 +462,7 @@ static void apply_event(fs_service *svc, uint32_t r, const fs_llm_event *ev, dou
     uint64_t id = ev->id;
     /* A disaggregated service's request is queued and gets its first token
      * on the prefill side; there it finishes when its prefill does. */
-    bool decode = fs__llm_is_decode(svc, r), handed = svc->pd && !decode && output_of(slot->tokens[id]) > 1;
+    bool decode = fs__llm_is_decode(svc, r), handed = svc->pd && !decode && fs__tokens_output(slot->tokens[id]) > 1;
     switch (ev->kind) {
     case FS_LLM_ADMITTED: {
         if (decode)
@@ -493,7 +490,7 @@ static void apply_event(fs_service *svc, uint32_t r, const fs_llm_event *ev, dou
             break;
         }
         uint64_t tokens = slot->tokens[id];
-        uint32_t output = output_of(tokens);
+        uint32_t output = fs__tokens_output(tokens);
         double arrival = slot->arrival[id], first = slot->first_token[id];
         uint64_t tpot_ns = 0;
         if (output >= 2) {
@@ -504,7 +501,7 @@ static void apply_event(fs_service *svc, uint32_t r, const fs_llm_event *ev, dou
             svc->slo_tpot_bad += tpot_ns > svc->tpot_threshold_ns;
         }
         rep->slo_good += met_all(svc, to_ns(first - arrival), output >= 2, tpot_ns, to_ns(now - arrival));
-        rep->prompt_tokens += prompt_of(tokens);
+        rep->prompt_tokens += fs__tokens_prompt(tokens);
         rep->output_tokens += output;
         svc->in_service--;
         fs__service_complete(svc, now, arrival);
@@ -673,7 +670,7 @@ static void count_late_llm(void *ctx, const fs__llm_request *req)
 {
     late_count *c = ctx;
     double ttft_s = c->slo->ttft.threshold_s, tpot_s = c->slo->tpot.threshold_s;
-    uint32_t output = output_of(req->tokens);
+    uint32_t output = fs__tokens_output(req->tokens);
     if (req->first < 0)
         c->ttft += ttft_s > 0 && c->now - req->arrival > ttft_s;
     else

@@ -17,6 +17,11 @@ typedef enum fs_replica_state {
 
 #define FS__PRIORITY_REQUEST 1 /* window and warm-up ticks (priority 0) run first at equal times */
 
+/* A request's token counts, packed: prompt << 32 | output. */
+static inline uint64_t fs__tokens_pack(uint64_t prompt, uint64_t output) { return prompt << 32 | output; }
+static inline uint32_t fs__tokens_prompt(uint64_t t) { return (uint32_t)(t >> 32); }
+static inline uint32_t fs__tokens_output(uint64_t t) { return (uint32_t)t; }
+
 /* A request outside an engine: arrival, first-token time (-1: none yet),
  * tokens (prompt << 32 | output), prefix (key << 32 | tokens); a request in
  * KV transfer also carries when its transfer was asked for. */

@@ -25,8 +25,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static inline uint32_t prompt_of(uint64_t t) { return (uint32_t)(t >> 32); }
-
 static void on_kv_done(fs_sim *sim, const fs_event *ev, void *ctx);
 
 int fs__pd_init(fs_service *svc)
@@ -64,7 +62,7 @@ int fs__pd_send(fs_service *svc, uint32_t r, const fs__llm_request *req, double 
     const fs_service_spec *spec = svc->spec;
     if (fs__llm_ring_push(&slot->xfer, req) != 0)
         return ENOMEM;
-    double bytes = prompt_of(req->tokens) * svc->pd->kv_bytes_per_token;
+    double bytes = fs__tokens_prompt(req->tokens) * svc->pd->kv_bytes_per_token;
     double start = slot->link_free > now ? slot->link_free : now;
     slot->link_free = start + bytes / spec->link_bandwidth_Bps;
     fs_sim_schedule(svc->sim, slot->link_free + spec->link_latency_s, FS__PRIORITY_REQUEST, svc->pd->kind_kv_done,
@@ -104,7 +102,7 @@ static void on_kv_done(fs_sim *sim, const fs_event *ev, void *ctx)
     fs_service_rep *rep = svc->rep;
     rep->kv_transfers++;
     rep->kv_transfer_s += now - req.sent;
-    rep->kv_transfer_bytes += prompt_of(req.tokens) * svc->pd->kv_bytes_per_token;
+    rep->kv_transfer_bytes += fs__tokens_prompt(req.tokens) * svc->pd->kv_bytes_per_token;
     if (req.first < 0) { /* not when sent again after a decode replica was lost */
         req.first = now;
         fs__llm_first_token(svc, req.arrival, now);
