@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cal_say.h"
@@ -21,28 +22,97 @@ typedef struct cal_option {
     const char *help; /* NULL: hidden */
 } cal_option;
 
-enum { OPT_DEVICE, OPT_OUT, OPT_QUICK, OPT_MAX_GB, OPT_HELP, OPT_CHILD_CONTEXT, OPT_CHILD_HOG, OPT_COUNT };
+enum {
+    OPT_DEVICE,
+    OPT_OUT,
+    OPT_QUICK,
+    OPT_MAX_GB,
+    OPT_STORAGE_GB,
+    OPT_SCRATCH,
+    OPT_STEPS,
+    OPT_HELP,
+    OPT_CHILD_CONTEXT,
+    OPT_CHILD_HOG,
+    OPT_CHILD_TRAIN,
+    OPT_CHILD_SERVE,
+    OPT_CHILD_FILE,
+    OPT_CHILD_SLICE,
+    OPT_COUNT
+};
 
 static const cal_option cal_options[OPT_COUNT] = {
     {"device", 'd', "N", "GPU to measure, as CUDA numbers them (default 0)"},
     {"out", 'o', "FILE", "profile to write (default calibrate-profile.json)"},
     {"quick", 'q', NULL, "fewer sizes and repetitions, for a smoke run"},
     {"max-gb", 0, "G", "largest eviction / warm-up size in GiB (default 8)"},
+    {"storage-gb", 0, "G", "size of the storage test file in GiB (default 2; quick 0.5)"},
+    {"scratch", 0, "DIR", "where the storage and mixed steps write their files: put it on\n"
+                          "                         the disk weights load from (default /var/tmp)"},
+    {"steps", 0, "LIST", "run only these steps, comma-separated (names below)"},
     {"help", 'h', NULL, "print this help and exit"},
     {"child-context", 0, NULL, NULL},
     {"child-hog", 0, "SECONDS", NULL},
+    {"child-train", 0, "BYTES", NULL},
+    {"child-serve", 0, "SPEC", NULL},
+    {"child-file", 0, "PATH", NULL},
+    {"child-slice", 0, "SPEC", NULL},
 };
+
+const cal_step_info cal_steps[] = {
+    {"context", "CUDA context creation in a fresh process, its first kernel, and the first\n"
+                "             launch of 64 distinct kernels (lazy module loading); seconds"},
+    {"malloc", "cudaMalloc / cudaFree by size, 1 MiB .. 4 GiB; seconds against bytes"},
+    {"copies", "host<->device copies, pinned and pageable, and device-to-device, 4 KiB ..\n"
+               "             1 GiB; seconds against bytes, fitted as fixed + bytes / bandwidth"},
+    {"eviction", "a tenant's state saved to pinned and to pageable host memory and freed,\n"
+                 "             and brought back and touched, 0.5 GiB .. --max-gb; seconds against bytes"},
+    {"kv", "KV-cache pre-allocation (cudaMalloc) and first touch (cudaMemset), 1 GiB ..\n"
+           "             32 GiB; seconds against bytes"},
+    {"storage", "a file the tool writes in --scratch, read cold (page cache dropped) and warm\n"
+                "             into pageable and pinned memory, and cold all the way to the device;\n"
+                "             seconds against bytes, 64 MiB .. --storage-gb"},
+    {"step-time", "one engine step of a transformer-layer proxy (bf16 GEMMs over T prompt\n"
+                  "             tokens, decode attention over B sequences of L tokens) at hidden sizes\n"
+                  "             2048, 4096, 8192; seconds per step against (H, T, B, L)"},
+    {"graphs", "CUDA graph capture, instantiation and first replay of the decode step,\n"
+               "             8 and 32 layers, batch 1 .. 256; seconds against batch and kernels"},
+    {"slicing", "latency of a 50 us kernel alone and beside a second process\n"
+                "             (time-slicing); seconds"},
+    {"mixed", "the mixed-workload check: Poisson requests to a serving process that\n"
+              "             starts while a training process is evicted; each request's arrival,\n"
+              "             start and end, and every phase of the switch; seconds"},
+    {"mps", "the slicing pair again under MPS, when nvidia-cuda-mps-control can be\n"
+            "             started; seconds"},
+};
+const int cal_step_count = (int)(sizeof cal_steps / sizeof cal_steps[0]);
+
+bool cal_options_step_on(const cal_config *cfg, const char *name)
+{
+    size_t len = strlen(name);
+    if (!cfg->steps)
+        return true;
+    for (const char *c = cfg->steps; *c;) {
+        const char *end = strchr(c, ',');
+        size_t n = end ? (size_t)(end - c) : strlen(c);
+        if (n == len && strncmp(c, name, len) == 0)
+            return true;
+        if (!end)
+            break;
+        c = end + 1;
+    }
+    return false;
+}
 
 void cal_options_help(FILE *fp)
 {
     fprintf(fp,
-            "Usage: %s [--device N] [--out FILE] [--quick] [--max-gb G]\n"
+            "Usage: %s [--device N] [--out FILE] [--quick] [--max-gb G] [--storage-gb G]\n"
+            "       [--scratch DIR] [--steps LIST]\n"
             "\n"
-            "Measures context creation, cudaMalloc/cudaFree, host<->device and device copies\n"
-            "(pinned and pageable), eviction to host memory and warm-up back, and kernel\n"
-            "latency under time-slicing on one GPU, and writes a fleetsim calibration\n"
-            "profile (fitted costs and every raw sample) as JSON.  Progress goes to stderr,\n"
-            "a summary of the fits to stdout.\n"
+            "Measures on one GPU what fleetsim's switch costs and LLM step times are made\n"
+            "of, and writes a fleetsim calibration profile (fitted costs and every raw\n"
+            "sample) as JSON.  Progress goes to stderr, a summary of the fits to stdout.\n"
+            "A step that fails is named in the profile's samples.notes and the others go on.\n"
             "\n"
             "Options:\n",
             CAL_PROG);
@@ -55,9 +125,13 @@ void cal_options_help(FILE *fp)
                  o->letter ? ", " : "  ", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         fprintf(fp, "  %-22s %s\n", left, o->help);
     }
+    fprintf(fp, "\nSteps (all by default, in this order):\n");
+    for (int i = 0; i < cal_step_count; i++)
+        fprintf(fp, "  %-10s %s\n", cal_steps[i].name, cal_steps[i].what);
     fprintf(fp,
             "\n"
-            "Exit status: 0 profile written, 1 runtime failure, 2 usage, 3 no CUDA device.\n"
+            "Exit status: 0 profile written, 1 runtime failure (the profile is still written\n"
+            "when any step succeeded), 2 usage, 3 no CUDA device.\n"
             "fleetsim %s\n",
             FLEETSIM_VERSION);
 }
@@ -172,6 +246,37 @@ int cal_options_parse(int argc, char **argv, cal_config *cfg)
     cfg->help = values[OPT_HELP] != NULL;
     cfg->child_context = values[OPT_CHILD_CONTEXT] != NULL;
     cfg->child_hog_s = 0.0;
+    cfg->storage_gib = 0.0;
+    cfg->scratch = values[OPT_SCRATCH] ? values[OPT_SCRATCH] : "/var/tmp";
+    cfg->steps = values[OPT_STEPS];
+    cfg->child_train = values[OPT_CHILD_TRAIN];
+    cfg->child_serve = values[OPT_CHILD_SERVE];
+    cfg->child_file = values[OPT_CHILD_FILE];
+    cfg->child_slice = values[OPT_CHILD_SLICE];
+    if (cfg->scratch[0] == '\0')
+        return cal__usage_error("--scratch: empty directory name");
+    if (cfg->steps) {
+        /* Every name must be a step: a typo would silently measure nothing. */
+        for (const char *c = cfg->steps;;) {
+            const char *comma = strchr(c, ',');
+            size_t n = comma ? (size_t)(comma - c) : strlen(c);
+            bool known = false;
+            for (int k = 0; k < cal_step_count && !known; k++)
+                known = strlen(cal_steps[k].name) == n && strncmp(cal_steps[k].name, c, n) == 0;
+            if (!known)
+                return cal__usage_error("--steps: '%.*s' is not a step (see --help)", (int)(n > 40 ? 40 : n), c);
+            if (!comma)
+                break;
+            c = comma + 1;
+        }
+    }
+    if (values[OPT_STORAGE_GB]) {
+        double g = 0;
+        if (cal__decimal(values[OPT_STORAGE_GB], &g) != 0 || !(g >= 0.01 && g <= 4096.0))
+            return cal__usage_error("--storage-gb: '%s' is not a size in GiB between 0.01 and 4096",
+                                    values[OPT_STORAGE_GB]);
+        cfg->storage_gib = g;
+    }
     if (values[OPT_DEVICE]) {
         /* Digits only: strtol would also take " 1" and "+1". */
         const char *v = values[OPT_DEVICE];

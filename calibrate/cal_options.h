@@ -3,8 +3,9 @@
  * gives both the parser and --help, the settings it fills, and the exit
  * statuses that the help and calibrate/README.md promise.
  *
- * Two options are hidden (no help line): --child-context and --child-hog,
- * the modes in which the tool re-executes itself (cal_child.h).
+ * Hidden options (no help line) are the modes in which the tool re-executes
+ * itself (cal_child.h): --child-context, --child-hog, --child-train,
+ * --child-serve (with --child-file) and --child-slice.
  *
  * cal_config owns nothing: its strings point into argv or are literals.
  */
@@ -26,10 +27,30 @@ typedef struct cal_config {
     const char *out;
     bool quick;
     double max_gib;
+    double storage_gib;  /* largest storage read; 0: the mode's default */
+    const char *scratch; /* directory for the files the storage and mixed steps write */
+    const char *steps;   /* comma-separated step names; NULL: all */
     bool help;
     bool child_context;
-    double child_hog_s; /* > 0: hog mode */
+    double child_hog_s;       /* > 0: hog mode */
+    const char *child_train;  /* hidden modes of the mixed-workload check (cal_mixed.h) */
+    const char *child_serve;
+    const char *child_file;
+    const char *child_slice;  /* "COUNT,ITERS": kernel latencies of a fresh process (MPS) */
 } cal_config;
+
+/* The measuring steps, in the order they run, with --help's words for each:
+ * name, what it measures, its unit(s), and how long it takes on an H100 in
+ * the full and the quick mode. */
+typedef struct cal_step_info {
+    const char *name;
+    const char *what;
+} cal_step_info;
+extern const cal_step_info cal_steps[];
+extern const int cal_step_count;
+
+/* Whether step `name` runs under cfg->steps. */
+bool cal_options_step_on(const cal_config *cfg, const char *name);
 
 /* The --help text. */
 void cal_options_help(FILE *fp);

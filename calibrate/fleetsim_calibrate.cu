@@ -38,6 +38,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,9 +57,13 @@ extern "C" {
 #include "cal_options.h"
 #include "cal_output.h"
 #include "cal_say.h"
+#include "cal_mixed.h"
+#include "cal_storage.h"
 #include "profile.h"
 #include "samples.h"
 }
+#include "cal_kernels.h"
+#include "cal_layer.h"
 
 #define CAL_KIB ((size_t)1 << 10)
 #define CAL_MIB ((size_t)1 << 20)
@@ -90,45 +97,21 @@ static void cal__cuda_error(const char *call, cudaError_t err)
         }                                                                                          \
     } while (0)
 
-/* ------------------------------------------------------------------------
- * Kernels.
- */
-
 __global__ void cal_noop_kernel(void) {}
-
-/* A dependent chain of `iters` FMAs per thread: fixed work, so under
- * time-slicing it takes longer in wall time rather than ending early (a
- * clock-based spin would end on time however little it ran). */
-__global__ void cal_spin_kernel(float *sink, int iters)
-{
-    float a = (float)threadIdx.x * 1e-3f;
-    for (int i = 0; i < iters; i++)
-        a = fmaf(a, 0.999999f, 1e-6f);
-    if (a == 12345.0f) /* never true; keeps the chain alive */
-        sink[blockIdx.x] = a;
-}
-
-/* Reads every 16-byte word once: a tenant's first kernel over its state. */
-__global__ void cal_touch_kernel(const uint4 *p, size_t n, unsigned *sink)
-{
-    unsigned acc = 0;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        uint4 v = p[i];
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    if (acc == 0x9e3779b9u) /* data-dependent, so the loads stay */
-        *sink = acc;
-}
 
 /* ------------------------------------------------------------------------
  * The hidden modes: what a child process runs (started through cal_child).
  */
 
-/* --child-context: one fresh process's context creation and first kernel. */
+/* --child-context: one fresh process's context creation, its first kernel,
+ * and the first and second launches of CAL_DISTINCT_KERNELS other kernels
+ * (each launched and waited for alone): with lazy module loading, the CUDA
+ * default since 12.2, a kernel is loaded at its first launch, as the many
+ * kernels of a framework's first pass are. */
 static int cal__child_context_main(int device)
 {
-    double t0, t1, t2;
+    double t0, t1, t2, t3, t4;
+    float *sink = NULL;
 
     t0 = cal_clock_now();
     CAL_CUDA(cudaSetDevice(device));
@@ -138,46 +121,26 @@ static int cal__child_context_main(int device)
     CAL_LAUNCHED("cal_noop_kernel");
     CAL_CUDA(cudaDeviceSynchronize());
     t2 = cal_clock_now();
-    printf("%.9f %.9f\n", t1 - t0, t2 - t1);
+    CAL_CUDA(cudaMalloc((void **)&sink, 32 * sizeof(float)));
+    CAL_CUDA(cudaMemset(sink, 0, 32 * sizeof(float)));
+    CAL_CUDA(cudaDeviceSynchronize());
+    t3 = cal_clock_now();
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < CAL_DISTINCT_KERNELS; k++) {
+            if (cal_launch_distinct(k, sink) != 0)
+                goto fail;
+            CAL_CUDA(cudaDeviceSynchronize());
+        }
+        if (pass == 0)
+            t4 = cal_clock_now();
+    }
+    printf("%.9f %.9f %.9f %.9f\n", t1 - t0, t2 - t1, t4 - t3, cal_clock_now() - t4);
+    cudaFree(sink);
     return fflush(stdout) == 0 ? CAL_EXIT_OK : CAL_EXIT_FAILURE;
 fail:
+    if (sink)
+        cudaFree(sink);
     return CAL_EXIT_FAILURE;
-}
-
-/* Seconds per iteration of cal_spin_kernel at this grid, from the difference
- * of two lengths (so launch overhead cancels); <= 0 on failure. */
-static double cal__spin_rate(float *sink, int blocks, int threads)
-{
-    double best[2] = {1e30, 1e30};
-    const int iters[2] = {1 << 14, 1 << 17};
-
-    for (int rep = 0; rep < 4; rep++) {
-        for (int k = 0; k < 2; k++) {
-            double t0;
-            CAL_CUDA(cudaDeviceSynchronize());
-            t0 = cal_clock_now();
-            cal_spin_kernel<<<blocks, threads>>>(sink, iters[k]);
-            CAL_LAUNCHED("cal_spin_kernel");
-            CAL_CUDA(cudaDeviceSynchronize());
-            if (rep > 0 && cal_clock_now() - t0 < best[k])
-                best[k] = cal_clock_now() - t0;
-        }
-    }
-    if (best[1] > best[0])
-        return (best[1] - best[0]) / (double)(iters[1] - iters[0]);
-    return best[1] / (double)iters[1];
-fail:
-    return -1.0;
-}
-
-static int cal__iters_for(double seconds, double per_iter)
-{
-    double n = seconds / per_iter;
-    if (n < 1.0)
-        return 1;
-    if (n > 2e9)
-        return 2000000000;
-    return (int)n;
 }
 
 /* --child-hog: long kernels over the whole GPU, back to back, until killed or
@@ -192,17 +155,17 @@ static int cal__child_hog_main(int device, double seconds)
     CAL_CUDA(cudaFree(0));
     CAL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CAL_CUDA(cudaMalloc((void **)&sink, (size_t)sms * 8 * sizeof(float)));
-    per_iter = cal__spin_rate(sink, sms * 8, 256);
+    per_iter = cal_spin_rate(sink, sms * 8, 256);
     if (per_iter <= 0)
         goto fail;
-    iters = cal__iters_for(0.020, per_iter); /* ~20 ms a kernel */
+    iters = cal_iters_for(0.020, per_iter); /* ~20 ms a kernel */
     printf("ready\n");
     if (fflush(stdout) != 0)
         goto fail;
     end = cal_clock_now() + seconds;
     while (cal_clock_now() < end) {
-        cal_spin_kernel<<<sms * 8, 256>>>(sink, iters);
-        CAL_LAUNCHED("cal_spin_kernel");
+        if (cal_spin(sink, sms * 8, 256, iters, 0) != 0)
+            goto fail;
         CAL_CUDA(cudaDeviceSynchronize());
     }
     cudaFree(sink);
@@ -224,6 +187,7 @@ typedef struct cal_run {
     fs_calib_samples samples;
     /* repetitions (each plus one discarded warm-up) and counts */
     int ctx_runs, malloc_reps, copy_reps, evict_reps, slice_kernels;
+    double spin_per_iter; /* cal_spin seconds per iteration over sms x 128, from the slicing step */
     size_t size_step_malloc, size_step_copy; /* size factor between points */
 } cal_run;
 
@@ -285,7 +249,7 @@ static void cal__fmt_bytes(size_t b, char *buf, size_t cap)
         snprintf(buf, cap, "%g KiB", (double)b / (double)CAL_KIB);
 }
 
-/* ---- step 1: context creation and first kernel, fresh processes ---- */
+/* ---- context creation and first kernel, fresh processes ---- */
 
 static int cal__measure_contexts(cal_run *r)
 {
@@ -296,7 +260,7 @@ static int cal__measure_contexts(cal_run *r)
     snprintf(dev, sizeof dev, "%d", r->cfg.device);
     cal_say_step("context creation, fresh processes: %d runs + 1 warm-up", r->ctx_runs);
     for (int i = 0; i <= r->ctx_runs; i++) {
-        double ctx, first;
+        double ctx, first, many_first, many_second;
         int status;
         if (cal_child_start(&child, argv) != 0)
             return -1;
@@ -309,14 +273,16 @@ static int cal__measure_contexts(cal_run *r)
             cal_say_error("context child %s", how);
             goto fail;
         }
-        if (sscanf(out, "%lf %lf", &ctx, &first) != 2) {
-            cal_say_error("context child printed '%.60s', not two times", out);
+        if (sscanf(out, "%lf %lf %lf %lf", &ctx, &first, &many_first, &many_second) != 4) {
+            cal_say_error("context child printed '%.60s', not four times", out);
             goto fail;
         }
         cal_child_fini(&child);
         if (i == 0)
             continue; /* warm-up: page cache, driver state */
-        if (cal__add_scalar(r, "context_create", ctx) != 0 || cal__add_scalar(r, "first_kernel", first) != 0)
+        if (cal__add_scalar(r, "context_create", ctx) != 0 || cal__add_scalar(r, "first_kernel", first) != 0 ||
+            cal__add_scalar(r, "module_first_launches", many_first) != 0 ||
+            cal__add_scalar(r, "module_second_launches", many_second) != 0)
             return -1;
     }
     cal_say_done();
@@ -328,7 +294,7 @@ fail:
     return -1;
 }
 
-/* ---- step 2: cudaMalloc / cudaFree against size ---- */
+/* ---- cudaMalloc / cudaFree against size ---- */
 
 static int cal__measure_malloc(cal_run *r)
 {
@@ -369,7 +335,7 @@ fail:
     return -1;
 }
 
-/* ---- steps 3-7: copies against size ---- */
+/* ---- copies against size ---- */
 
 static int cal__copy_series(cal_run *r, const char *series, const char *title, void *dst, const void *src,
                             cudaMemcpyKind kind, size_t max)
@@ -447,13 +413,59 @@ fail:
     return rc;
 }
 
-/* ---- step 8: eviction of a tenant's state and warm-up of the next ---- */
+/* ---- eviction of a tenant's state and warm-up of the next ---- */
+
+/* One host buffer kind: the state saved to `host` and freed (evict), then
+ * memory taken again, the state copied back and a first kernel over it
+ * (warm-up), each size `reps` times after a discarded warm-up repetition. */
+static int cal__eviction_series(cal_run *r, const size_t *sizes, int n, void *host, unsigned *sink,
+                                const char *evict_name, const char *warmup_name)
+{
+    void *dev = NULL;
+    for (int i = 0; i < n; i++) {
+        for (int rep = 0; rep <= r->evict_reps; rep++) {
+            double t0, t1, t2, t3;
+            /* The tenant's state: resident and written. */
+            CAL_CUDA(cudaMalloc(&dev, sizes[i]));
+            CAL_CUDA(cudaMemset(dev, 0x5a + rep, sizes[i]));
+            CAL_CUDA(cudaDeviceSynchronize());
+            /* Eviction: state to host, memory back to the pool. */
+            t0 = cal_clock_now();
+            CAL_CUDA(cudaMemcpy(host, dev, sizes[i], cudaMemcpyDeviceToHost));
+            CAL_CUDA(cudaFree(dev));
+            dev = NULL;
+            CAL_CUDA(cudaDeviceSynchronize());
+            t1 = cal_clock_now();
+            /* Warm-up of the next tenant: memory, state back, first kernel over it. */
+            t2 = cal_clock_now();
+            CAL_CUDA(cudaMalloc(&dev, sizes[i]));
+            CAL_CUDA(cudaMemcpy(dev, host, sizes[i], cudaMemcpyHostToDevice));
+            if (cal_touch(dev, sizes[i], sink, r->sms, 0) != 0)
+                goto fail;
+            CAL_CUDA(cudaDeviceSynchronize());
+            t3 = cal_clock_now();
+            CAL_CUDA(cudaFree(dev));
+            dev = NULL;
+            if (rep == 0)
+                continue;
+            if (cal__add(r, evict_name, (double)sizes[i], t1 - t0) != 0 ||
+                cal__add(r, warmup_name, (double)sizes[i], t3 - t2) != 0)
+                goto fail;
+        }
+    }
+    return 0;
+fail:
+    if (dev)
+        cudaFree(dev);
+    return -1;
+}
 
 static int cal__measure_eviction(cal_run *r)
 {
     size_t free_b = 0, total_b = 0, host = cal__host_available(), cap, sizes[32];
     const size_t grain = 2 * CAL_MIB; /* allocation granularity; keeps sizes in whole uint4s */
-    void *pinned = NULL, *dev = NULL;
+    void *pinned = NULL;
+    char *pageable = NULL;
     unsigned *sink = NULL;
     int n = 0, rc = -1;
     char lo[32], hi[32];
@@ -461,7 +473,7 @@ static int cal__measure_eviction(cal_run *r)
     CAL_CUDA(cudaMemGetInfo(&free_b, &total_b));
     cap = cal__min((size_t)(r->cfg.max_gib * (double)CAL_GIB), free_b / 10 * 8);
     if (host)
-        cap = cal__min(cap, host / 2); /* the pinned copy of the state */
+        cap = cal__min(cap, host / 3); /* the pinned and the pageable copy of the state */
     if (r->cfg.quick)
         cap = cal__min(cap, CAL_GIB);
     for (size_t s = r->cfg.quick ? CAL_GIB / 4 : CAL_GIB / 2; s <= cap && n < 32; s *= 2)
@@ -479,46 +491,23 @@ static int cal__measure_eviction(cal_run *r)
     }
     cal__fmt_bytes(sizes[0], lo, sizeof lo);
     cal__fmt_bytes(sizes[n - 1], hi, sizeof hi);
-    cal_say_step("eviction and warm-up: %d size%s (%s .. %s) x %d repetition%s", n, cal__s(n), lo, hi,
-                    r->evict_reps, cal__s(r->evict_reps));
+    cal_say_step("eviction and warm-up, pinned and pageable: %d size%s (%s .. %s) x %d repetition%s", n,
+                 cal__s(n), lo, hi, r->evict_reps, cal__s(r->evict_reps));
     CAL_CUDA(cudaMallocHost(&pinned, sizes[n - 1]));
     CAL_CUDA(cudaMalloc((void **)&sink, sizeof *sink));
-    for (int i = 0; i < n; i++) {
-        for (int rep = 0; rep <= r->evict_reps; rep++) {
-            double t0, t1, t2, t3;
-            /* The tenant's state: resident and written. */
-            CAL_CUDA(cudaMalloc(&dev, sizes[i]));
-            CAL_CUDA(cudaMemset(dev, 0x5a + rep, sizes[i]));
-            CAL_CUDA(cudaDeviceSynchronize());
-            /* Eviction: state to host, memory back to the pool. */
-            t0 = cal_clock_now();
-            CAL_CUDA(cudaMemcpy(pinned, dev, sizes[i], cudaMemcpyDeviceToHost));
-            CAL_CUDA(cudaFree(dev));
-            dev = NULL;
-            CAL_CUDA(cudaDeviceSynchronize());
-            t1 = cal_clock_now();
-            /* Warm-up of the next tenant: memory, state back, first kernel over it. */
-            t2 = cal_clock_now();
-            CAL_CUDA(cudaMalloc(&dev, sizes[i]));
-            CAL_CUDA(cudaMemcpy(dev, pinned, sizes[i], cudaMemcpyHostToDevice));
-            cal_touch_kernel<<<r->sms * 4, 256>>>((const uint4 *)dev, sizes[i] / sizeof(uint4), sink);
-            CAL_LAUNCHED("cal_touch_kernel");
-            CAL_CUDA(cudaDeviceSynchronize());
-            t3 = cal_clock_now();
-            CAL_CUDA(cudaFree(dev));
-            dev = NULL;
-            if (rep == 0)
-                continue;
-            if (cal__add(r, "evict", (double)sizes[i], t1 - t0) != 0 ||
-                cal__add(r, "warmup", (double)sizes[i], t3 - t2) != 0)
-                goto fail;
-        }
+    pageable = (char *)malloc(sizes[n - 1]);
+    if (!pageable) {
+        cal_say_error("eviction: out of host memory (%zu bytes pageable)", sizes[n - 1]);
+        goto fail;
     }
+    memset(pageable, 0xc3, sizes[n - 1]); /* touch: the pages exist before the copies */
+    if (cal__eviction_series(r, sizes, n, pinned, sink, "evict", "warmup") != 0 ||
+        cal__eviction_series(r, sizes, n, pageable, sink, "evict_pageable", "warmup_pageable") != 0)
+        goto fail;
     cal_say_done();
     rc = 0;
 fail:
-    if (dev)
-        cudaFree(dev);
+    free(pageable);
     if (sink)
         cudaFree(sink);
     if (pinned)
@@ -526,7 +515,7 @@ fail:
     return rc;
 }
 
-/* ---- step 9: short-kernel latency alone and beside a second process ---- */
+/* ---- short-kernel latency alone and beside a second process ---- */
 
 /* Launch-to-completion latency of `count` short kernels, one at a time, into
  * `scalar`; the first 10 are a warm-up.  Stops early after `budget_s`.
@@ -538,8 +527,8 @@ static long cal__slice_series(cal_run *r, const char *scalar, float *sink, int i
     for (int k = 0; k < count + 10; k++) {
         double t0, t1;
         t0 = cal_clock_now();
-        cal_spin_kernel<<<r->sms, 128>>>(sink, iters);
-        CAL_LAUNCHED("cal_spin_kernel");
+        if (cal_spin(sink, r->sms, 128, iters, 0) != 0)
+            return -1;
         CAL_CUDA(cudaDeviceSynchronize());
         t1 = cal_clock_now();
         if (k < 10)
@@ -571,10 +560,11 @@ static int cal__measure_slicing(cal_run *r)
     cal_say_step("time-slicing: %d kernels of %.0f us, alone and beside a second process",
                     r->slice_kernels, kernel_s * 1e6);
     CAL_CUDA(cudaMalloc((void **)&sink, (size_t)r->sms * sizeof(float)));
-    per_iter = cal__spin_rate(sink, r->sms, 128);
+    per_iter = cal_spin_rate(sink, r->sms, 128);
     if (per_iter <= 0)
         goto fail;
-    iters = cal__iters_for(kernel_s, per_iter);
+    r->spin_per_iter = per_iter;
+    iters = cal_iters_for(kernel_s, per_iter);
     alone = cal__slice_series(r, "slice_alone", sink, iters, r->slice_kernels, budget_s);
     if (alone < 0)
         goto fail;
@@ -624,6 +614,590 @@ fail:
     return rc;
 }
 
+/* ---- KV-cache pre-allocation and first touch ---- */
+
+static int cal__measure_kv(cal_run *r)
+{
+    size_t free_b = 0, total_b = 0, max, sizes[16];
+    void *p = NULL;
+    int n = 0;
+
+    CAL_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    max = cal__min(r->cfg.quick ? 4 * CAL_GIB : 32 * CAL_GIB, free_b / 10 * 8);
+    n = cal__sizes(CAL_GIB, r->cfg.quick ? 4 : 2, max, sizes, 16);
+    if (n == 0) {
+        cal_say_error("kv: only %zu bytes of device memory free", free_b);
+        return -1;
+    }
+    cal_say_step("KV-cache allocation and first touch: %d size%s x %d repetition%s", n, cal__s(n), r->malloc_reps,
+                 cal__s(r->malloc_reps));
+    for (int i = 0; i < n; i++) {
+        for (int rep = 0; rep <= r->malloc_reps; rep++) {
+            double t0, t1, t2, t3;
+            CAL_CUDA(cudaDeviceSynchronize());
+            t0 = cal_clock_now();
+            CAL_CUDA(cudaMalloc(&p, sizes[i]));
+            CAL_CUDA(cudaDeviceSynchronize());
+            t1 = cal_clock_now();
+            CAL_CUDA(cudaMemset(p, 0, sizes[i]));
+            CAL_CUDA(cudaDeviceSynchronize());
+            t2 = cal_clock_now();
+            CAL_CUDA(cudaFree(p));
+            p = NULL;
+            CAL_CUDA(cudaDeviceSynchronize());
+            t3 = cal_clock_now();
+            if (rep == 0)
+                continue;
+            if (cal__add(r, "kv_alloc", (double)sizes[i], t1 - t0) != 0 ||
+                cal__add(r, "kv_touch", (double)sizes[i], t2 - t1) != 0 ||
+                cal__add(r, "kv_free", (double)sizes[i], t3 - t2) != 0)
+                return -1;
+        }
+    }
+    cal_say_done();
+    return 0;
+fail:
+    if (p)
+        cudaFree(p);
+    return -1;
+}
+
+/* ---- storage: the file read cold and warm, and to the device ---- */
+
+typedef struct cal_storage_dev {
+    void *dev;
+    size_t bytes;
+} cal_storage_dev;
+
+static void *cal__pinned_alloc(size_t bytes, void *ctx)
+{
+    void *p = NULL;
+    (void)ctx;
+    return cudaMallocHost(&p, bytes) == cudaSuccess ? p : NULL;
+}
+
+static void cal__pinned_free(void *p, void *ctx)
+{
+    (void)ctx;
+    cudaFreeHost(p);
+}
+
+static int cal__upload(const void *host, size_t bytes, void *ctx)
+{
+    cal_storage_dev *d = (cal_storage_dev *)ctx;
+    cudaError_t err = cudaMemcpy(d->dev, host, bytes < d->bytes ? bytes : d->bytes, cudaMemcpyHostToDevice);
+    if (err == cudaSuccess)
+        err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        cal__cuda_error("cudaMemcpy (storage to device)", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int cal__measure_storage(cal_run *r)
+{
+    cal_storage_dev d = {NULL, 0};
+    cal_storage_ops ops = {cal__pinned_alloc, cal__pinned_free, cal__upload, &d};
+    cal_storage_plan plan;
+    double gib = r->cfg.storage_gib > 0 ? r->cfg.storage_gib : (r->cfg.quick ? 0.5 : 2.0);
+    size_t host = cal__host_available();
+    int rc;
+
+    plan.dir = r->cfg.scratch;
+    plan.max_bytes = (size_t)(gib * (double)CAL_GIB) / (2 * CAL_MIB) * (2 * CAL_MIB);
+    if (host)
+        plan.max_bytes = cal__min(plan.max_bytes, host / 4);
+    plan.first_bytes = cal__min(64 * CAL_MIB, plan.max_bytes);
+    plan.reps = r->cfg.quick ? 1 : 2;
+    plan.budget_s = r->cfg.quick ? 20.0 : 90.0;
+    if (plan.max_bytes < 2 * CAL_MIB) {
+        cal_say_error("storage: only %zu bytes of host memory to spare", host);
+        return -1;
+    }
+    cal_say_step("storage: a %.2f GiB file in %s, cold and warm, pageable, pinned and to the device",
+                 (double)plan.max_bytes / (double)CAL_GIB, plan.dir);
+    CAL_CUDA(cudaMalloc(&d.dev, plan.max_bytes));
+    d.bytes = plan.max_bytes;
+    rc = cal_storage_measure(&plan, &ops, &r->samples);
+    cudaFree(d.dev);
+    if (rc == 0)
+        cal_say_done();
+    return rc;
+fail:
+    return -1;
+}
+
+/* ---- the step-time curve of a transformer-layer proxy ---- */
+
+/* Seconds of `layers` layers of one step (T, B, L): GPU time between two
+ * events, after `warm` untimed steps; each of `reps` steps is a row. */
+static int cal__time_steps(cal_run *r, cal_layer *l, int layers, int t, int b, int ctx, int warm, int reps,
+                           cudaEvent_t ev[2])
+{
+    fs_calib_table *tab = fs_calib_table_get(&r->samples, "step_time",
+                                             "hidden,layers,prefill_tokens,batch,context,kernels,seconds");
+    int kernels = 0;
+    if (!tab) {
+        cal_say_error("out of memory recording table step_time");
+        return -1;
+    }
+    for (int k = 0; k < warm + reps; k++) {
+        float ms = 0;
+        CAL_CUDA(cudaEventRecord(ev[0], 0));
+        kernels = cal_layer_enqueue(l, layers, t, b, ctx, 0);
+        if (kernels < 0)
+            return -1;
+        CAL_CUDA(cudaEventRecord(ev[1], 0));
+        CAL_CUDA(cudaEventSynchronize(ev[1]));
+        CAL_CUDA(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+        if (k >= warm) {
+            double row[7] = {(double)l->hidden, (double)layers, (double)t, (double)b, (double)ctx, (double)kernels,
+                             (double)ms * 1e-3};
+            if (fs_calib_table_add(tab, row) != 0) {
+                cal_say_error("out of memory recording table step_time");
+                return -1;
+            }
+        }
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+static int cal__measure_step_time(cal_run *r)
+{
+    static const int hiddens_full[] = {2048, 4096, 8192}, hiddens_quick[] = {4096};
+    static const int prefill_full[] = {64, 128, 256, 512, 1024, 2048, 4096}, prefill_quick[] = {128, 512, 2048};
+    static const int batch_full[] = {1, 4, 16, 64, 256}, batch_quick[] = {1, 16, 64};
+    static const int ctx_full[] = {256, 1024, 4096}, ctx_quick[] = {1024};
+    /* Prompt and decode together: the points held out to check the fit. */
+    static const int mixed_pts[][3] = {{256, 16, 1024}, {1024, 64, 1024}, {512, 4, 4096}};
+    const bool q = r->cfg.quick;
+    const int *hid = q ? hiddens_quick : hiddens_full, *pre = q ? prefill_quick : prefill_full;
+    const int *bat = q ? batch_quick : batch_full, *ctx = q ? ctx_quick : ctx_full;
+    const int nh = q ? 1 : 3, np = q ? 3 : 7, nb = q ? 3 : 5, nc = q ? 1 : 3, nm = q ? 1 : 3;
+    const int layers = 2, warm = 2, reps = q ? 3 : 5;
+    const size_t kv_cap_bytes = 2 * CAL_GIB; /* K and V of one weight set */
+    cudaEvent_t ev[2] = {NULL, NULL};
+    cal_layer l;
+    int rc = -1;
+
+    memset(&l, 0, sizeof l);
+    cal_say_step("LLM step time of a layer proxy: %d hidden size%s, prefill, decode and both", nh, cal__s(nh));
+    CAL_CUDA(cudaEventCreate(&ev[0]));
+    CAL_CUDA(cudaEventCreate(&ev[1]));
+    for (int hi = 0; hi < nh; hi++) {
+        const int h = hid[hi];
+        const size_t kv_tokens = kv_cap_bytes / (4 * (size_t)h); /* K and V, bf16 */
+        double best_tflops = 0;
+        if (cal_layer_init(&l, h, pre[np - 1] + bat[nb - 1], kv_tokens) != 0)
+            goto fail;
+        for (int i = 0; i < np; i++) {
+            if (cal__time_steps(r, &l, layers, pre[i], 0, 0, warm, reps, ev) != 0)
+                goto fail;
+            {   /* the last row: this point's final repetition */
+                fs_calib_table *t = fs_calib_table_get(&r->samples, "step_time",
+                                                       "hidden,layers,prefill_tokens,batch,context,kernels,seconds");
+                double sec = t && t->n_rows ? t->values[(t->n_rows - 1) * t->n_columns + 6] : 0;
+                double tf = sec > 0 ? cal_layer_flops(h, pre[i], 0) * layers / sec * 1e-12 : 0;
+                if (tf > best_tflops)
+                    best_tflops = tf;
+            }
+        }
+        for (int bi = 0; bi < nb; bi++)
+            for (int ci = 0; ci < nc; ci++)
+                if ((size_t)bat[bi] * (size_t)ctx[ci] <= kv_tokens &&
+                    cal__time_steps(r, &l, layers, 0, bat[bi], ctx[ci], warm, reps, ev) != 0)
+                    goto fail;
+        for (int m = 0; m < nm; m++)
+            if ((size_t)mixed_pts[m][1] * (size_t)mixed_pts[m][2] <= kv_tokens &&
+                cal__time_steps(r, &l, layers, mixed_pts[m][0], mixed_pts[m][1], mixed_pts[m][2], warm, reps,
+                                ev) != 0)
+                goto fail;
+        cal_layer_fini(&l);
+        fprintf(stderr, "(H %d: prefill GEMMs up to %.0f TFLOP/s) ", h, best_tflops);
+    }
+    cal_say_done();
+    rc = 0;
+fail:
+    cal_layer_fini(&l);
+    if (ev[0])
+        cudaEventDestroy(ev[0]);
+    if (ev[1])
+        cudaEventDestroy(ev[1]);
+    return rc;
+}
+
+/* ---- CUDA graph capture of the decode step ---- */
+
+static int cal__cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int cal__measure_graphs(cal_run *r)
+{
+    static const int batches_full[] = {1, 2, 4, 8, 16, 32, 64, 128, 256}, batches_quick[] = {1, 8, 64};
+    static const int layers_full[] = {8, 32}, layers_quick[] = {32};
+    const bool q = r->cfg.quick;
+    const int *bat = q ? batches_quick : batches_full, *lay = q ? layers_quick : layers_full;
+    const int nb = q ? 3 : 9, nl = q ? 1 : 2, hidden = 4096, context = 1024;
+    fs_calib_table *tab = fs_calib_table_get(&r->samples, "graph_capture",
+                                             "hidden,layers,batch,context,kernels,capture_s,instantiate_s,"
+                                             "first_replay_s,replay_s,launch_s");
+    cudaStream_t stream = NULL;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    cal_layer l;
+    int rc = -1;
+
+    memset(&l, 0, sizeof l);
+    if (!tab) {
+        cal_say_error("out of memory recording table graph_capture");
+        return -1;
+    }
+    cal_say_step("CUDA graph capture of the decode step (H %d, L %d): %d layer count%s x %d batch size%s", hidden,
+                 context, nl, cal__s(nl), nb, cal__s(nb));
+    if (cal_layer_init(&l, hidden, bat[nb - 1], (size_t)bat[nb - 1] * context) != 0)
+        goto fail;
+    CAL_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (int li = 0; li < nl; li++) {
+        for (int bi = 0; bi < nb; bi++) {
+            double t0, t1, t2, t3, replay[5], launch[5];
+            int kernels;
+            CAL_CUDA(cudaDeviceSynchronize());
+            t0 = cal_clock_now();
+            CAL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+            kernels = cal_layer_enqueue(&l, lay[li], 0, bat[bi], context, stream);
+            if (kernels < 0) {
+                cudaStreamEndCapture(stream, &graph);
+                goto fail;
+            }
+            CAL_CUDA(cudaStreamEndCapture(stream, &graph));
+            t1 = cal_clock_now();
+            CAL_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+            t2 = cal_clock_now();
+            CAL_CUDA(cudaGraphLaunch(exec, stream));
+            CAL_CUDA(cudaStreamSynchronize(stream));
+            t3 = cal_clock_now();
+            for (int k = 0; k < 5; k++) {
+                double a = cal_clock_now();
+                CAL_CUDA(cudaGraphLaunch(exec, stream));
+                CAL_CUDA(cudaStreamSynchronize(stream));
+                replay[k] = cal_clock_now() - a;
+                a = cal_clock_now();
+                if (cal_layer_enqueue(&l, lay[li], 0, bat[bi], context, stream) < 0)
+                    goto fail;
+                CAL_CUDA(cudaStreamSynchronize(stream));
+                launch[k] = cal_clock_now() - a;
+            }
+            qsort(replay, 5, sizeof replay[0], cal__cmp_double);
+            qsort(launch, 5, sizeof launch[0], cal__cmp_double);
+            {
+                double row[10] = {(double)hidden, (double)lay[li], (double)bat[bi], (double)context, (double)kernels,
+                                  t1 - t0, t2 - t1, t3 - t2, replay[2], launch[2]};
+                if (fs_calib_table_add(tab, row) != 0) {
+                    cal_say_error("out of memory recording table graph_capture");
+                    goto fail;
+                }
+            }
+            CAL_CUDA(cudaGraphExecDestroy(exec));
+            exec = NULL;
+            CAL_CUDA(cudaGraphDestroy(graph));
+            graph = NULL;
+        }
+    }
+    cal_say_done();
+    rc = 0;
+fail:
+    if (exec)
+        cudaGraphExecDestroy(exec);
+    if (graph)
+        cudaGraphDestroy(graph);
+    if (stream)
+        cudaStreamDestroy(stream);
+    cal_layer_fini(&l);
+    return rc;
+}
+
+/* ---- the mixed-workload check ---- */
+
+static int cal__measure_mixed(cal_run *r)
+{
+    cal_mixed_plan plan;
+    size_t host = cal__host_available(), free_b = 0, total_b = 0;
+    const double service_s = 0.005;
+    float *sink = NULL;
+    int rc;
+
+    /* The service kernel's length needs the spin's speed on this GPU. */
+    if (r->spin_per_iter <= 0) {
+        CAL_CUDA(cudaMalloc((void **)&sink, (size_t)r->sms * sizeof(float)));
+        r->spin_per_iter = cal_spin_rate(sink, r->sms, 128);
+        cudaFree(sink);
+        sink = NULL;
+        if (r->spin_per_iter <= 0)
+            return -1;
+    }
+    CAL_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    memset(&plan, 0, sizeof plan);
+    plan.dir = r->cfg.scratch;
+    plan.device = r->cfg.device;
+    plan.state_bytes = cal__min(r->cfg.quick ? 2 * CAL_GIB : 16 * CAL_GIB, total_b / 4) / (2 * CAL_MIB) * (2 * CAL_MIB);
+    plan.weights_bytes = r->cfg.quick ? CAL_GIB : 4 * CAL_GIB;
+    if (host) {
+        plan.state_bytes = cal__min(plan.state_bytes, host / 4) / (2 * CAL_MIB) * (2 * CAL_MIB);
+        plan.weights_bytes = cal__min(plan.weights_bytes, host / 4) / (2 * CAL_MIB) * (2 * CAL_MIB);
+    }
+    plan.rate_per_s = 100.0;
+    plan.duration_s = r->cfg.quick ? 8.0 : 20.0;
+    plan.service_s = service_s;
+    plan.trials = r->cfg.quick ? 1 : 2;
+    plan.sms = r->sms;
+    plan.service_iters = cal_iters_for(service_s, r->spin_per_iter);
+    cal_say_step("mixed workload: %d trial%s, %.0f requests/s for %.0f s, %.0f ms each; %.1f GiB evicted, %.1f GiB "
+                 "loaded",
+                 plan.trials, cal__s(plan.trials), plan.rate_per_s, plan.duration_s, service_s * 1e3,
+                 (double)plan.state_bytes / (double)CAL_GIB, (double)plan.weights_bytes / (double)CAL_GIB);
+    /* This process must not be a third tenant: its context goes first. */
+    CAL_CUDA(cudaDeviceReset());
+    rc = cal_mixed_measure(&plan, &r->samples);
+    if (rc == 0)
+        cal_say_done();
+    return rc;
+fail:
+    if (sink)
+        cudaFree(sink);
+    return -1;
+}
+
+/* ---- MPS: the slicing pair with the MPS daemon running ---- */
+
+/* --child-slice COUNT,ITERS: latencies of COUNT spin kernels over sms x 128,
+ * after 10 untimed, printed on one line. */
+static int cal__child_slice_main(int device, const char *spec)
+{
+    int count = 0, iters = 0, sms = 0;
+    float *sink = NULL;
+    if (sscanf(spec, "%d,%d", &count, &iters) != 2 || count < 1 || count > 100000 || iters < 1) {
+        cal_say_error("--child-slice: bad spec '%s'", spec);
+        return CAL_EXIT_USAGE;
+    }
+    CAL_CUDA(cudaSetDevice(device));
+    CAL_CUDA(cudaFree(0));
+    CAL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CAL_CUDA(cudaMalloc((void **)&sink, (size_t)sms * sizeof(float)));
+    for (int k = 0; k < count + 10; k++) {
+        double t0 = cal_clock_now();
+        if (cal_spin(sink, sms, 128, iters, 0) != 0)
+            goto fail;
+        CAL_CUDA(cudaDeviceSynchronize());
+        if (k >= 10)
+            printf("%.9f ", cal_clock_now() - t0);
+    }
+    printf("\n");
+    cudaFree(sink);
+    return fflush(stdout) == 0 ? CAL_EXIT_OK : CAL_EXIT_FAILURE;
+fail:
+    if (sink)
+        cudaFree(sink);
+    return CAL_EXIT_FAILURE;
+}
+
+/* The first executable `name` on PATH into out; 0 or -1. */
+static int cal__which(const char *name, char *out, size_t cap)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    for (const char *c = path;;) {
+        const char *end = strchr(c, ':');
+        size_t n = end ? (size_t)(end - c) : strlen(c);
+        int len = snprintf(out, cap, "%.*s/%s", (int)n, c, name);
+        if (n > 0 && len > 0 && (size_t)len < cap && access(out, X_OK) == 0)
+            return 0;
+        if (!end)
+            return -1;
+        c = end + 1;
+    }
+}
+
+/* Runs prog with one argument and `input` on its stdin (NULL: none); its exit
+ * status, or -1.  No shell: nothing here is parsed as a command. */
+static int cal__run_tool(const char *prog, const char *arg, const char *input)
+{
+    int fds[2] = {-1, -1}, status = 0;
+    pid_t pid;
+    if (input && pipe(fds) != 0)
+        return -1;
+    pid = fork();
+    if (pid < 0) {
+        if (input) {
+            close(fds[0]);
+            close(fds[1]);
+        }
+        return -1;
+    }
+    if (pid == 0) {
+        char *argv[] = {(char *)prog, (char *)arg, NULL}; /* arg NULL: no argument */
+        if (input) {
+            dup2(fds[0], 0);
+            close(fds[0]);
+            close(fds[1]);
+        }
+        execv(prog, argv);
+        _exit(127);
+    }
+    if (input) {
+        ssize_t len = (ssize_t)strlen(input);
+        close(fds[0]);
+        if (write(fds[1], input, (size_t)len) != len)
+            status = -1;
+        close(fds[1]);
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* nftw callback: removes what the MPS daemon left in its directories. */
+static int cal__remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* One slice child's latencies into `scalar`; 0 or -1. */
+static int cal__slice_child(cal_run *r, const char *spec, const char *scalar, char *buf, size_t cap)
+{
+    char dev[16], how[64];
+    char *argv[] = {(char *)CAL_PROG, (char *)"--child-slice", (char *)spec, (char *)"--device", dev, NULL};
+    cal_child child = CAL_CHILD_NONE;
+    int status;
+    snprintf(dev, sizeof dev, "%d", r->cfg.device);
+    if (cal_child_start(&child, argv) != 0)
+        return -1;
+    if (cal_child_read(&child, buf, cap, false, 60.0, scalar) < 0)
+        goto fail;
+    status = cal_child_reap(&child, false);
+    if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        cal_child_describe(status, how, sizeof how);
+        cal_say_error("%s child %s", scalar, how);
+        goto fail;
+    }
+    cal_child_fini(&child);
+    for (char *c = buf, *end;; c = end) {
+        double v = strtod(c, &end);
+        if (end == c)
+            break;
+        if (cal__add_scalar(r, scalar, v) != 0)
+            return -1;
+    }
+    return 0;
+fail:
+    cal_child_reap(&child, true);
+    cal_child_relay(&child);
+    cal_child_fini(&child);
+    return -1;
+}
+
+static int cal__measure_mps(cal_run *r)
+{
+    char control[4096], dir[4096], pipe_dir[4200], log_dir[4200], spec[64], dev[16], line[128];
+    char *argv_hog[] = {(char *)CAL_PROG, (char *)"--child-hog", (char *)"600", (char *)"--device", dev, NULL};
+    char *buf = NULL;
+    cal_child hog = CAL_CHILD_NONE;
+    const int count = r->cfg.quick ? 200 : 1000;
+    float *sink = NULL;
+    int rc = -1, daemon_up = 0;
+
+    cal_say_step("MPS: %d kernels of 50 us, alone and beside a second process", count);
+    if (cal__which("nvidia-cuda-mps-control", control, sizeof control) != 0) {
+        fs_calib_note(&r->samples, "mps: nvidia-cuda-mps-control not found on PATH; not measured");
+        fprintf(stderr, "(nvidia-cuda-mps-control not found: skipped) ");
+        cal_say_done();
+        return 0;
+    }
+    if (r->spin_per_iter <= 0) {
+        CAL_CUDA(cudaSetDevice(r->cfg.device));
+        CAL_CUDA(cudaMalloc((void **)&sink, (size_t)r->sms * sizeof(float)));
+        r->spin_per_iter = cal_spin_rate(sink, r->sms, 128);
+        cudaFree(sink);
+        sink = NULL;
+        if (r->spin_per_iter <= 0)
+            return -1;
+    }
+    /* The daemon starts only where no other process holds the GPU: not us. */
+    CAL_CUDA(cudaDeviceReset());
+    snprintf(spec, sizeof spec, "%d,%d", count, cal_iters_for(50e-6, r->spin_per_iter));
+    snprintf(dev, sizeof dev, "%d", r->cfg.device);
+    snprintf(dir, sizeof dir, "%s/fleetsim-mps-XXXXXX", r->cfg.scratch);
+    if (!mkdtemp(dir)) {
+        cal_say_error("mps: cannot create a directory in %s: %s", r->cfg.scratch, strerror(errno));
+        return -1;
+    }
+    snprintf(pipe_dir, sizeof pipe_dir, "%s/pipe", dir);
+    snprintf(log_dir, sizeof log_dir, "%s/log", dir);
+    if (mkdir(pipe_dir, 0700) != 0 || mkdir(log_dir, 0700) != 0) {
+        cal_say_error("mps: cannot create %s: %s", pipe_dir, strerror(errno));
+        goto done;
+    }
+    buf = (char *)malloc(1 << 20);
+    if (!buf) {
+        cal_say_error("mps: out of memory");
+        goto done;
+    }
+    setenv("CUDA_MPS_PIPE_DIRECTORY", pipe_dir, 1);
+    setenv("CUDA_MPS_LOG_DIRECTORY", log_dir, 1);
+    if (cal__run_tool(control, "-d", NULL) != 0) {
+        fs_calib_note(&r->samples, "mps: nvidia-cuda-mps-control -d failed; not measured");
+        fprintf(stderr, "(the MPS daemon did not start: skipped) ");
+        rc = 0;
+        goto done;
+    }
+    daemon_up = 1;
+    if (cal__slice_child(r, spec, "mps_alone", buf, 1 << 20) != 0) {
+        fs_calib_note(&r->samples, "mps: a client process failed under the MPS daemon; not measured");
+        goto done;
+    }
+    if (cal_child_start(&hog, argv_hog) != 0)
+        goto done;
+    if (cal_child_read(&hog, line, sizeof line, true, 60.0, "MPS hog") < 0 || strncmp(line, "ready", 5) != 0) {
+        cal_say_error("mps: the second process did not start");
+        goto done;
+    }
+    close(hog.fd);
+    hog.fd = -1;
+    if (cal__slice_child(r, spec, "mps_shared", buf, 1 << 20) != 0)
+        goto done;
+    cal_say_done();
+    rc = 0;
+done:
+    if (hog.pid) {
+        cal_child_reap(&hog, true);
+        if (rc != 0)
+            cal_child_relay(&hog);
+    }
+    cal_child_fini(&hog);
+    if (daemon_up && cal__run_tool(control, NULL, "quit\n") != 0)
+        fs_calib_note(&r->samples, "mps: the daemon did not quit cleanly");
+    unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+    unsetenv("CUDA_MPS_LOG_DIRECTORY");
+    nftw(dir, cal__remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(buf);
+    return rc;
+fail:
+    if (sink)
+        cudaFree(sink);
+    return -1;
+}
+
 /* ------------------------------------------------------------------------ */
 
 /* Device count and range check; CAL_EXIT_OK or CAL_EXIT_NO_DEVICE (after a message). */
@@ -647,18 +1221,57 @@ static int cal__find_device(int device)
     return CAL_EXIT_OK;
 }
 
+/* One step: run it if --steps names it; a failure is noted in the profile
+ * and counted, and the run goes on with the next step. */
+typedef int (*cal_step_fn)(cal_run *r);
+
+static void cal__run_step(cal_run *r, const char *name, cal_step_fn fn, int *failed)
+{
+    if (!cal_options_step_on(&r->cfg, name))
+        return;
+    if (fn(r) != 0) {
+        fs_calib_note(&r->samples, "%s: failed; its samples may be partial (see the run's stderr)", name);
+        (*failed)++;
+        cudaGetLastError(); /* a non-sticky error must not fail the next step */
+    }
+    /* The profile so far, after every step: a later step that hangs or
+     * crashes the process cannot take the earlier ones' samples with it. */
+    if (cal_output_write(&r->samples, r->cfg.out) != 0)
+        (*failed)++;
+}
+
+static int cal__parent_context(cal_run *r)
+{
+    CAL_CUDA(cudaSetDevice(r->cfg.device));
+    CAL_CUDA(cudaFree(0));
+    return 0;
+fail:
+    return -1;
+}
+
+/* The number of progress lines the chosen steps print. */
+static int cal__progress_lines(const cal_config *cfg)
+{
+    int n = 0;
+    for (int i = 0; i < cal_step_count; i++)
+        if (cal_options_step_on(cfg, cal_steps[i].name))
+            n += strcmp(cal_steps[i].name, "copies") == 0 ? 5 : 1;
+    return n;
+}
+
 static int cal__main(cal_run *r)
 {
     cudaDeviceProp prop;
     time_t now = time(NULL);
     struct tm utc;
     size_t name_len;
-    int found;
+    int found, failed = 0;
+    const char *loading = getenv("CUDA_MODULE_LOADING");
 
     found = cal__find_device(r->cfg.device);
     if (found != CAL_EXIT_OK)
         return found;
-    /* No context yet: the children of step 1 meet the GPU as a new tenant would. */
+    /* No context yet: the children of the context step meet the GPU as a new tenant would. */
     CAL_CUDA(cudaGetDeviceProperties(&prop, r->cfg.device));
     CAL_CUDA(cudaDeviceGetAttribute(&r->compute_mode, cudaDevAttrComputeMode, r->cfg.device));
     CAL_CUDA(cudaDriverGetVersion(&r->samples.driver_version));
@@ -675,17 +1288,32 @@ static int cal__main(cal_run *r)
     fprintf(stderr, "%s: device %d: %s, %.1f GiB, %d SMs, driver %d, runtime %d%s\n", CAL_PROG, r->cfg.device,
             r->samples.device, r->samples.memory_gb, r->sms, r->samples.driver_version, r->samples.runtime_version,
             r->cfg.quick ? " (quick)" : "");
+    fs_calib_note(&r->samples, "run: %s mode, CUDA_MODULE_LOADING=%s, scratch %s", r->cfg.quick ? "quick" : "full",
+                  loading ? loading : "(unset: lazy)", r->cfg.scratch);
 
-    if (cal_output_probe(r->cfg.out) != 0 || cal__measure_contexts(r) != 0)
+    if (cal_output_probe(r->cfg.out) != 0)
         return CAL_EXIT_FAILURE;
-    CAL_CUDA(cudaSetDevice(r->cfg.device));
-    CAL_CUDA(cudaFree(0));
-    if (cal__measure_malloc(r) != 0 || cal__measure_copies(r) != 0 || cal__measure_eviction(r) != 0 ||
-        cal__measure_slicing(r) != 0)
+    cal__run_step(r, "context", cal__measure_contexts, &failed);
+    if (cal__parent_context(r) != 0)
         return CAL_EXIT_FAILURE;
+    cal__run_step(r, "malloc", cal__measure_malloc, &failed);
+    cal__run_step(r, "copies", cal__measure_copies, &failed);
+    cal__run_step(r, "eviction", cal__measure_eviction, &failed);
+    cal__run_step(r, "kv", cal__measure_kv, &failed);
+    cal__run_step(r, "storage", cal__measure_storage, &failed);
+    cal__run_step(r, "step-time", cal__measure_step_time, &failed);
+    cal__run_step(r, "graphs", cal__measure_graphs, &failed);
+    cal__run_step(r, "slicing", cal__measure_slicing, &failed);
+    /* The last two give up this process's context: no step after them needs it. */
+    cal__run_step(r, "mixed", cal__measure_mixed, &failed);
+    cal__run_step(r, "mps", cal__measure_mps, &failed);
     if (cal_output_write(&r->samples, r->cfg.out) != 0)
         return CAL_EXIT_FAILURE;
     cal_output_summary(&r->samples, r->cfg.out);
+    if (failed > 0) {
+        cal_say_error("%d step%s failed (named in the profile's samples.notes)", failed, cal__s(failed));
+        return CAL_EXIT_FAILURE;
+    }
     return CAL_EXIT_OK;
 fail:
     return CAL_EXIT_FAILURE;
@@ -714,8 +1342,15 @@ int main(int argc, char **argv)
         rc = cal__child_context_main(r->cfg.device);
     } else if (r->cfg.child_hog_s > 0) {
         rc = cal__child_hog_main(r->cfg.device, r->cfg.child_hog_s);
+    } else if (r->cfg.child_train) {
+        rc = cal_mixed_train_main(r->cfg.device, r->cfg.child_train);
+    } else if (r->cfg.child_serve) {
+        rc = r->cfg.child_file ? cal_mixed_serve_main(r->cfg.device, r->cfg.child_serve, r->cfg.child_file)
+                               : CAL_EXIT_USAGE;
+    } else if (r->cfg.child_slice) {
+        rc = cal__child_slice_main(r->cfg.device, r->cfg.child_slice);
     } else {
-        cal_say_steps(9);
+        cal_say_steps(cal__progress_lines(&r->cfg));
         r->ctx_runs = r->cfg.quick ? 3 : 10;
         r->malloc_reps = r->cfg.quick ? 2 : 5;
         r->copy_reps = r->cfg.quick ? 2 : 5;

@@ -352,7 +352,42 @@ int fs_calib_profile_write(const fs_calib_samples *s, FILE *fp)
         put_array(fp, s->scalars[i].seconds, s->scalars[i].n);
         sep = ",\n";
     }
-    fputs(*sep == ',' ? "\n    }\n  }\n}\n" : "}\n  }\n}\n", fp);
+    fputs(*sep == ',' ? "\n    }" : "}", fp);
+    /* Tables and notes only when there are any, so a profile of series and
+     * scalars alone reads exactly as before they existed. */
+    if (s->n_tables > 0) {
+        fputs(",\n    \"tables\": {", fp);
+        sep = "\n";
+        for (size_t i = 0; i < s->n_tables; i++) {
+            const fs_calib_table *t = &s->tables[i];
+            fputs(sep, fp);
+            fputs("      ", fp);
+            put_str(fp, t->name);
+            fputs(": {\n        \"columns\": [", fp);
+            for (size_t c = 0; c < t->n_columns; c++) {
+                if (c > 0)
+                    fputs(", ", fp);
+                put_str(fp, t->columns[c]);
+            }
+            fputs("],\n        \"rows\": [", fp);
+            for (size_t r = 0; r < t->n_rows; r++) {
+                fputs(r > 0 ? ",\n          " : "\n          ", fp);
+                put_array(fp, t->values + r * t->n_columns, t->n_columns);
+            }
+            fputs(t->n_rows > 0 ? "\n        ]}" : "]}", fp);
+            sep = ",\n";
+        }
+        fputs(*sep == ',' ? "\n    }" : "}", fp);
+    }
+    if (s->n_notes > 0) { /* inside "samples": the simulator reads no key of it */
+        fputs(",\n    \"notes\": [", fp);
+        for (size_t i = 0; i < s->n_notes; i++) {
+            fputs(i > 0 ? ",\n      " : "\n      ", fp);
+            put_str(fp, s->notes[i]);
+        }
+        fputs("\n    ]", fp);
+    }
+    fputs("\n  }\n}\n", fp);
     /* stdio keeps the error flag; one check at the end catches any failed write. */
     return fflush(fp) != 0 || ferror(fp) ? -1 : 0;
 }

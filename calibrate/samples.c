@@ -7,6 +7,8 @@
  */
 #include "samples.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,8 +101,79 @@ int fs_calib_scalar_add(fs_calib_scalar *scalar, double seconds)
     return 0;
 }
 
+/* Splits "a,b,c" into t->columns; 0, or -1 when a name is empty or too long
+ * or there are too many. */
+static int fs__calib_columns_set(fs_calib_table *t, const char *columns)
+{
+    t->n_columns = 0;
+    for (const char *c = columns;;) {
+        const char *end = strchr(c, ',');
+        size_t len = end ? (size_t)(end - c) : strlen(c);
+        if (len == 0 || len >= sizeof t->columns[0] || t->n_columns >= FS_CALIB_MAX_COLUMNS)
+            return -1;
+        memcpy(t->columns[t->n_columns], c, len);
+        t->columns[t->n_columns][len] = '\0';
+        t->n_columns++;
+        if (!end)
+            return 0;
+        c = end + 1;
+    }
+}
+
+fs_calib_table *fs_calib_table_get(fs_calib_samples *s, const char *name, const char *columns)
+{
+    fs_calib_table probe;
+    memset(&probe, 0, sizeof probe);
+    if (fs__calib_columns_set(&probe, columns) != 0)
+        return NULL;
+    for (size_t i = 0; i < s->n_tables; i++) {
+        fs_calib_table *t = &s->tables[i];
+        if (strcmp(t->name, name) != 0)
+            continue;
+        if (t->n_columns != probe.n_columns || memcmp(t->columns, probe.columns, sizeof probe.columns) != 0)
+            return NULL;
+        return t;
+    }
+    if (s->n_tables >= FS_CALIB_MAX_TABLES || fs__calib_name_set(probe.name, name) != 0)
+        return NULL;
+    s->tables[s->n_tables] = probe;
+    return &s->tables[s->n_tables++];
+}
+
+int fs_calib_table_add(fs_calib_table *t, const double *row)
+{
+    void *v = t->values;
+    size_t cap = t->cap_rows;
+    /* Grown in rows of n_columns doubles. */
+    if (fs__calib_grow(&v, &cap, t->n_rows + 1, t->n_columns * sizeof(double)) != 0)
+        return -1;
+    t->values = v;
+    t->cap_rows = cap;
+    memcpy(t->values + t->n_rows * t->n_columns, row, t->n_columns * sizeof(double));
+    t->n_rows++;
+    return 0;
+}
+
+void fs_calib_note(fs_calib_samples *s, const char *fmt, ...)
+{
+    if (s->n_notes >= FS_CALIB_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->notes[s->n_notes], sizeof s->notes[0], fmt, ap);
+    va_end(ap);
+    s->n_notes++;
+}
+
 void fs_calib_samples_fini(fs_calib_samples *s)
 {
+    for (size_t i = 0; i < s->n_tables; i++) {
+        free(s->tables[i].values);
+        s->tables[i].values = NULL;
+        s->tables[i].n_rows = s->tables[i].cap_rows = 0;
+    }
+    s->n_tables = 0;
+    s->n_notes = 0;
     for (size_t i = 0; i < s->n_series; i++) {
         free(s->series[i].bytes);
         free(s->series[i].seconds);

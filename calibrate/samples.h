@@ -29,8 +29,22 @@ typedef struct fs_calib_scalar {
     size_t n, cap;
 } fs_calib_scalar;
 
-#define FS_CALIB_MAX_SERIES 16
-#define FS_CALIB_MAX_SCALARS 16
+/* Measurements with more than one input (a step time against hidden size,
+ * prompt tokens, batch and context; a request's arrival, start and end):
+ * named columns, rows of numbers, row-major. */
+#define FS_CALIB_MAX_COLUMNS 12
+typedef struct fs_calib_table {
+    char name[48];
+    char columns[FS_CALIB_MAX_COLUMNS][32];
+    size_t n_columns;
+    double *values; /* n_rows * n_columns */
+    size_t n_rows, cap_rows;
+} fs_calib_table;
+
+#define FS_CALIB_MAX_SERIES 32
+#define FS_CALIB_MAX_SCALARS 32
+#define FS_CALIB_MAX_TABLES 8
+#define FS_CALIB_MAX_NOTES 16
 
 typedef struct fs_calib_samples {
     char device[128];     /* cudaDeviceProp.name */
@@ -41,6 +55,12 @@ typedef struct fs_calib_samples {
     size_t n_series;
     fs_calib_scalar scalars[FS_CALIB_MAX_SCALARS];
     size_t n_scalars;
+    fs_calib_table tables[FS_CALIB_MAX_TABLES];
+    size_t n_tables;
+    /* What a run could not do, in words ("mps: nvidia-cuda-mps-control not
+     * found"): a step that failed or was skipped names itself here. */
+    char notes[FS_CALIB_MAX_NOTES][160];
+    size_t n_notes;
 } fs_calib_samples;
 
 /* The series / scalar with this name, created empty if absent; NULL when out
@@ -51,6 +71,18 @@ fs_calib_scalar *fs_calib_scalar_get(fs_calib_samples *s, const char *name);
 /* Appends one sample; 0 or -1 (out of memory). */
 int fs_calib_series_add(fs_calib_series *series, double bytes, double seconds);
 int fs_calib_scalar_add(fs_calib_scalar *scalar, double seconds);
+
+/* The table with this name, created with these columns (a comma-separated
+ * list, "hidden,tokens,seconds") if absent; NULL when out of room, when the
+ * columns are too many or too long, or when an existing table has other
+ * columns. */
+fs_calib_table *fs_calib_table_get(fs_calib_samples *s, const char *name, const char *columns);
+
+/* Appends one row of t->n_columns numbers; 0 or -1 (out of memory). */
+int fs_calib_table_add(fs_calib_table *t, const double *row);
+
+/* Appends a note (truncated to fit; dropped past FS_CALIB_MAX_NOTES). */
+void fs_calib_note(fs_calib_samples *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void fs_calib_samples_fini(fs_calib_samples *s);
 

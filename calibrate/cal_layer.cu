@@ -1,0 +1,343 @@
+/* cal_layer — a transformer-layer proxy on the GPU (cal_layer.h). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+extern "C" {
+#include "cal_say.h"
+}
+#include "cal_layer.h"
+
+typedef __nv_bfloat16 cal_bf16;
+
+#define GEMM_BM 128
+#define GEMM_BN 128
+#define GEMM_BK 32
+#define GEMM_PAD 8 /* keeps shared-memory rows off the same banks */
+#define GEMM_THREADS 256
+
+/* C[M x N] = A[M x K] . B[K x N], row-major bf16, fp32 accumulation.  M, N
+ * multiples of 128 and K of 32 (the caller pads M; H is a multiple of 128).
+ * Eight warps, 2 x 4, each 64 x 32 of the tile as 4 x 2 WMMA fragments. */
+__global__ __launch_bounds__(GEMM_THREADS) void cal_gemm_kernel(const cal_bf16 *__restrict__ A,
+                                                                const cal_bf16 *__restrict__ B,
+                                                                cal_bf16 *__restrict__ C, int N, int K)
+{
+    using namespace nvcuda;
+    __shared__ __align__(128) cal_bf16 As[GEMM_BM][GEMM_BK + GEMM_PAD];
+    __shared__ __align__(128) cal_bf16 Bs[GEMM_BK][GEMM_BN + GEMM_PAD];
+    __shared__ __align__(128) float stage[GEMM_THREADS / 32][16 * 16];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp / 4, wn = warp % 4;
+    const size_t row0 = (size_t)blockIdx.y * GEMM_BM, col0 = (size_t)blockIdx.x * GEMM_BN;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[4][2];
+
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 2; j++)
+            wmma::fill_fragment(acc[i][j], 0.0f);
+    for (int k0 = 0; k0 < K; k0 += GEMM_BK) {
+        for (int t = threadIdx.x; t < GEMM_BM * GEMM_BK / 8; t += GEMM_THREADS) {
+            int r = t / (GEMM_BK / 8), c = (t % (GEMM_BK / 8)) * 8;
+            *(uint4 *)&As[r][c] = *(const uint4 *)&A[(row0 + r) * K + k0 + c];
+        }
+        for (int t = threadIdx.x; t < GEMM_BK * GEMM_BN / 8; t += GEMM_THREADS) {
+            int r = t / (GEMM_BN / 8), c = (t % (GEMM_BN / 8)) * 8;
+            *(uint4 *)&Bs[r][c] = *(const uint4 *)&B[(size_t)(k0 + r) * N + col0 + c];
+        }
+        __syncthreads();
+        for (int kk = 0; kk < GEMM_BK; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, cal_bf16, wmma::row_major> a[4];
+            wmma::fragment<wmma::matrix_b, 16, 16, 16, cal_bf16, wmma::row_major> b[2];
+            for (int i = 0; i < 4; i++)
+                wmma::load_matrix_sync(a[i], &As[wm * 64 + i * 16][kk], GEMM_BK + GEMM_PAD);
+            for (int j = 0; j < 2; j++)
+                wmma::load_matrix_sync(b[j], &Bs[kk][wn * 32 + j * 16], GEMM_BN + GEMM_PAD);
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 2; j++)
+                    wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+        }
+        __syncthreads();
+    }
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 2; j++) {
+            wmma::store_matrix_sync(stage[warp], acc[i][j], 16, wmma::mem_row_major);
+            __syncwarp();
+            for (int e = lane; e < 256; e += 32) {
+                size_t r = row0 + wm * 64 + i * 16 + e / 16, c = col0 + wn * 32 + j * 16 + e % 16;
+                C[r * N + c] = __float2bfloat16(stage[warp][e]);
+            }
+            __syncwarp();
+        }
+    }
+}
+
+/* Sum over a warp. */
+__device__ __forceinline__ float cal_warp_sum(float v)
+{
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ float cal_warp_max(float v)
+{
+    for (int o = 16; o > 0; o /= 2)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+/* Four bf16 (8 bytes) as floats. */
+__device__ __forceinline__ void cal_load4(const cal_bf16 *p, float out[4])
+{
+    uint2 raw = *(const uint2 *)p;
+    __nv_bfloat162 lo = *(__nv_bfloat162 *)&raw.x, hi = *(__nv_bfloat162 *)&raw.y;
+    out[0] = __low2float(lo);
+    out[1] = __high2float(lo);
+    out[2] = __low2float(hi);
+    out[3] = __high2float(hi);
+}
+
+/* Decode attention: block (head h, sequence b), 128 threads.  Scores of the
+ * query against L keys (a warp per key, a lane per 4 dimensions, so each key
+ * row is one coalesced 256-byte read), softmax, then the weighted sum of L
+ * values, the 4 warps each over a quarter of the keys.  K and V are
+ * [B][L][H]. */
+__global__ __launch_bounds__(128) void cal_attention_kernel(const cal_bf16 *__restrict__ qkv, int qkv_ld, int q_row0,
+                                                            const cal_bf16 *__restrict__ K,
+                                                            const cal_bf16 *__restrict__ V, int L, int H,
+                                                            cal_bf16 *__restrict__ out)
+{
+    extern __shared__ float smem[];
+    float *scores = smem, *q = smem + L, *part = q + CAL_LAYER_HEAD_DIM, *red = part + 4 * CAL_LAYER_HEAD_DIM;
+    const int h = blockIdx.x, b = blockIdx.y, tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const size_t seq = (size_t)b * L * H + (size_t)h * CAL_LAYER_HEAD_DIM;
+    float m = -INFINITY, sum = 0.0f, acc[4] = {0, 0, 0, 0};
+
+    q[tid] = __bfloat162float(qkv[(size_t)(q_row0 + b) * qkv_ld + h * CAL_LAYER_HEAD_DIM + tid]);
+    __syncthreads();
+    for (int l = warp; l < L; l += 4) {
+        float k[4];
+        cal_load4(K + seq + (size_t)l * H + lane * 4, k);
+        float s = cal_warp_sum(q[lane * 4] * k[0] + q[lane * 4 + 1] * k[1] + q[lane * 4 + 2] * k[2] +
+                               q[lane * 4 + 3] * k[3]);
+        if (lane == 0)
+            scores[l] = s * 0.08838834764831845f; /* 1/sqrt(128) */
+    }
+    __syncthreads();
+    for (int l = tid; l < L; l += 128)
+        m = fmaxf(m, scores[l]);
+    m = cal_warp_max(m);
+    if (lane == 0)
+        red[warp] = m;
+    __syncthreads();
+    m = fmaxf(fmaxf(red[0], red[1]), fmaxf(red[2], red[3]));
+    for (int l = tid; l < L; l += 128) {
+        float p = __expf(scores[l] - m);
+        scores[l] = p;
+        sum += p;
+    }
+    sum = cal_warp_sum(sum);
+    __syncthreads(); /* every warp has read red[] for the maximum */
+    if (lane == 0)
+        red[4 + warp] = sum;
+    __syncthreads();
+    sum = red[4] + red[5] + red[6] + red[7];
+    for (int l = warp; l < L; l += 4) {
+        float v[4], p = scores[l];
+        cal_load4(V + seq + (size_t)l * H + lane * 4, v);
+        for (int i = 0; i < 4; i++)
+            acc[i] += p * v[i];
+    }
+    for (int i = 0; i < 4; i++)
+        part[warp * CAL_LAYER_HEAD_DIM + lane * 4 + i] = acc[i];
+    __syncthreads();
+    out[(size_t)(q_row0 + b) * H + h * CAL_LAYER_HEAD_DIM + tid] =
+        __float2bfloat16((part[tid] + part[128 + tid] + part[256 + tid] + part[384 + tid]) / sum);
+}
+
+/* The MLP's activation (GELU, sigmoid form) in place over n bf16 pairs. */
+__global__ void cal_activation_kernel(__nv_bfloat162 *u, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float2 f = __bfloat1622float2(u[i]);
+        f.x = f.x / (1.0f + __expf(-1.702f * f.x));
+        f.y = f.y / (1.0f + __expf(-1.702f * f.y));
+        u[i] = __float22bfloat162_rn(f);
+    }
+}
+
+/* Small values in [-0.01, 0.01) from a hash of the index: finite, varied. */
+__global__ void cal_fill_kernel(cal_bf16 *p, size_t n, uint32_t seed)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        uint32_t x = (uint32_t)i * 2654435761u ^ seed;
+        x ^= x >> 15;
+        x *= 2246822519u;
+        x ^= x >> 13;
+        p[i] = __float2bfloat16(((float)(x & 0xffffu) / 65536.0f - 0.5f) * 0.02f);
+    }
+}
+
+static void cal__cuda_error(const char *what, cudaError_t err)
+{
+    cal_say_error("%s failed: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+static size_t cal__round_rows(int rows) { return ((size_t)rows + GEMM_BM - 1) / GEMM_BM * GEMM_BM; }
+
+size_t cal_layer_bytes(int hidden, int max_rows, size_t kv_tokens)
+{
+    size_t h = (size_t)hidden, rows = cal__round_rows(max_rows);
+    size_t weights = 12 * h * h, kv = 2 * kv_tokens * h;
+    size_t act = rows * h * 3 + rows * h * 3 + rows * h * 4; /* x, attn, o; qkv; u */
+    return (CAL_LAYER_SETS * (weights + kv) + act) * sizeof(cal_bf16);
+}
+
+static int cal__alloc(void **p, size_t elems, uint32_t seed)
+{
+    cudaError_t err = cudaMalloc(p, elems * sizeof(cal_bf16));
+    if (err != cudaSuccess) {
+        *p = NULL;
+        cal__cuda_error("cudaMalloc (layer proxy)", err);
+        return -1;
+    }
+    cal_fill_kernel<<<1024, 256>>>((cal_bf16 *)*p, elems, seed);
+    err = cudaGetLastError();
+    if (err != cudaSuccess) {
+        cal__cuda_error("launch of cal_fill_kernel", err);
+        return -1;
+    }
+    return 0;
+}
+
+int cal_layer_init(cal_layer *l, int hidden, int max_rows, size_t kv_tokens)
+{
+    size_t h = (size_t)hidden, rows;
+    const size_t wsize[4] = {3 * h * h, h * h, 4 * h * h, 4 * h * h};
+    uint32_t seed = 1;
+    cudaError_t err;
+
+    memset(l, 0, sizeof *l);
+    if (hidden <= 0 || hidden % CAL_LAYER_HEAD_DIM != 0 || max_rows <= 0) {
+        cal_say_error("layer proxy: bad shape (hidden %d, rows %d)", hidden, max_rows);
+        return -1;
+    }
+    l->hidden = hidden;
+    l->max_rows = (int)cal__round_rows(max_rows);
+    l->kv_tokens = kv_tokens;
+    rows = (size_t)l->max_rows;
+    for (int s = 0; s < CAL_LAYER_SETS; s++) {
+        for (int k = 0; k < 4; k++)
+            if (cal__alloc(&l->w[s][k], wsize[k], seed++) != 0)
+                goto fail;
+        if (kv_tokens > 0 && cal__alloc(&l->kv[s], 2 * kv_tokens * h, seed++) != 0)
+            goto fail;
+    }
+    if (cal__alloc(&l->x, rows * h, seed++) != 0 || cal__alloc(&l->qkv, rows * 3 * h, seed++) != 0 ||
+        cal__alloc(&l->attn, rows * h, seed++) != 0 || cal__alloc(&l->o, rows * h, seed++) != 0 ||
+        cal__alloc(&l->u, rows * 4 * h, seed++) != 0)
+        goto fail;
+    err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        cal__cuda_error("cudaDeviceSynchronize (layer proxy fill)", err);
+        goto fail;
+    }
+    return 0;
+fail:
+    cal_layer_fini(l);
+    return -1;
+}
+
+void cal_layer_fini(cal_layer *l)
+{
+    void **all[] = {&l->x, &l->qkv, &l->attn, &l->o, &l->u};
+    for (int s = 0; s < CAL_LAYER_SETS; s++) {
+        for (int k = 0; k < 4; k++)
+            if (l->w[s][k])
+                cudaFree(l->w[s][k]);
+        if (l->kv[s])
+            cudaFree(l->kv[s]);
+    }
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (*all[i])
+            cudaFree(*all[i]);
+    memset(l, 0, sizeof *l);
+}
+
+static int cal__gemm(const void *a, const void *b, void *c, size_t rows, int n, int k, cudaStream_t stream)
+{
+    dim3 grid((unsigned)(n / GEMM_BN), (unsigned)(rows / GEMM_BM));
+    cal_gemm_kernel<<<grid, GEMM_THREADS, 0, stream>>>((const cal_bf16 *)a, (const cal_bf16 *)b, (cal_bf16 *)c, n,
+                                                       k);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) {
+        cal__cuda_error("launch of cal_gemm_kernel", err);
+        return -1;
+    }
+    return 0;
+}
+
+int cal_layer_enqueue(cal_layer *l, int layers, int prefill_tokens, int batch, int context, cudaStream_t stream)
+{
+    const int h = l->hidden;
+    const int rows_used = prefill_tokens + batch;
+    const size_t rows = cal__round_rows(rows_used);
+    const size_t smem = ((size_t)context + CAL_LAYER_HEAD_DIM * 5 + 8) * sizeof(float);
+    int kernels = 0;
+    cudaError_t err;
+
+    if (rows_used <= 0 || prefill_tokens < 0 || batch < 0 || rows > (size_t)l->max_rows ||
+        (size_t)batch * (size_t)context > l->kv_tokens || (batch > 0 && context <= 0) || smem > 48 * 1024) {
+        cal_say_error("layer proxy: step (T %d, B %d, L %d) is outside what was allocated (%d rows, %zu KV tokens)",
+                      prefill_tokens, batch, context, l->max_rows, l->kv_tokens);
+        return -1;
+    }
+    for (int layer = 0; layer < layers; layer++) {
+        void *const *w = l->w[layer % CAL_LAYER_SETS];
+        const cal_bf16 *kv = (const cal_bf16 *)l->kv[layer % CAL_LAYER_SETS];
+        size_t v_offset = l->kv_tokens * h; /* V follows K */
+        if (cal__gemm(l->x, w[0], l->qkv, rows, 3 * h, h, stream) != 0)
+            return -1;
+        kernels++;
+        if (batch > 0) {
+            dim3 grid((unsigned)(h / CAL_LAYER_HEAD_DIM), (unsigned)batch);
+            cal_attention_kernel<<<grid, 128, smem, stream>>>((const cal_bf16 *)l->qkv, 3 * h, prefill_tokens, kv,
+                                                              kv + v_offset, context, h, (cal_bf16 *)l->attn);
+            err = cudaGetLastError();
+            if (err != cudaSuccess) {
+                cal__cuda_error("launch of cal_attention_kernel", err);
+                return -1;
+            }
+            kernels++;
+        }
+        if (cal__gemm(l->attn, w[1], l->o, rows, h, h, stream) != 0 ||
+            cal__gemm(l->o, w[2], l->u, rows, 4 * h, h, stream) != 0)
+            return -1;
+        cal_activation_kernel<<<1024, 256, 0, stream>>>((__nv_bfloat162 *)l->u, rows * 4 * h / 2);
+        err = cudaGetLastError();
+        if (err != cudaSuccess) {
+            cal__cuda_error("launch of cal_activation_kernel", err);
+            return -1;
+        }
+        if (cal__gemm(l->u, w[3], l->x, rows, h, 4 * h, stream) != 0)
+            return -1;
+        kernels += 4;
+    }
+    return kernels;
+}
+
+double cal_layer_flops(int hidden, int prefill_tokens, int batch)
+{
+    return 24.0 * (double)(prefill_tokens + batch) * (double)hidden * (double)hidden;
+}
+
+double cal_layer_kv_bytes(int hidden, int batch, int context)
+{
+    return 2.0 * (double)batch * (double)context * (double)hidden * (double)sizeof(cal_bf16);
+}
