@@ -10,6 +10,7 @@
 extern "C" {
 #include "cal_say.h"
 }
+#include "cal_blas.h"
 #include "cal_layer.h"
 
 typedef __nv_bfloat16 cal_bf16;
@@ -22,10 +23,14 @@ typedef __nv_bfloat16 cal_bf16;
 
 /* C[M x N] = A[M x K] . B[K x N], row-major bf16, fp32 accumulation.  M, N
  * multiples of 128 and K of 32 (the caller pads M; H is a multiple of 128).
- * Eight warps, 2 x 4, each 64 x 32 of the tile as 4 x 2 WMMA fragments. */
+ * Eight warps, 2 x 4, each 64 x 32 of the tile as 4 x 2 WMMA fragments.
+ * Split over K (gridDim.z > 1, for the few-row GEMMs of decode, whose tiles
+ * alone cannot keep the GPU's memory busy): block z sums k_per_split of K
+ * into partial[z][M][N] (fp32), and cal_split_sum_kernel adds the parts. */
 __global__ __launch_bounds__(GEMM_THREADS) void cal_gemm_kernel(const cal_bf16 *__restrict__ A,
                                                                 const cal_bf16 *__restrict__ B,
-                                                                cal_bf16 *__restrict__ C, int N, int K)
+                                                                cal_bf16 *__restrict__ C, int N, int K,
+                                                                float *__restrict__ partial, int k_per_split)
 {
     using namespace nvcuda;
     __shared__ __align__(128) cal_bf16 As[GEMM_BM][GEMM_BK + GEMM_PAD];
@@ -39,7 +44,8 @@ __global__ __launch_bounds__(GEMM_THREADS) void cal_gemm_kernel(const cal_bf16 *
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 2; j++)
             wmma::fill_fragment(acc[i][j], 0.0f);
-    for (int k0 = 0; k0 < K; k0 += GEMM_BK) {
+    const int k_begin = blockIdx.z * k_per_split, k_end = k_begin + k_per_split;
+    for (int k0 = k_begin; k0 < k_end; k0 += GEMM_BK) {
         for (int t = threadIdx.x; t < GEMM_BM * GEMM_BK / 8; t += GEMM_THREADS) {
             int r = t / (GEMM_BK / 8), c = (t % (GEMM_BK / 8)) * 8;
             *(uint4 *)&As[r][c] = *(const uint4 *)&A[(row0 + r) * K + k0 + c];
@@ -68,10 +74,26 @@ __global__ __launch_bounds__(GEMM_THREADS) void cal_gemm_kernel(const cal_bf16 *
             __syncwarp();
             for (int e = lane; e < 256; e += 32) {
                 size_t r = row0 + wm * 64 + i * 16 + e / 16, c = col0 + wn * 32 + j * 16 + e % 16;
-                C[r * N + c] = __float2bfloat16(stage[warp][e]);
+                if (partial)
+                    partial[((size_t)blockIdx.z * gridDim.y * GEMM_BM + r) * N + c] = stage[warp][e];
+                else
+                    C[r * N + c] = __float2bfloat16(stage[warp][e]);
             }
             __syncwarp();
         }
+    }
+}
+
+/* C = the sum of `splits` fp32 parts of n elements each, as bf16. */
+__global__ void cal_split_sum_kernel(const float *__restrict__ partial, int splits, size_t n,
+                                     cal_bf16 *__restrict__ C)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float sum = 0.0f;
+        for (int z = 0; z < splits; z++)
+            sum += partial[(size_t)z * n + i];
+        C[i] = __float2bfloat16(sum);
     }
 }
 
@@ -196,7 +218,8 @@ size_t cal_layer_bytes(int hidden, int max_rows, size_t kv_tokens)
     size_t h = (size_t)hidden, rows = cal__round_rows(max_rows);
     size_t weights = 12 * h * h, kv = 2 * kv_tokens * h;
     size_t act = rows * h * 3 + rows * h * 3 + rows * h * 4; /* x, attn, o; qkv; u */
-    return (CAL_LAYER_SETS * (weights + kv) + act) * sizeof(cal_bf16);
+    return (CAL_LAYER_SETS * (weights + kv) + act) * sizeof(cal_bf16) +
+           (size_t)CAL_LAYER_MAX_SPLITS * CAL_LAYER_SPLIT_ROWS * 4 * h * sizeof(float);
 }
 
 static int cal__alloc(void **p, size_t elems, uint32_t seed)
@@ -239,6 +262,17 @@ int cal_layer_init(cal_layer *l, int hidden, int max_rows, size_t kv_tokens)
         if (kv_tokens > 0 && cal__alloc(&l->kv[s], 2 * kv_tokens * h, seed++) != 0)
             goto fail;
     }
+    err = cudaDeviceGetAttribute(&l->sms, cudaDevAttrMultiProcessorCount, 0);
+    if (err != cudaSuccess || l->sms <= 0) {
+        cal__cuda_error("cudaDeviceGetAttribute (multiprocessors)", err);
+        goto fail;
+    }
+    err = cudaMalloc((void **)&l->split_ws, (size_t)CAL_LAYER_MAX_SPLITS * CAL_LAYER_SPLIT_ROWS * 4 * h * sizeof(float));
+    if (err != cudaSuccess) {
+        l->split_ws = NULL;
+        cal__cuda_error("cudaMalloc (split-K workspace)", err);
+        goto fail;
+    }
     if (cal__alloc(&l->x, rows * h, seed++) != 0 || cal__alloc(&l->qkv, rows * 3 * h, seed++) != 0 ||
         cal__alloc(&l->attn, rows * h, seed++) != 0 || cal__alloc(&l->o, rows * h, seed++) != 0 ||
         cal__alloc(&l->u, rows * 4 * h, seed++) != 0)
@@ -267,20 +301,47 @@ void cal_layer_fini(cal_layer *l)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (*all[i])
             cudaFree(*all[i]);
+    if (l->split_ws)
+        cudaFree(l->split_ws);
     memset(l, 0, sizeof *l);
 }
 
-static int cal__gemm(const void *a, const void *b, void *c, size_t rows, int n, int k, cudaStream_t stream)
+/* The number of K splits for a GEMM of `rows` x n x k: 1, unless its tiles
+ * are too few to keep every SM busy (decode's few rows), then doubled until
+ * there are 4 blocks per SM, each split keeping at least 4 steps of K. */
+static int cal__splits(const cal_layer *l, size_t rows, int n, int k)
 {
-    dim3 grid((unsigned)(n / GEMM_BN), (unsigned)(rows / GEMM_BM));
+    size_t tiles = (size_t)(n / GEMM_BN) * (rows / GEMM_BM);
+    int splits = 1;
+    if (rows > CAL_LAYER_SPLIT_ROWS)
+        return 1;
+    while (tiles * (size_t)splits < (size_t)(4 * l->sms) && splits < CAL_LAYER_MAX_SPLITS &&
+           (k / GEMM_BK) % (splits * 2) == 0 && k / (splits * 2) >= 4 * GEMM_BK)
+        splits *= 2;
+    return splits;
+}
+
+static int cal__gemm(const cal_layer *l, const void *a, const void *b, void *c, size_t rows, int rows_used, int n,
+                     int k, cudaStream_t stream)
+{
+    cudaError_t err;
+    int splits;
+    if (l->gemm == CAL_GEMM_CUBLAS)
+        return cal_blas_gemm(a, b, c, rows_used, n, k, stream) == 0 ? 1 : -1; /* one call, however many kernels */
+    splits = cal__splits(l, rows, n, k);
+    dim3 grid((unsigned)(n / GEMM_BN), (unsigned)(rows / GEMM_BM), (unsigned)splits);
     cal_gemm_kernel<<<grid, GEMM_THREADS, 0, stream>>>((const cal_bf16 *)a, (const cal_bf16 *)b, (cal_bf16 *)c, n,
-                                                       k);
-    cudaError_t err = cudaGetLastError();
+                                                       k, splits > 1 ? l->split_ws : NULL, k / splits);
+    err = cudaGetLastError();
+    if (err == cudaSuccess && splits > 1) {
+        cal_split_sum_kernel<<<2 * l->sms, 256, 0, stream>>>(l->split_ws, splits, rows * (size_t)n, (cal_bf16 *)c);
+        err = cudaGetLastError();
+    }
     if (err != cudaSuccess) {
         cal__cuda_error("launch of cal_gemm_kernel", err);
         return -1;
     }
-    return 0;
+    return splits > 1 ? 2 : 1;
 }
 
 int cal_layer_enqueue(cal_layer *l, int layers, int prefill_tokens, int batch, int context, cudaStream_t stream)
@@ -302,9 +363,10 @@ int cal_layer_enqueue(cal_layer *l, int layers, int prefill_tokens, int batch, i
         void *const *w = l->w[layer % CAL_LAYER_SETS];
         const cal_bf16 *kv = (const cal_bf16 *)l->kv[layer % CAL_LAYER_SETS];
         size_t v_offset = l->kv_tokens * h; /* V follows K */
-        if (cal__gemm(l->x, w[0], l->qkv, rows, 3 * h, h, stream) != 0)
+        int g;
+        if ((g = cal__gemm(l, l->x, w[0], l->qkv, rows, rows_used, 3 * h, h, stream)) < 0)
             return -1;
-        kernels++;
+        kernels += g;
         if (batch > 0) {
             dim3 grid((unsigned)(h / CAL_LAYER_HEAD_DIM), (unsigned)batch);
             cal_attention_kernel<<<grid, 128, smem, stream>>>((const cal_bf16 *)l->qkv, 3 * h, prefill_tokens, kv,
@@ -316,18 +378,21 @@ int cal_layer_enqueue(cal_layer *l, int layers, int prefill_tokens, int batch, i
             }
             kernels++;
         }
-        if (cal__gemm(l->attn, w[1], l->o, rows, h, h, stream) != 0 ||
-            cal__gemm(l->o, w[2], l->u, rows, 4 * h, h, stream) != 0)
+        if ((g = cal__gemm(l, l->attn, w[1], l->o, rows, rows_used, h, h, stream)) < 0)
             return -1;
+        kernels += g;
+        if ((g = cal__gemm(l, l->o, w[2], l->u, rows, rows_used, 4 * h, h, stream)) < 0)
+            return -1;
+        kernels += g;
         cal_activation_kernel<<<1024, 256, 0, stream>>>((__nv_bfloat162 *)l->u, rows * 4 * h / 2);
         err = cudaGetLastError();
         if (err != cudaSuccess) {
             cal__cuda_error("launch of cal_activation_kernel", err);
             return -1;
         }
-        if (cal__gemm(l->u, w[3], l->x, rows, h, 4 * h, stream) != 0)
+        if ((g = cal__gemm(l, l->u, w[3], l->x, rows, rows_used, h, 4 * h, stream)) < 0)
             return -1;
-        kernels += 4;
+        kernels += g + 1; /* and the activation */
     }
     return kernels;
 }

@@ -14,10 +14,12 @@
  * Not in the proxy: prefill attention (quadratic in T; the linear step-time
  * model has no such term either), norms, rotary embeddings, sampling.
  *
- * The GEMM is this file's own (WMMA bf16, fp32 accumulate, 128x128 tiles):
- * the measuring binary links nothing but libc and the CUDA runtime, so
- * cuBLAS is out; the achieved FLOP/s are recorded beside every step so the
- * proxy's distance from a tuned engine is visible, not hidden.
+ * The GEMMs run either on this file's own kernel (WMMA bf16, fp32
+ * accumulation, 128x128 tiles, split over K when the rows are few), which
+ * needs nothing beyond the CUDA runtime, or on cuBLAS where the host has it
+ * (cal_blas.h), as a serving engine's do.  The own kernel reaches a fraction
+ * of the tensor cores' peak; both curves are kept, named by their "gemm"
+ * column, so the proxy's distance from tuned GEMMs is visible, not hidden.
  *
  * Compiled as CUDA C++ and used only by the other .cu files.  A cal_layer
  * owns its device buffers; cal_layer_fini frees them.  Errors are reported
@@ -32,6 +34,10 @@
 
 #define CAL_LAYER_HEAD_DIM 128
 #define CAL_LAYER_SETS 2 /* distinct weight sets, so consecutive layers never hit L2 */
+#define CAL_LAYER_SPLIT_ROWS 256 /* GEMMs of at most this many (padded) rows may split K */
+#define CAL_LAYER_MAX_SPLITS 16
+
+enum cal_gemm_backend { CAL_GEMM_OWN = 0, CAL_GEMM_CUBLAS = 1 };
 
 typedef struct cal_layer {
     int hidden;                    /* H, a multiple of 128 */
@@ -40,6 +46,9 @@ typedef struct cal_layer {
     void *w[CAL_LAYER_SETS][4];    /* Wqkv, Wo, Wup, Wdown (bf16) */
     void *kv[CAL_LAYER_SETS];      /* K then V, each [B][L][H] of the step (bf16) */
     void *x, *qkv, *attn, *o, *u;  /* activations (bf16), max_rows rows */
+    float *split_ws;               /* split-K parts: MAX_SPLITS x SPLIT_ROWS x 4H */
+    int sms;
+    enum cal_gemm_backend gemm;    /* set by the caller; cuBLAS needs cal_blas_open */
 } cal_layer;
 
 /* Allocates and fills everything for hidden size H and the largest shapes;

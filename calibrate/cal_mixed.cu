@@ -104,6 +104,12 @@ int cal_mixed_train_main(int device, const char *spec)
     printf("evicted %.9f %.9f %.9f\n", t_start, t_copied, t_end);
     if (fflush(stdout) != 0)
         goto fail;
+    /* A suspended job: its context and its state's host copy stay until it is
+     * resumed or ended (the parent ends it after the trial).  Freeing 16 GiB
+     * of pinned memory takes seconds, and an evicted job would not do it. */
+    deadline = cal_clock_now() + 900.0;
+    while (cal_clock_now() < deadline)
+        sleep(1);
     cudaFree(sink);
     cudaFreeHost(pinned);
     return CAL_EXIT_OK;
@@ -398,14 +404,6 @@ int cal_mixed_measure(const cal_mixed_plan *plan, fs_calib_samples *out)
             cal_say_error("mixed: the training process said '%.60s'", line);
             goto fail_train;
         }
-        status = cal_child_reap(&train, false);
-        if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            cal_child_describe(status, how, sizeof how);
-            cal_say_error("mixed: the training process %s", how);
-            goto fail_train;
-        }
-        cal_child_fini(&train);
-
         snprintf(spec, sizeof spec, "%.9f,%.9g,%.9g,%d,%d,%zu,%d", t0, plan->rate_per_s, plan->duration_s,
                  plan->service_iters, plan->sms, plan->weights_bytes, 1000 + trial);
         serve_start = cal_clock_now();
@@ -422,6 +420,8 @@ int cal_mixed_measure(const cal_mixed_plan *plan, fs_calib_samples *out)
         if (cal__parse_serve(text, trial, t0, plan, evict, serve_start, pinned_s, out) != 0)
             goto fail_serve;
         cal_child_fini(&serve);
+        cal_child_reap(&train, true); /* the suspended job ends with the trial */
+        cal_child_fini(&train);
     }
     rc = 0;
     goto done;

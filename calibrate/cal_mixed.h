@@ -6,8 +6,9 @@
  * One trial: a training process holds `state_bytes` on the GPU and computes;
  * at t0 Poisson requests (rate_per_s, for duration_s) start arriving for a
  * serving replica that is not there yet, and the training process is told to
- * go.  It saves its state to pinned host memory and frees it (eviction); once
- * it has exited, a fresh serving process starts: CUDA context, weights read
+ * go.  It saves its state to pinned host memory and frees it (eviction), and
+ * then waits, suspended, with its context and its host copy, as an evicted
+ * job would, until the trial ends; a fresh serving process then starts: CUDA context, weights read
  * from a cold file in `dir` through a pinned bounce buffer to the device,
  * a first kernel over them, and then it serves the requests first come first
  * served, one kernel of about service_s each.  Every request's arrival, start

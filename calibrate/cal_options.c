@@ -73,7 +73,8 @@ const cal_step_info cal_steps[] = {
                 "             seconds against bytes, 64 MiB .. --storage-gb"},
     {"step-time", "one engine step of a transformer-layer proxy (bf16 GEMMs over T prompt\n"
                   "             tokens, decode attention over B sequences of L tokens) at hidden sizes\n"
-                  "             2048, 4096, 8192; seconds per step against (H, T, B, L)"},
+                  "             2048, 4096, 8192, with the tool's own GEMM kernel and with cuBLAS\n"
+                  "             where libcublas is found; seconds per step against (H, T, B, L)"},
     {"graphs", "CUDA graph capture, instantiation and first replay of the decode step,\n"
                "             8 and 32 layers, batch 1 .. 256; seconds against batch and kernels"},
     {"slicing", "latency of a 50 us kernel alone and beside a second process\n"

@@ -62,6 +62,7 @@ extern "C" {
 #include "profile.h"
 #include "samples.h"
 }
+#include "cal_blas.h"
 #include "cal_kernels.h"
 #include "cal_layer.h"
 
@@ -730,13 +731,14 @@ fail:
 
 /* ---- the step-time curve of a transformer-layer proxy ---- */
 
+#define CAL_STEP_COLUMNS "hidden,layers,prefill_tokens,batch,context,kernels,gemm,seconds"
+
 /* Seconds of `layers` layers of one step (T, B, L): GPU time between two
  * events, after `warm` untimed steps; each of `reps` steps is a row. */
 static int cal__time_steps(cal_run *r, cal_layer *l, int layers, int t, int b, int ctx, int warm, int reps,
                            cudaEvent_t ev[2])
 {
-    fs_calib_table *tab = fs_calib_table_get(&r->samples, "step_time",
-                                             "hidden,layers,prefill_tokens,batch,context,kernels,seconds");
+    fs_calib_table *tab = fs_calib_table_get(&r->samples, "step_time", CAL_STEP_COLUMNS);
     int kernels = 0;
     if (!tab) {
         cal_say_error("out of memory recording table step_time");
@@ -752,8 +754,8 @@ static int cal__time_steps(cal_run *r, cal_layer *l, int layers, int t, int b, i
         CAL_CUDA(cudaEventSynchronize(ev[1]));
         CAL_CUDA(cudaEventElapsedTime(&ms, ev[0], ev[1]));
         if (k >= warm) {
-            double row[7] = {(double)l->hidden, (double)layers, (double)t, (double)b, (double)ctx, (double)kernels,
-                             (double)ms * 1e-3};
+            double row[8] = {(double)l->hidden, (double)layers, (double)t, (double)b, (double)ctx, (double)kernels,
+                             (double)l->gemm, (double)ms * 1e-3};
             if (fs_calib_table_add(tab, row) != 0) {
                 cal_say_error("out of memory recording table step_time");
                 return -1;
@@ -781,47 +783,65 @@ static int cal__measure_step_time(cal_run *r)
     const size_t kv_cap_bytes = 2 * CAL_GIB; /* K and V of one weight set */
     cudaEvent_t ev[2] = {NULL, NULL};
     cal_layer l;
-    int rc = -1;
+    char blas[256];
+    double t_open;
+    int rc = -1, backends = 1;
 
     memset(&l, 0, sizeof l);
-    cal_say_step("LLM step time of a layer proxy: %d hidden size%s, prefill, decode and both", nh, cal__s(nh));
+    t_open = cal_clock_now();
+    if (cal_blas_open(blas, sizeof blas) == 0) {
+        backends = 2;
+        /* dlopen and cublasCreate: part of what a framework's start-up costs. */
+        if (cal__add_scalar(r, "cublas_open", cal_clock_now() - t_open) != 0)
+            goto fail;
+        fs_calib_note(&r->samples, "step-time: GEMMs measured with the own kernel (gemm 0) and with %s (gemm 1)",
+                      blas);
+    } else {
+        fs_calib_note(&r->samples, "step-time: GEMMs measured with the own kernel only (gemm 0): %s", blas);
+    }
+    cal_say_step("LLM step time of a layer proxy: %d hidden size%s, prefill, decode and both, %s", nh, cal__s(nh),
+                 backends == 2 ? "own and cuBLAS GEMMs" : "own GEMMs (no cuBLAS)");
     CAL_CUDA(cudaEventCreate(&ev[0]));
     CAL_CUDA(cudaEventCreate(&ev[1]));
-    for (int hi = 0; hi < nh; hi++) {
-        const int h = hid[hi];
-        const size_t kv_tokens = kv_cap_bytes / (4 * (size_t)h); /* K and V, bf16 */
-        double best_tflops = 0;
-        if (cal_layer_init(&l, h, pre[np - 1] + bat[nb - 1], kv_tokens) != 0)
-            goto fail;
-        for (int i = 0; i < np; i++) {
-            if (cal__time_steps(r, &l, layers, pre[i], 0, 0, warm, reps, ev) != 0)
+    for (int be = 0; be < backends; be++) {
+        for (int hi = 0; hi < nh; hi++) {
+            const int h = hid[hi];
+            const size_t kv_tokens = kv_cap_bytes / (4 * (size_t)h); /* K and V, bf16 */
+            double best_tflops = 0;
+            if (cal_layer_init(&l, h, pre[np - 1] + bat[nb - 1], kv_tokens) != 0)
                 goto fail;
-            {   /* the last row: this point's final repetition */
-                fs_calib_table *t = fs_calib_table_get(&r->samples, "step_time",
-                                                       "hidden,layers,prefill_tokens,batch,context,kernels,seconds");
-                double sec = t && t->n_rows ? t->values[(t->n_rows - 1) * t->n_columns + 6] : 0;
-                double tf = sec > 0 ? cal_layer_flops(h, pre[i], 0) * layers / sec * 1e-12 : 0;
+            l.gemm = be == 0 ? CAL_GEMM_OWN : CAL_GEMM_CUBLAS;
+            for (int i = 0; i < np; i++) {
+                fs_calib_table *t;
+                double sec, tf;
+                if (cal__time_steps(r, &l, layers, pre[i], 0, 0, warm, reps, ev) != 0)
+                    goto fail;
+                /* This point's last repetition, for the progress line. */
+                t = fs_calib_table_get(&r->samples, "step_time", CAL_STEP_COLUMNS);
+                sec = t && t->n_rows ? t->values[(t->n_rows - 1) * t->n_columns + 7] : 0;
+                tf = sec > 0 ? cal_layer_flops(h, pre[i], 0) * layers / sec * 1e-12 : 0;
                 if (tf > best_tflops)
                     best_tflops = tf;
             }
-        }
-        for (int bi = 0; bi < nb; bi++)
-            for (int ci = 0; ci < nc; ci++)
-                if ((size_t)bat[bi] * (size_t)ctx[ci] <= kv_tokens &&
-                    cal__time_steps(r, &l, layers, 0, bat[bi], ctx[ci], warm, reps, ev) != 0)
+            for (int bi = 0; bi < nb; bi++)
+                for (int ci = 0; ci < nc; ci++)
+                    if ((size_t)bat[bi] * (size_t)ctx[ci] <= kv_tokens &&
+                        cal__time_steps(r, &l, layers, 0, bat[bi], ctx[ci], warm, reps, ev) != 0)
+                        goto fail;
+            for (int m = 0; m < nm; m++)
+                if ((size_t)mixed_pts[m][1] * (size_t)mixed_pts[m][2] <= kv_tokens &&
+                    cal__time_steps(r, &l, layers, mixed_pts[m][0], mixed_pts[m][1], mixed_pts[m][2], warm, reps,
+                                    ev) != 0)
                     goto fail;
-        for (int m = 0; m < nm; m++)
-            if ((size_t)mixed_pts[m][1] * (size_t)mixed_pts[m][2] <= kv_tokens &&
-                cal__time_steps(r, &l, layers, mixed_pts[m][0], mixed_pts[m][1], mixed_pts[m][2], warm, reps,
-                                ev) != 0)
-                goto fail;
-        cal_layer_fini(&l);
-        fprintf(stderr, "(H %d: prefill GEMMs up to %.0f TFLOP/s) ", h, best_tflops);
+            cal_layer_fini(&l);
+            fprintf(stderr, "(%s H %d: prefill up to %.0f TFLOP/s) ", be == 0 ? "own" : "cuBLAS", h, best_tflops);
+        }
     }
     cal_say_done();
     rc = 0;
 fail:
     cal_layer_fini(&l);
+    cal_blas_close();
     if (ev[0])
         cudaEventDestroy(ev[0]);
     if (ev[1])
@@ -954,7 +974,7 @@ static int cal__measure_mixed(cal_run *r)
     plan.rate_per_s = 100.0;
     plan.duration_s = r->cfg.quick ? 8.0 : 20.0;
     plan.service_s = service_s;
-    plan.trials = r->cfg.quick ? 1 : 2;
+    plan.trials = r->cfg.quick ? 1 : 3;
     plan.sms = r->sms;
     plan.service_iters = cal_iters_for(service_s, r->spin_per_iter);
     cal_say_step("mixed workload: %d trial%s, %.0f requests/s for %.0f s, %.0f ms each; %.1f GiB evicted, %.1f GiB "
