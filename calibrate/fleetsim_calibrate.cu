@@ -1,36 +1,50 @@
 /*
- * fleetsim-calibrate — measures, on one real GPU, the costs fleetsim's switch
- * model uses (context creation, allocation, copies in every direction,
- * eviction to host and warm-up back, time-slicing) and writes them, fitted
- * and raw, as a calibration profile (profile.h).
+ * fleetsim-calibrate — measures, on one real GPU, what fleetsim's switch
+ * costs and LLM step times are made of (context creation and module loading,
+ * allocation, copies in every direction, eviction to host and warm-up back,
+ * KV-cache allocation, weights from storage, the step time of a
+ * transformer-layer proxy, CUDA graph capture, time-slicing and MPS, and a
+ * mixed-workload check) and writes them, fitted and raw, as a calibration
+ * profile (profile.h).
  *
- * Nine steps, each a progress line on stderr; the profile goes to --out,
- * written to FILE.tmp and renamed, so a failed run never leaves half a file;
- * a summary of the fits goes to stdout.  Every measured operation is
- * bracketed by cudaDeviceSynchronize and timed with CLOCK_MONOTONIC, so a
- * sample is what a tenant waits for, launch overheads included; the first
- * repetition of every size is a warm-up and is discarded.
+ * Eleven steps (--help lists them; --steps picks some), each a progress line
+ * on stderr; the profile goes to --out, written to FILE.tmp and renamed after
+ * every step, so a failed or killed run leaves the steps done so far and
+ * never half a file; a step that fails is noted in the profile and the next
+ * one runs; a summary of the fits goes to stdout.  Every measured operation
+ * is bracketed by a synchronisation and timed with CLOCK_MONOTONIC (the LLM
+ * steps with CUDA events), so a sample is what a tenant waits for, launch
+ * overheads included; the first repetition of every size is a warm-up and is
+ * discarded.
  *
- * Two measurements need a second process, and get one by re-executing this
+ * Measurements that need another process get one by re-executing this
  * binary (/proc/self/exe, fork + execv) in a hidden mode:
- *   --child-context       times cudaSetDevice + cudaFree(0) and a first
- *                         kernel in a fresh process, prints "CTX FIRST";
+ *   --child-context       times cudaSetDevice + cudaFree(0), a first kernel
+ *                         and the first and second launches of 64 distinct
+ *                         kernels in a fresh process;
  *   --child-hog SECONDS   keeps the GPU busy with long kernels, says "ready"
  *                         once its context is up, stops after SECONDS (the
- *                         parent kills it well before).
+ *                         parent kills it well before);
+ *   --child-train, --child-serve, --child-file   the mixed check's two
+ *                         processes (cal_mixed.h);
+ *   --child-slice         the MPS step's client (cal_mps.cu).
  * Children die with the parent (PR_SET_PDEATHSIG) and are always reaped.
  *
  * The binary links the CUDA runtime and GSL statically: a GPU host needs only
- * the NVIDIA driver (libcuda, which the runtime opens itself).
+ * the NVIDIA driver (libcuda, which the runtime opens itself); cuBLAS is
+ * opened at run time where present (cal_blas.h).
  *
  * Exit status: 0 profile written, 1 runtime failure (a CUDA call, a child, a
  * write; the failing call is named), 2 usage, 3 no CUDA device.
  *
- * This file holds what needs CUDA: the kernels, the nine measurements, the
- * hidden modes and main.  The plain C around them is in its own modules:
+ * This file holds main, the hidden context and hog modes and the steps not
+ * kept elsewhere (contexts, allocation, copies, eviction, KV cache, storage,
+ * slicing, mixed); cal_llm_steps.cu and cal_mps.cu hold the others, cal_run.h
+ * what the steps share.  The plain C around them is in its own modules:
  * cal_options (the command line and exit statuses), cal_child (starting,
  * reading and reaping the children), cal_output (the profile file and the
- * summary), cal_say (progress lines and errors on stderr) and cal_clock.
+ * summary), cal_say (progress lines and errors on stderr), cal_storage,
+ * samples, profile and profile_fit, and cal_clock.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -62,41 +76,13 @@ extern "C" {
 #include "profile.h"
 #include "samples.h"
 }
-#include "cal_blas.h"
 #include "cal_kernels.h"
-#include "cal_layer.h"
+#include "cal_run.h"
 
-#define CAL_KIB ((size_t)1 << 10)
-#define CAL_MIB ((size_t)1 << 20)
-#define CAL_GIB ((size_t)1 << 30)
-
-static void cal__cuda_error(const char *call, cudaError_t err)
+void cal_run_cuda_error(const char *call, cudaError_t err)
 {
     cal_say_error("%s failed: %s (%s)", call, cudaGetErrorString(err), cudaGetErrorName(err));
 }
-
-/* Every CUDA call goes through this: on failure it names the call and jumps
- * to the function's `fail` label, which releases what the function holds.
- * Functions using it declare all their variables before the first use, as
- * C++ forbids jumping over an initialisation. */
-#define CAL_CUDA(call)                                                                             \
-    do {                                                                                           \
-        cudaError_t cal_err_ = (call);                                                             \
-        if (cal_err_ != cudaSuccess) {                                                             \
-            cal__cuda_error(#call, cal_err_);                                                      \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
-
-/* After a <<<>>> launch: launch errors surface through cudaGetLastError. */
-#define CAL_LAUNCHED(kernel)                                                                       \
-    do {                                                                                           \
-        cudaError_t cal_err_ = cudaGetLastError();                                                 \
-        if (cal_err_ != cudaSuccess) {                                                             \
-            cal__cuda_error("launch of " kernel, cal_err_);                                        \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
 
 __global__ void cal_noop_kernel(void) {}
 
@@ -181,18 +167,8 @@ fail:
  * The run: settings and samples.
  */
 
-typedef struct cal_run {
-    cal_config cfg;
-    int sms;
-    int compute_mode;
-    fs_calib_samples samples;
-    /* repetitions (each plus one discarded warm-up) and counts */
-    int ctx_runs, malloc_reps, copy_reps, evict_reps, slice_kernels;
-    double spin_per_iter; /* cal_spin seconds per iteration over sms x 128, from the slicing step */
-    size_t size_step_malloc, size_step_copy; /* size factor between points */
-} cal_run;
 
-static int cal__add(cal_run *r, const char *series, double bytes, double seconds)
+int cal_run_add(cal_run *r, const char *series, double bytes, double seconds)
 {
     fs_calib_series *s = fs_calib_series_get(&r->samples, series);
     if (!s || fs_calib_series_add(s, bytes, seconds) != 0) {
@@ -202,7 +178,7 @@ static int cal__add(cal_run *r, const char *series, double bytes, double seconds
     return 0;
 }
 
-static int cal__add_scalar(cal_run *r, const char *scalar, double seconds)
+int cal_run_add_scalar(cal_run *r, const char *scalar, double seconds)
 {
     fs_calib_scalar *s = fs_calib_scalar_get(&r->samples, scalar);
     if (!s || fs_calib_scalar_add(s, seconds) != 0) {
@@ -213,7 +189,7 @@ static int cal__add_scalar(cal_run *r, const char *scalar, double seconds)
 }
 
 /* Host memory the kernel says is available (MemAvailable), bytes; 0 if unknown. */
-static size_t cal__host_available(void)
+size_t cal_run_host_available(void)
 {
     FILE *fp = fopen("/proc/meminfo", "r");
     char line[256];
@@ -227,12 +203,11 @@ static size_t cal__host_available(void)
     return (size_t)kib * 1024;
 }
 
-static size_t cal__min(size_t a, size_t b) { return a < b ? a : b; }
 
-static const char *cal__s(long n) { return n == 1 ? "" : "s"; }
+const char *cal_run_plural(long n) { return n == 1 ? "" : "s"; }
 
 /* Sizes first, first*factor, ... up to max inclusive; returns the count. */
-static int cal__sizes(size_t first, size_t factor, size_t max, size_t *out, int cap)
+int cal_run_sizes(size_t first, size_t factor, size_t max, size_t *out, int cap)
 {
     int n = 0;
     for (size_t s = first; s <= max && n < cap; s *= factor)
@@ -240,7 +215,7 @@ static int cal__sizes(size_t first, size_t factor, size_t max, size_t *out, int 
     return n;
 }
 
-static void cal__fmt_bytes(size_t b, char *buf, size_t cap)
+void cal_run_fmt_bytes(size_t b, char *buf, size_t cap)
 {
     if (b >= CAL_GIB)
         snprintf(buf, cap, "%g GiB", (double)b / (double)CAL_GIB);
@@ -281,9 +256,9 @@ static int cal__measure_contexts(cal_run *r)
         cal_child_fini(&child);
         if (i == 0)
             continue; /* warm-up: page cache, driver state */
-        if (cal__add_scalar(r, "context_create", ctx) != 0 || cal__add_scalar(r, "first_kernel", first) != 0 ||
-            cal__add_scalar(r, "module_first_launches", many_first) != 0 ||
-            cal__add_scalar(r, "module_second_launches", many_second) != 0)
+        if (cal_run_add_scalar(r, "context_create", ctx) != 0 || cal_run_add_scalar(r, "first_kernel", first) != 0 ||
+            cal_run_add_scalar(r, "module_first_launches", many_first) != 0 ||
+            cal_run_add_scalar(r, "module_second_launches", many_second) != 0)
             return -1;
     }
     cal_say_done();
@@ -304,11 +279,11 @@ static int cal__measure_malloc(cal_run *r)
     void *p = NULL;
 
     CAL_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    max = cal__min(4 * CAL_GIB, (size_t)(r->cfg.max_gib * (double)CAL_GIB));
-    max = cal__min(max, free_b / 10 * 8);
-    n = cal__sizes(CAL_MIB, r->size_step_malloc, max, sizes, 32);
-    cal_say_step("cudaMalloc / cudaFree: %d size%s x %d repetition%s", n, cal__s(n), r->malloc_reps,
-                    cal__s(r->malloc_reps));
+    max = cal_run_min(4 * CAL_GIB, (size_t)(r->cfg.max_gib * (double)CAL_GIB));
+    max = cal_run_min(max, free_b / 10 * 8);
+    n = cal_run_sizes(CAL_MIB, r->size_step_malloc, max, sizes, 32);
+    cal_say_step("cudaMalloc / cudaFree: %d size%s x %d repetition%s", n, cal_run_plural(n), r->malloc_reps,
+                    cal_run_plural(r->malloc_reps));
     for (int i = 0; i < n; i++) {
         for (int rep = 0; rep <= r->malloc_reps; rep++) {
             double t0, t1, t2;
@@ -323,8 +298,8 @@ static int cal__measure_malloc(cal_run *r)
             t2 = cal_clock_now();
             if (rep == 0)
                 continue;
-            if (cal__add(r, "malloc", (double)sizes[i], t1 - t0) != 0 ||
-                cal__add(r, "free", (double)sizes[i], t2 - t1) != 0)
+            if (cal_run_add(r, "malloc", (double)sizes[i], t1 - t0) != 0 ||
+                cal_run_add(r, "free", (double)sizes[i], t2 - t1) != 0)
                 return -1;
         }
     }
@@ -342,9 +317,9 @@ static int cal__copy_series(cal_run *r, const char *series, const char *title, v
                             cudaMemcpyKind kind, size_t max)
 {
     size_t sizes[32];
-    int n = cal__sizes(4 * CAL_KIB, r->size_step_copy, max, sizes, 32);
+    int n = cal_run_sizes(4 * CAL_KIB, r->size_step_copy, max, sizes, 32);
 
-    cal_say_step("%s: %d size%s x %d repetition%s", title, n, cal__s(n), r->copy_reps, cal__s(r->copy_reps));
+    cal_say_step("%s: %d size%s x %d repetition%s", title, n, cal_run_plural(n), r->copy_reps, cal_run_plural(r->copy_reps));
     for (int i = 0; i < n; i++) {
         for (int rep = 0; rep <= r->copy_reps; rep++) {
             double t0, t1;
@@ -353,7 +328,7 @@ static int cal__copy_series(cal_run *r, const char *series, const char *title, v
             CAL_CUDA(cudaMemcpy(dst, src, sizes[i], kind));
             CAL_CUDA(cudaDeviceSynchronize());
             t1 = cal_clock_now();
-            if (rep > 0 && cal__add(r, series, (double)sizes[i], t1 - t0) != 0)
+            if (rep > 0 && cal_run_add(r, series, (double)sizes[i], t1 - t0) != 0)
                 return -1;
         }
     }
@@ -365,16 +340,16 @@ fail:
 
 static int cal__measure_copies(cal_run *r)
 {
-    size_t free_b = 0, total_b = 0, host = cal__host_available(), max;
+    size_t free_b = 0, total_b = 0, host = cal_run_host_available(), max;
     void *pinned = NULL, *dev_a = NULL, *dev_b = NULL;
     char *pageable = NULL;
     int rc = -1;
 
     CAL_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    max = cal__min(CAL_GIB, (size_t)(r->cfg.max_gib * (double)CAL_GIB));
-    max = cal__min(max, free_b / 10 * 4); /* two device buffers */
+    max = cal_run_min(CAL_GIB, (size_t)(r->cfg.max_gib * (double)CAL_GIB));
+    max = cal_run_min(max, free_b / 10 * 4); /* two device buffers */
     if (host)
-        max = cal__min(max, host / 4); /* a pinned and a pageable buffer */
+        max = cal_run_min(max, host / 4); /* a pinned and a pageable buffer */
     if (max < 4 * CAL_KIB) {
         cal_say_error("copies: only %zu bytes of device or host memory to spare", max);
         return -1;
@@ -449,8 +424,8 @@ static int cal__eviction_series(cal_run *r, const size_t *sizes, int n, void *ho
             dev = NULL;
             if (rep == 0)
                 continue;
-            if (cal__add(r, evict_name, (double)sizes[i], t1 - t0) != 0 ||
-                cal__add(r, warmup_name, (double)sizes[i], t3 - t2) != 0)
+            if (cal_run_add(r, evict_name, (double)sizes[i], t1 - t0) != 0 ||
+                cal_run_add(r, warmup_name, (double)sizes[i], t3 - t2) != 0)
                 goto fail;
         }
     }
@@ -463,7 +438,7 @@ fail:
 
 static int cal__measure_eviction(cal_run *r)
 {
-    size_t free_b = 0, total_b = 0, host = cal__host_available(), cap, sizes[32];
+    size_t free_b = 0, total_b = 0, host = cal_run_host_available(), cap, sizes[32];
     const size_t grain = 2 * CAL_MIB; /* allocation granularity; keeps sizes in whole uint4s */
     void *pinned = NULL;
     char *pageable = NULL;
@@ -472,11 +447,11 @@ static int cal__measure_eviction(cal_run *r)
     char lo[32], hi[32];
 
     CAL_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    cap = cal__min((size_t)(r->cfg.max_gib * (double)CAL_GIB), free_b / 10 * 8);
+    cap = cal_run_min((size_t)(r->cfg.max_gib * (double)CAL_GIB), free_b / 10 * 8);
     if (host)
-        cap = cal__min(cap, host / 3); /* the pinned and the pageable copy of the state */
+        cap = cal_run_min(cap, host / 3); /* the pinned and the pageable copy of the state */
     if (r->cfg.quick)
-        cap = cal__min(cap, CAL_GIB);
+        cap = cal_run_min(cap, CAL_GIB);
     for (size_t s = r->cfg.quick ? CAL_GIB / 4 : CAL_GIB / 2; s <= cap && n < 32; s *= 2)
         sizes[n++] = s;
     if (n < 2) { /* too little room for the usual ladder: two points below the cap */
@@ -490,10 +465,10 @@ static int cal__measure_eviction(cal_run *r)
         cal_say_error("eviction: only %zu bytes of device or host memory to spare", cap);
         return -1;
     }
-    cal__fmt_bytes(sizes[0], lo, sizeof lo);
-    cal__fmt_bytes(sizes[n - 1], hi, sizeof hi);
+    cal_run_fmt_bytes(sizes[0], lo, sizeof lo);
+    cal_run_fmt_bytes(sizes[n - 1], hi, sizeof hi);
     cal_say_step("eviction and warm-up, pinned and pageable: %d size%s (%s .. %s) x %d repetition%s", n,
-                 cal__s(n), lo, hi, r->evict_reps, cal__s(r->evict_reps));
+                 cal_run_plural(n), lo, hi, r->evict_reps, cal_run_plural(r->evict_reps));
     CAL_CUDA(cudaMallocHost(&pinned, sizes[n - 1]));
     CAL_CUDA(cudaMalloc((void **)&sink, sizeof *sink));
     pageable = (char *)malloc(sizes[n - 1]);
@@ -534,7 +509,7 @@ static long cal__slice_series(cal_run *r, const char *scalar, float *sink, int i
         t1 = cal_clock_now();
         if (k < 10)
             continue;
-        if (cal__add_scalar(r, scalar, t1 - t0) != 0)
+        if (cal_run_add_scalar(r, scalar, t1 - t0) != 0)
             return -1;
         recorded++;
         if (t1 - start > budget_s)
@@ -624,14 +599,14 @@ static int cal__measure_kv(cal_run *r)
     int n = 0;
 
     CAL_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    max = cal__min(r->cfg.quick ? 4 * CAL_GIB : 32 * CAL_GIB, free_b / 10 * 8);
-    n = cal__sizes(CAL_GIB, r->cfg.quick ? 4 : 2, max, sizes, 16);
+    max = cal_run_min(r->cfg.quick ? 4 * CAL_GIB : 32 * CAL_GIB, free_b / 10 * 8);
+    n = cal_run_sizes(CAL_GIB, r->cfg.quick ? 4 : 2, max, sizes, 16);
     if (n == 0) {
         cal_say_error("kv: only %zu bytes of device memory free", free_b);
         return -1;
     }
-    cal_say_step("KV-cache allocation and first touch: %d size%s x %d repetition%s", n, cal__s(n), r->malloc_reps,
-                 cal__s(r->malloc_reps));
+    cal_say_step("KV-cache allocation and first touch: %d size%s x %d repetition%s", n, cal_run_plural(n), r->malloc_reps,
+                 cal_run_plural(r->malloc_reps));
     for (int i = 0; i < n; i++) {
         for (int rep = 0; rep <= r->malloc_reps; rep++) {
             double t0, t1, t2, t3;
@@ -649,9 +624,9 @@ static int cal__measure_kv(cal_run *r)
             t3 = cal_clock_now();
             if (rep == 0)
                 continue;
-            if (cal__add(r, "kv_alloc", (double)sizes[i], t1 - t0) != 0 ||
-                cal__add(r, "kv_touch", (double)sizes[i], t2 - t1) != 0 ||
-                cal__add(r, "kv_free", (double)sizes[i], t3 - t2) != 0)
+            if (cal_run_add(r, "kv_alloc", (double)sizes[i], t1 - t0) != 0 ||
+                cal_run_add(r, "kv_touch", (double)sizes[i], t2 - t1) != 0 ||
+                cal_run_add(r, "kv_free", (double)sizes[i], t3 - t2) != 0)
                 return -1;
         }
     }
@@ -690,7 +665,7 @@ static int cal__upload(const void *host, size_t bytes, void *ctx)
     if (err == cudaSuccess)
         err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
-        cal__cuda_error("cudaMemcpy (storage to device)", err);
+        cal_run_cuda_error("cudaMemcpy (storage to device)", err);
         return -1;
     }
     return 0;
@@ -702,14 +677,14 @@ static int cal__measure_storage(cal_run *r)
     cal_storage_ops ops = {cal__pinned_alloc, cal__pinned_free, cal__upload, &d};
     cal_storage_plan plan;
     double gib = r->cfg.storage_gib > 0 ? r->cfg.storage_gib : (r->cfg.quick ? 0.5 : 2.0);
-    size_t host = cal__host_available();
+    size_t host = cal_run_host_available();
     int rc;
 
     plan.dir = r->cfg.scratch;
     plan.max_bytes = (size_t)(gib * (double)CAL_GIB) / (2 * CAL_MIB) * (2 * CAL_MIB);
     if (host)
-        plan.max_bytes = cal__min(plan.max_bytes, host / 4);
-    plan.first_bytes = cal__min(64 * CAL_MIB, plan.max_bytes);
+        plan.max_bytes = cal_run_min(plan.max_bytes, host / 4);
+    plan.first_bytes = cal_run_min(64 * CAL_MIB, plan.max_bytes);
     plan.reps = r->cfg.quick ? 1 : 2;
     plan.budget_s = r->cfg.quick ? 20.0 : 90.0;
     if (plan.max_bytes < 2 * CAL_MIB) {
@@ -729,225 +704,12 @@ fail:
     return -1;
 }
 
-/* ---- the step-time curve of a transformer-layer proxy ---- */
-
-#define CAL_STEP_COLUMNS "hidden,layers,prefill_tokens,batch,context,kernels,gemm,seconds"
-
-/* Seconds of `layers` layers of one step (T, B, L): GPU time between two
- * events, after `warm` untimed steps; each of `reps` steps is a row. */
-static int cal__time_steps(cal_run *r, cal_layer *l, int layers, int t, int b, int ctx, int warm, int reps,
-                           cudaEvent_t ev[2])
-{
-    fs_calib_table *tab = fs_calib_table_get(&r->samples, "step_time", CAL_STEP_COLUMNS);
-    int kernels = 0;
-    if (!tab) {
-        cal_say_error("out of memory recording table step_time");
-        return -1;
-    }
-    for (int k = 0; k < warm + reps; k++) {
-        float ms = 0;
-        CAL_CUDA(cudaEventRecord(ev[0], 0));
-        kernels = cal_layer_enqueue(l, layers, t, b, ctx, 0);
-        if (kernels < 0)
-            return -1;
-        CAL_CUDA(cudaEventRecord(ev[1], 0));
-        CAL_CUDA(cudaEventSynchronize(ev[1]));
-        CAL_CUDA(cudaEventElapsedTime(&ms, ev[0], ev[1]));
-        if (k >= warm) {
-            double row[8] = {(double)l->hidden, (double)layers, (double)t, (double)b, (double)ctx, (double)kernels,
-                             (double)l->gemm, (double)ms * 1e-3};
-            if (fs_calib_table_add(tab, row) != 0) {
-                cal_say_error("out of memory recording table step_time");
-                return -1;
-            }
-        }
-    }
-    return 0;
-fail:
-    return -1;
-}
-
-static int cal__measure_step_time(cal_run *r)
-{
-    static const int hiddens_full[] = {2048, 4096, 8192}, hiddens_quick[] = {4096};
-    static const int prefill_full[] = {64, 128, 256, 512, 1024, 2048, 4096}, prefill_quick[] = {128, 512, 2048};
-    static const int batch_full[] = {1, 4, 16, 64, 256}, batch_quick[] = {1, 16, 64};
-    static const int ctx_full[] = {256, 1024, 4096}, ctx_quick[] = {1024};
-    /* Prompt and decode together: the points held out to check the fit. */
-    static const int mixed_pts[][3] = {{256, 16, 1024}, {1024, 64, 1024}, {512, 4, 4096}};
-    const bool q = r->cfg.quick;
-    const int *hid = q ? hiddens_quick : hiddens_full, *pre = q ? prefill_quick : prefill_full;
-    const int *bat = q ? batch_quick : batch_full, *ctx = q ? ctx_quick : ctx_full;
-    const int nh = q ? 1 : 3, np = q ? 3 : 7, nb = q ? 3 : 5, nc = q ? 1 : 3, nm = q ? 1 : 3;
-    const int layers = 2, warm = 2, reps = q ? 3 : 5;
-    const size_t kv_cap_bytes = 2 * CAL_GIB; /* K and V of one weight set */
-    cudaEvent_t ev[2] = {NULL, NULL};
-    cal_layer l;
-    char blas[256];
-    double t_open;
-    int rc = -1, backends = 1;
-
-    memset(&l, 0, sizeof l);
-    t_open = cal_clock_now();
-    if (cal_blas_open(blas, sizeof blas) == 0) {
-        backends = 2;
-        /* dlopen and cublasCreate: part of what a framework's start-up costs. */
-        if (cal__add_scalar(r, "cublas_open", cal_clock_now() - t_open) != 0)
-            goto fail;
-        fs_calib_note(&r->samples, "step-time: GEMMs measured with the own kernel (gemm 0) and with %s (gemm 1)",
-                      blas);
-    } else {
-        fs_calib_note(&r->samples, "step-time: GEMMs measured with the own kernel only (gemm 0): %s", blas);
-    }
-    cal_say_step("LLM step time of a layer proxy: %d hidden size%s, prefill, decode and both, %s", nh, cal__s(nh),
-                 backends == 2 ? "own and cuBLAS GEMMs" : "own GEMMs (no cuBLAS)");
-    CAL_CUDA(cudaEventCreate(&ev[0]));
-    CAL_CUDA(cudaEventCreate(&ev[1]));
-    for (int be = 0; be < backends; be++) {
-        for (int hi = 0; hi < nh; hi++) {
-            const int h = hid[hi];
-            const size_t kv_tokens = kv_cap_bytes / (4 * (size_t)h); /* K and V, bf16 */
-            double best_tflops = 0;
-            if (cal_layer_init(&l, h, pre[np - 1] + bat[nb - 1], kv_tokens) != 0)
-                goto fail;
-            l.gemm = be == 0 ? CAL_GEMM_OWN : CAL_GEMM_CUBLAS;
-            for (int i = 0; i < np; i++) {
-                fs_calib_table *t;
-                double sec, tf;
-                if (cal__time_steps(r, &l, layers, pre[i], 0, 0, warm, reps, ev) != 0)
-                    goto fail;
-                /* This point's last repetition, for the progress line. */
-                t = fs_calib_table_get(&r->samples, "step_time", CAL_STEP_COLUMNS);
-                sec = t && t->n_rows ? t->values[(t->n_rows - 1) * t->n_columns + 7] : 0;
-                tf = sec > 0 ? cal_layer_flops(h, pre[i], 0) * layers / sec * 1e-12 : 0;
-                if (tf > best_tflops)
-                    best_tflops = tf;
-            }
-            for (int bi = 0; bi < nb; bi++)
-                for (int ci = 0; ci < nc; ci++)
-                    if ((size_t)bat[bi] * (size_t)ctx[ci] <= kv_tokens &&
-                        cal__time_steps(r, &l, layers, 0, bat[bi], ctx[ci], warm, reps, ev) != 0)
-                        goto fail;
-            for (int m = 0; m < nm; m++)
-                if ((size_t)mixed_pts[m][1] * (size_t)mixed_pts[m][2] <= kv_tokens &&
-                    cal__time_steps(r, &l, layers, mixed_pts[m][0], mixed_pts[m][1], mixed_pts[m][2], warm, reps,
-                                    ev) != 0)
-                    goto fail;
-            cal_layer_fini(&l);
-            fprintf(stderr, "(%s H %d: prefill up to %.0f TFLOP/s) ", be == 0 ? "own" : "cuBLAS", h, best_tflops);
-        }
-    }
-    cal_say_done();
-    rc = 0;
-fail:
-    cal_layer_fini(&l);
-    cal_blas_close();
-    if (ev[0])
-        cudaEventDestroy(ev[0]);
-    if (ev[1])
-        cudaEventDestroy(ev[1]);
-    return rc;
-}
-
-/* ---- CUDA graph capture of the decode step ---- */
-
-static int cal__cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static int cal__measure_graphs(cal_run *r)
-{
-    static const int batches_full[] = {1, 2, 4, 8, 16, 32, 64, 128, 256}, batches_quick[] = {1, 8, 64};
-    static const int layers_full[] = {8, 32}, layers_quick[] = {32};
-    const bool q = r->cfg.quick;
-    const int *bat = q ? batches_quick : batches_full, *lay = q ? layers_quick : layers_full;
-    const int nb = q ? 3 : 9, nl = q ? 1 : 2, hidden = 4096, context = 1024;
-    fs_calib_table *tab = fs_calib_table_get(&r->samples, "graph_capture",
-                                             "hidden,layers,batch,context,kernels,capture_s,instantiate_s,"
-                                             "first_replay_s,replay_s,launch_s");
-    cudaStream_t stream = NULL;
-    cudaGraph_t graph = NULL;
-    cudaGraphExec_t exec = NULL;
-    cal_layer l;
-    int rc = -1;
-
-    memset(&l, 0, sizeof l);
-    if (!tab) {
-        cal_say_error("out of memory recording table graph_capture");
-        return -1;
-    }
-    cal_say_step("CUDA graph capture of the decode step (H %d, L %d): %d layer count%s x %d batch size%s", hidden,
-                 context, nl, cal__s(nl), nb, cal__s(nb));
-    if (cal_layer_init(&l, hidden, bat[nb - 1], (size_t)bat[nb - 1] * context) != 0)
-        goto fail;
-    CAL_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    for (int li = 0; li < nl; li++) {
-        for (int bi = 0; bi < nb; bi++) {
-            double t0, t1, t2, t3, replay[5], launch[5];
-            int kernels;
-            CAL_CUDA(cudaDeviceSynchronize());
-            t0 = cal_clock_now();
-            CAL_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-            kernels = cal_layer_enqueue(&l, lay[li], 0, bat[bi], context, stream);
-            if (kernels < 0) {
-                cudaStreamEndCapture(stream, &graph);
-                goto fail;
-            }
-            CAL_CUDA(cudaStreamEndCapture(stream, &graph));
-            t1 = cal_clock_now();
-            CAL_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-            t2 = cal_clock_now();
-            CAL_CUDA(cudaGraphLaunch(exec, stream));
-            CAL_CUDA(cudaStreamSynchronize(stream));
-            t3 = cal_clock_now();
-            for (int k = 0; k < 5; k++) {
-                double a = cal_clock_now();
-                CAL_CUDA(cudaGraphLaunch(exec, stream));
-                CAL_CUDA(cudaStreamSynchronize(stream));
-                replay[k] = cal_clock_now() - a;
-                a = cal_clock_now();
-                if (cal_layer_enqueue(&l, lay[li], 0, bat[bi], context, stream) < 0)
-                    goto fail;
-                CAL_CUDA(cudaStreamSynchronize(stream));
-                launch[k] = cal_clock_now() - a;
-            }
-            qsort(replay, 5, sizeof replay[0], cal__cmp_double);
-            qsort(launch, 5, sizeof launch[0], cal__cmp_double);
-            {
-                double row[10] = {(double)hidden, (double)lay[li], (double)bat[bi], (double)context, (double)kernels,
-                                  t1 - t0, t2 - t1, t3 - t2, replay[2], launch[2]};
-                if (fs_calib_table_add(tab, row) != 0) {
-                    cal_say_error("out of memory recording table graph_capture");
-                    goto fail;
-                }
-            }
-            CAL_CUDA(cudaGraphExecDestroy(exec));
-            exec = NULL;
-            CAL_CUDA(cudaGraphDestroy(graph));
-            graph = NULL;
-        }
-    }
-    cal_say_done();
-    rc = 0;
-fail:
-    if (exec)
-        cudaGraphExecDestroy(exec);
-    if (graph)
-        cudaGraphDestroy(graph);
-    if (stream)
-        cudaStreamDestroy(stream);
-    cal_layer_fini(&l);
-    return rc;
-}
-
 /* ---- the mixed-workload check ---- */
 
 static int cal__measure_mixed(cal_run *r)
 {
     cal_mixed_plan plan;
-    size_t host = cal__host_available(), free_b = 0, total_b = 0;
+    size_t host = cal_run_host_available(), free_b = 0, total_b = 0;
     const double service_s = 0.005;
     float *sink = NULL;
     int rc;
@@ -965,11 +727,11 @@ static int cal__measure_mixed(cal_run *r)
     memset(&plan, 0, sizeof plan);
     plan.dir = r->cfg.scratch;
     plan.device = r->cfg.device;
-    plan.state_bytes = cal__min(r->cfg.quick ? 2 * CAL_GIB : 16 * CAL_GIB, total_b / 4) / (2 * CAL_MIB) * (2 * CAL_MIB);
+    plan.state_bytes = cal_run_min(r->cfg.quick ? 2 * CAL_GIB : 16 * CAL_GIB, total_b / 4) / (2 * CAL_MIB) * (2 * CAL_MIB);
     plan.weights_bytes = r->cfg.quick ? CAL_GIB : 4 * CAL_GIB;
     if (host) {
-        plan.state_bytes = cal__min(plan.state_bytes, host / 4) / (2 * CAL_MIB) * (2 * CAL_MIB);
-        plan.weights_bytes = cal__min(plan.weights_bytes, host / 4) / (2 * CAL_MIB) * (2 * CAL_MIB);
+        plan.state_bytes = cal_run_min(plan.state_bytes, host / 4) / (2 * CAL_MIB) * (2 * CAL_MIB);
+        plan.weights_bytes = cal_run_min(plan.weights_bytes, host / 4) / (2 * CAL_MIB) * (2 * CAL_MIB);
     }
     plan.rate_per_s = 100.0;
     plan.duration_s = r->cfg.quick ? 8.0 : 20.0;
@@ -979,238 +741,13 @@ static int cal__measure_mixed(cal_run *r)
     plan.service_iters = cal_iters_for(service_s, r->spin_per_iter);
     cal_say_step("mixed workload: %d trial%s, %.0f requests/s for %.0f s, %.0f ms each; %.1f GiB evicted, %.1f GiB "
                  "loaded",
-                 plan.trials, cal__s(plan.trials), plan.rate_per_s, plan.duration_s, service_s * 1e3,
+                 plan.trials, cal_run_plural(plan.trials), plan.rate_per_s, plan.duration_s, service_s * 1e3,
                  (double)plan.state_bytes / (double)CAL_GIB, (double)plan.weights_bytes / (double)CAL_GIB);
     /* This process must not be a third tenant: its context goes first. */
     CAL_CUDA(cudaDeviceReset());
     rc = cal_mixed_measure(&plan, &r->samples);
     if (rc == 0)
         cal_say_done();
-    return rc;
-fail:
-    if (sink)
-        cudaFree(sink);
-    return -1;
-}
-
-/* ---- MPS: the slicing pair with the MPS daemon running ---- */
-
-/* --child-slice COUNT,ITERS: latencies of COUNT spin kernels over sms x 128,
- * after 10 untimed, printed on one line. */
-static int cal__child_slice_main(int device, const char *spec)
-{
-    int count = 0, iters = 0, sms = 0;
-    float *sink = NULL;
-    if (sscanf(spec, "%d,%d", &count, &iters) != 2 || count < 1 || count > 100000 || iters < 1) {
-        cal_say_error("--child-slice: bad spec '%s'", spec);
-        return CAL_EXIT_USAGE;
-    }
-    CAL_CUDA(cudaSetDevice(device));
-    CAL_CUDA(cudaFree(0));
-    CAL_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CAL_CUDA(cudaMalloc((void **)&sink, (size_t)sms * sizeof(float)));
-    for (int k = 0; k < count + 10; k++) {
-        double t0 = cal_clock_now();
-        if (cal_spin(sink, sms, 128, iters, 0) != 0)
-            goto fail;
-        CAL_CUDA(cudaDeviceSynchronize());
-        if (k >= 10)
-            printf("%.9f ", cal_clock_now() - t0);
-    }
-    printf("\n");
-    cudaFree(sink);
-    return fflush(stdout) == 0 ? CAL_EXIT_OK : CAL_EXIT_FAILURE;
-fail:
-    if (sink)
-        cudaFree(sink);
-    return CAL_EXIT_FAILURE;
-}
-
-/* The first executable `name` on PATH into out; 0 or -1. */
-static int cal__which(const char *name, char *out, size_t cap)
-{
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/bin:/bin";
-    for (const char *c = path;;) {
-        const char *end = strchr(c, ':');
-        size_t n = end ? (size_t)(end - c) : strlen(c);
-        int len = snprintf(out, cap, "%.*s/%s", (int)n, c, name);
-        if (n > 0 && len > 0 && (size_t)len < cap && access(out, X_OK) == 0)
-            return 0;
-        if (!end)
-            return -1;
-        c = end + 1;
-    }
-}
-
-/* Runs prog with one argument and `input` on its stdin (NULL: none); its exit
- * status, or -1.  No shell: nothing here is parsed as a command. */
-static int cal__run_tool(const char *prog, const char *arg, const char *input)
-{
-    int fds[2] = {-1, -1}, status = 0;
-    pid_t pid;
-    if (input && pipe(fds) != 0)
-        return -1;
-    pid = fork();
-    if (pid < 0) {
-        if (input) {
-            close(fds[0]);
-            close(fds[1]);
-        }
-        return -1;
-    }
-    if (pid == 0) {
-        char *argv[] = {(char *)prog, (char *)arg, NULL}; /* arg NULL: no argument */
-        if (input) {
-            dup2(fds[0], 0);
-            close(fds[0]);
-            close(fds[1]);
-        }
-        execv(prog, argv);
-        _exit(127);
-    }
-    if (input) {
-        ssize_t len = (ssize_t)strlen(input);
-        close(fds[0]);
-        if (write(fds[1], input, (size_t)len) != len)
-            status = -1;
-        close(fds[1]);
-    }
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* nftw callback: removes what the MPS daemon left in its directories. */
-static int cal__remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-/* One slice child's latencies into `scalar`; 0 or -1. */
-static int cal__slice_child(cal_run *r, const char *spec, const char *scalar, char *buf, size_t cap)
-{
-    char dev[16], how[64];
-    char *argv[] = {(char *)CAL_PROG, (char *)"--child-slice", (char *)spec, (char *)"--device", dev, NULL};
-    cal_child child = CAL_CHILD_NONE;
-    int status;
-    snprintf(dev, sizeof dev, "%d", r->cfg.device);
-    if (cal_child_start(&child, argv) != 0)
-        return -1;
-    if (cal_child_read(&child, buf, cap, false, 60.0, scalar) < 0)
-        goto fail;
-    status = cal_child_reap(&child, false);
-    if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        cal_child_describe(status, how, sizeof how);
-        cal_say_error("%s child %s", scalar, how);
-        goto fail;
-    }
-    cal_child_fini(&child);
-    for (char *c = buf, *end;; c = end) {
-        double v = strtod(c, &end);
-        if (end == c)
-            break;
-        if (cal__add_scalar(r, scalar, v) != 0)
-            return -1;
-    }
-    return 0;
-fail:
-    cal_child_reap(&child, true);
-    cal_child_relay(&child);
-    cal_child_fini(&child);
-    return -1;
-}
-
-static int cal__measure_mps(cal_run *r)
-{
-    char control[4096], dir[4096], pipe_dir[4200], log_dir[4200], spec[64], dev[16], line[128];
-    char *argv_hog[] = {(char *)CAL_PROG, (char *)"--child-hog", (char *)"600", (char *)"--device", dev, NULL};
-    char *buf = NULL;
-    cal_child hog = CAL_CHILD_NONE;
-    const int count = r->cfg.quick ? 200 : 1000;
-    float *sink = NULL;
-    int rc = -1, daemon_up = 0;
-
-    cal_say_step("MPS: %d kernels of 50 us, alone and beside a second process", count);
-    if (cal__which("nvidia-cuda-mps-control", control, sizeof control) != 0) {
-        fs_calib_note(&r->samples, "mps: nvidia-cuda-mps-control not found on PATH; not measured");
-        fprintf(stderr, "(nvidia-cuda-mps-control not found: skipped) ");
-        cal_say_done();
-        return 0;
-    }
-    if (r->spin_per_iter <= 0) {
-        CAL_CUDA(cudaSetDevice(r->cfg.device));
-        CAL_CUDA(cudaMalloc((void **)&sink, (size_t)r->sms * sizeof(float)));
-        r->spin_per_iter = cal_spin_rate(sink, r->sms, 128);
-        cudaFree(sink);
-        sink = NULL;
-        if (r->spin_per_iter <= 0)
-            return -1;
-    }
-    /* The daemon starts only where no other process holds the GPU: not us. */
-    CAL_CUDA(cudaDeviceReset());
-    snprintf(spec, sizeof spec, "%d,%d", count, cal_iters_for(50e-6, r->spin_per_iter));
-    snprintf(dev, sizeof dev, "%d", r->cfg.device);
-    snprintf(dir, sizeof dir, "%s/fleetsim-mps-XXXXXX", r->cfg.scratch);
-    if (!mkdtemp(dir)) {
-        cal_say_error("mps: cannot create a directory in %s: %s", r->cfg.scratch, strerror(errno));
-        return -1;
-    }
-    snprintf(pipe_dir, sizeof pipe_dir, "%s/pipe", dir);
-    snprintf(log_dir, sizeof log_dir, "%s/log", dir);
-    if (mkdir(pipe_dir, 0700) != 0 || mkdir(log_dir, 0700) != 0) {
-        cal_say_error("mps: cannot create %s: %s", pipe_dir, strerror(errno));
-        goto done;
-    }
-    buf = (char *)malloc(1 << 20);
-    if (!buf) {
-        cal_say_error("mps: out of memory");
-        goto done;
-    }
-    setenv("CUDA_MPS_PIPE_DIRECTORY", pipe_dir, 1);
-    setenv("CUDA_MPS_LOG_DIRECTORY", log_dir, 1);
-    if (cal__run_tool(control, "-d", NULL) != 0) {
-        fs_calib_note(&r->samples, "mps: nvidia-cuda-mps-control -d failed; not measured");
-        fprintf(stderr, "(the MPS daemon did not start: skipped) ");
-        rc = 0;
-        goto done;
-    }
-    daemon_up = 1;
-    if (cal__slice_child(r, spec, "mps_alone", buf, 1 << 20) != 0) {
-        fs_calib_note(&r->samples, "mps: a client process failed under the MPS daemon; not measured");
-        goto done;
-    }
-    if (cal_child_start(&hog, argv_hog) != 0)
-        goto done;
-    if (cal_child_read(&hog, line, sizeof line, true, 60.0, "MPS hog") < 0 || strncmp(line, "ready", 5) != 0) {
-        cal_say_error("mps: the second process did not start");
-        goto done;
-    }
-    close(hog.fd);
-    hog.fd = -1;
-    if (cal__slice_child(r, spec, "mps_shared", buf, 1 << 20) != 0)
-        goto done;
-    cal_say_done();
-    rc = 0;
-done:
-    if (hog.pid) {
-        cal_child_reap(&hog, true);
-        if (rc != 0)
-            cal_child_relay(&hog);
-    }
-    cal_child_fini(&hog);
-    if (daemon_up && cal__run_tool(control, NULL, "quit\n") != 0)
-        fs_calib_note(&r->samples, "mps: the daemon did not quit cleanly");
-    unsetenv("CUDA_MPS_PIPE_DIRECTORY");
-    unsetenv("CUDA_MPS_LOG_DIRECTORY");
-    nftw(dir, cal__remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(buf);
     return rc;
 fail:
     if (sink)
@@ -1321,17 +858,17 @@ static int cal__main(cal_run *r)
     cal__run_step(r, "eviction", cal__measure_eviction, &failed);
     cal__run_step(r, "kv", cal__measure_kv, &failed);
     cal__run_step(r, "storage", cal__measure_storage, &failed);
-    cal__run_step(r, "step-time", cal__measure_step_time, &failed);
-    cal__run_step(r, "graphs", cal__measure_graphs, &failed);
+    cal__run_step(r, "step-time", cal_step_time_measure, &failed);
+    cal__run_step(r, "graphs", cal_graphs_measure, &failed);
     cal__run_step(r, "slicing", cal__measure_slicing, &failed);
     /* The last two give up this process's context: no step after them needs it. */
     cal__run_step(r, "mixed", cal__measure_mixed, &failed);
-    cal__run_step(r, "mps", cal__measure_mps, &failed);
+    cal__run_step(r, "mps", cal_mps_measure, &failed);
     if (cal_output_write(&r->samples, r->cfg.out) != 0)
         return CAL_EXIT_FAILURE;
     cal_output_summary(&r->samples, r->cfg.out);
     if (failed > 0) {
-        cal_say_error("%d step%s failed (named in the profile's samples.notes)", failed, cal__s(failed));
+        cal_say_error("%d step%s failed (named in the profile's samples.notes)", failed, cal_run_plural(failed));
         return CAL_EXIT_FAILURE;
     }
     return CAL_EXIT_OK;
@@ -1368,7 +905,7 @@ int main(int argc, char **argv)
         rc = r->cfg.child_file ? cal_mixed_serve_main(r->cfg.device, r->cfg.child_serve, r->cfg.child_file)
                                : CAL_EXIT_USAGE;
     } else if (r->cfg.child_slice) {
-        rc = cal__child_slice_main(r->cfg.device, r->cfg.child_slice);
+        rc = cal_mps_child_slice_main(r->cfg.device, r->cfg.child_slice);
     } else {
         cal_say_steps(cal__progress_lines(&r->cfg));
         r->ctx_runs = r->cfg.quick ? 3 : 10;

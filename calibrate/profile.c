@@ -11,10 +11,19 @@
  *                      own start-up costs (PyTorch's import, allocator and
  *                      library handles: the built-in 4.47 s), so a profile
  *                      does not replace the framework figure with it
+ *   module_s           median of "module_first_launches": the first launch
+ *                      of 64 distinct kernels (lazy module loading)
+ *   storage_gbps       bandwidth of the fit of "load_cold_pinned": weights
+ *                      read from a cold file and copied to the device, the
+ *                      whole path a loader takes (the built-in 1.7 GB/s is
+ *                      such an end-to-end loader figure too)
  *   h2d_gbps           bandwidth of the fit of "h2d_pinned"
  *   d2h_gbps           bandwidth of the fit of "d2h_pinned"
- *   storage_gbps,      not measured by the tool
- *   inference_warmup_s
+ *   inference_warmup_s not measured: the tool's CUDA graph capture of a
+ *                      decode step ("graph_capture", under a millisecond a
+ *                      graph) is only the CUDA-level part of an engine's
+ *                      warm-up, far below the built-in 10 s that vLLM's
+ *                      capture phase takes with its framework around it
  * A figure that was not measured, or whose measurement gives no usable value
  * (no samples; fewer than 2 distinct sizes; a slope <= 0, which would be an
  * infinite bandwidth), is left out of the profile and named in
@@ -37,7 +46,10 @@
 
 #include <gsl/gsl_fit.h>
 
+#include "profile_fit.h"
+
 #define PROFILE_SCHEMA "fleetsim-calibration/1"
+#define N_FIGURES 7 /* the simulator's figures, as models/scenario/scenario.h's fs_switch_costs */
 
 /* ---------------------------------------------------------------- fitting */
 
@@ -249,19 +261,96 @@ static int write_scalar_stats(FILE *fp, const fs_calib_scalar *sc)
     return 0;
 }
 
+/* "validation" (always: the simulator refuses a measured profile without
+ * it), then, when the samples have them, "llm_step", "graph_capture" and
+ * "mixed_check" (profile_fit.h). */
+static int write_checks(FILE *fp, const fs_calib_samples *s)
+{
+    fs_calib_check *checks = malloc(FS_CALIB_MAX_CHECKS * sizeof *checks);
+    fs_calib_step_model models[FS_CALIB_MAX_STEP_MODELS];
+    fs_calib_trial trials[FS_CALIB_MAX_TRIALS];
+    fs_calib_graph_fit graphs;
+    if (!checks)
+        return -1;
+    size_t n = fs_calib_validate(s, checks, FS_CALIB_MAX_CHECKS);
+    fputs("  \"validation\": [", fp);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",\n    {\"what\": " : "\n    {\"what\": ", fp);
+        put_str(fp, checks[i].what);
+        fputs(", \"input\": ", fp);
+        put_str(fp, checks[i].input);
+        fputs(", \"measured_s\": ", fp);
+        put_num(fp, checks[i].measured_s);
+        fputs(", \"predicted_s\": ", fp);
+        put_num(fp, checks[i].predicted_s);
+        fputs(", \"error_pct\": ", fp);
+        put_num(fp, checks[i].error_pct);
+        fputc('}', fp);
+    }
+    fputs(n ? "\n  ],\n" : "],\n", fp);
+    free(checks);
+
+    size_t nm = fs_calib_fit_steps(s, models, FS_CALIB_MAX_STEP_MODELS);
+    if (nm > 0) {
+        fputs("  \"llm_step\": [", fp);
+        for (size_t i = 0; i < nm; i++) {
+            fprintf(fp, "%s{\"gemm\": \"%s\", \"hidden\": %d, \"c0_s\": ", i ? ",\n    " : "\n    ",
+                    models[i].gemm == 1 ? "cublas" : "own", models[i].hidden);
+            put_num(fp, models[i].c0_s);
+            fputs(", \"c_prefill_s\": ", fp);
+            put_num(fp, models[i].c_prefill_s);
+            fputs(", \"c_decode_s\": ", fp);
+            put_num(fp, models[i].c_decode_s);
+            fputs(", \"c_kv_s\": ", fp);
+            put_num(fp, models[i].c_kv_s);
+            fputs(", \"r_squared\": ", fp);
+            put_num(fp, models[i].r_squared);
+            fprintf(fp, ", \"n\": %zu}", models[i].n);
+        }
+        fputs("\n  ],\n", fp);
+    }
+    if (fs_calib_fit_graphs(s, &graphs) == 0) {
+        fputs("  \"graph_capture\": {\"per_graph_s\": ", fp);
+        put_num(fp, graphs.per_graph_s);
+        fputs(", \"per_kernel_s\": ", fp);
+        put_num(fp, graphs.per_kernel_s);
+        fprintf(fp, ", \"n\": %zu},\n", graphs.n);
+    }
+    size_t nt = fs_calib_mixed_trials(s, trials, FS_CALIB_MAX_TRIALS);
+    if (nt > 0) {
+        fputs("  \"mixed_check\": [", fp);
+        for (size_t i = 0; i < nt; i++) {
+            fprintf(fp, "%s{\"trial\": %d, \"requests\": %zu, \"ready_s\": ", i ? ",\n    " : "\n    ",
+                    trials[i].trial, trials[i].requests);
+            put_num(fp, trials[i].ready_s);
+            fputs(", \"p50_s\": ", fp);
+            put_num(fp, trials[i].p50_s);
+            fputs(", \"p99_s\": ", fp);
+            put_num(fp, trials[i].p99_s);
+            fputs(", \"max_s\": ", fp);
+            put_num(fp, trials[i].max_s);
+            fputc('}', fp);
+        }
+        fputs("\n  ],\n", fp);
+    }
+    return 0;
+}
+
 /* Besides a write error, -1 also means out of memory (a median sorts a
  * copy); either way what reached fp is not a profile, which is why the tool
  * writes to a temporary file and renames it only on success. */
 int fs_calib_profile_write(const fs_calib_samples *s, FILE *fp)
 {
     assert(s != NULL && fp != NULL);
-    figure figs[6] = {{"context_s", NAN, false},    {"framework_s", NAN, false},
-                      {"storage_gbps", NAN, false}, {"h2d_gbps", NAN, false},
-                      {"d2h_gbps", NAN, false},     {"inference_warmup_s", NAN, false}};
-    if (time_figure(s, "context_create", &figs[0]) != 0)
+    figure figs[N_FIGURES] = {{"context_s", NAN, false},    {"framework_s", NAN, false},
+                              {"module_s", NAN, false},     {"storage_gbps", NAN, false},
+                              {"h2d_gbps", NAN, false},     {"d2h_gbps", NAN, false},
+                              {"inference_warmup_s", NAN, false}};
+    if (time_figure(s, "context_create", &figs[0]) != 0 || time_figure(s, "module_first_launches", &figs[2]) != 0)
         return -1;
-    bandwidth_figure(s, "h2d_pinned", &figs[3]);
-    bandwidth_figure(s, "d2h_pinned", &figs[4]);
+    bandwidth_figure(s, "load_cold_pinned", &figs[3]);
+    bandwidth_figure(s, "h2d_pinned", &figs[4]);
+    bandwidth_figure(s, "d2h_pinned", &figs[5]);
 
     fprintf(fp, "{\n  \"schema\": \"%s\",\n", PROFILE_SCHEMA);
     if (s->device[0] != '\0') { /* the simulator wants a non-empty "gpu" or none */
@@ -282,7 +371,7 @@ int fs_calib_profile_write(const fs_calib_samples *s, FILE *fp)
     put_str(fp, s->date);
     fputs("},\n", fp);
 
-    for (size_t k = 0; k < 6; k++) {
+    for (size_t k = 0; k < N_FIGURES; k++) {
         if (!figs[k].measured)
             continue;
         fprintf(fp, "  \"%s\": ", figs[k].key);
@@ -291,7 +380,7 @@ int fs_calib_profile_write(const fs_calib_samples *s, FILE *fp)
     }
     fputs("  \"not_measured\": [", fp);
     const char *sep = "";
-    for (size_t k = 0; k < 6; k++) {
+    for (size_t k = 0; k < N_FIGURES; k++) {
         if (figs[k].measured)
             continue;
         fprintf(fp, "%s\"%s\"", sep, figs[k].key);
@@ -312,6 +401,9 @@ int fs_calib_profile_write(const fs_calib_samples *s, FILE *fp)
         sep = ",\n";
     }
     fputs(*sep == ',' ? "\n  },\n" : "},\n", fp);
+
+    if (write_checks(fp, s) != 0)
+        return -1;
 
     /* Statistics of every scalar with at least one sample. */
     fputs("  \"scalars\": {", fp);

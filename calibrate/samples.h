@@ -2,7 +2,7 @@
  * samples — raw calibration measurements, as the measuring tool takes them.
  *
  * Plain data, no dependencies: the measuring side (fleetsim_calibrate.cu)
- * fills it, the fitting side (fit.h) reads it, the profile writer
+ * fills it, the fitting side (profile.h, profile_fit.h) reads it, the profile writer
  * (profile.h) writes it out verbatim beside the fitted parameters.  Times are
  * seconds, sizes bytes.
  *

@@ -29,7 +29,7 @@ declare -A allowed=(
   [reports/charts]="models/common reports/output"
   [reports/tables]="models/common models/hardware models/scenario models/layout models/results models/study reports/output"
   [reports/review]="models/common models/hardware models/scenario models/layout models/results models/study reports/output reports/tables reports/charts"
-  [sim/cli]="sim/engine models/common models/hardware models/traces models/scenario models/layout models/results models/fleet models/workload models/study reports/output reports/tables reports/charts reports/review"
+  [sim/cli]="sim/engine models/common models/hardware models/traces models/scenario models/layout models/results models/fleet models/workload models/study reports/output reports/tables reports/charts reports/review calibrate"
   [calibrate]=""
 )
 # What a folder's allowed list above does not convey: reports see models/study

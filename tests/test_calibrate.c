@@ -355,10 +355,11 @@ static void test_write_round_trip(void **state)
     assert_null(at(doc, "storage_gbps"));
     assert_null(at(doc, "inference_warmup_s"));
     json_t *nm = at(doc, "not_measured");
-    assert_int_equal(json_array_size(nm), 3);
+    assert_int_equal(json_array_size(nm), 4);
     assert_string_equal(json_string_value(json_array_get(nm, 0)), "framework_s");
-    assert_string_equal(json_string_value(json_array_get(nm, 1)), "storage_gbps");
-    assert_string_equal(json_string_value(json_array_get(nm, 2)), "inference_warmup_s");
+    assert_string_equal(json_string_value(json_array_get(nm, 1)), "module_s");
+    assert_string_equal(json_string_value(json_array_get(nm, 2)), "storage_gbps");
+    assert_string_equal(json_string_value(json_array_get(nm, 3)), "inference_warmup_s");
 
     /* fits: every series with 2 or more sizes, and only those */
     assert_int_equal(json_object_size(at(doc, "fits")), 2);
@@ -408,7 +409,11 @@ static void test_write_round_trip(void **state)
             assert_9g(json_number_value(json_array_get(a, k)), s.scalars[i].seconds[k]);
     }
     /* and nothing else at the top level */
-    assert_int_equal(json_object_size(doc), 11); /* framework_s is not measured */
+    /* schema gpu source device context_s h2d_gbps d2h_gbps not_measured fits
+     * validation scalars samples: framework_s, module_s and storage_gbps are
+     * not measured from these samples */
+    assert_int_equal(json_object_size(doc), 12);
+    assert_true(json_is_array(at(doc, "validation")));
 
     /* the same samples give the same bytes */
     char *a = profile_text(&s), *b = profile_text(&s);
@@ -471,11 +476,11 @@ static void test_write_not_measured(void **state)
     assert_null(at(doc, "framework_s"));
     assert_null(at(doc, "h2d_gbps"));
     assert_null(at(doc, "d2h_gbps"));
-    static const char *const want[] = {"framework_s", "storage_gbps", "h2d_gbps", "d2h_gbps",
+    static const char *const want[] = {"framework_s", "module_s", "storage_gbps", "h2d_gbps", "d2h_gbps",
                                        "inference_warmup_s"};
     json_t *nm = at(doc, "not_measured");
-    assert_int_equal(json_array_size(nm), 5);
-    for (size_t i = 0; i < 5; i++)
+    assert_int_equal(json_array_size(nm), 6);
+    for (size_t i = 0; i < 6; i++)
         assert_string_equal(json_string_value(json_array_get(nm, i)), want[i]);
     assert_true(json_is_null(at(doc, "fits.d2h_pinned.bandwidth_gbps")));
     assert_null(at(doc, "fits.h2d_pinned"));

@@ -707,7 +707,7 @@ static void test_calibration_file(void **state)
 #define RECORD                                                                                     \
     "'device': {'name': 'H100', 'memory_gb': 79.1}, 'not_measured': ['storage_gbps'], "           \
     "'fits': {'h2d_pinned': {'fixed_s': 2e-6}}, 'scalars': {}, "                                   \
-    "'samples': {'series': {}, 'scalars': {'context_create': [0.45]}}"
+    "'samples': {'series': {}, 'scalars': {'context_create': [0.45]}}, 'validation': []"
 
 static void test_calibration_record(void **state)
 {
@@ -719,8 +719,25 @@ static void test_calibration_record(void **state)
     assert_close(s->switch_costs.storage_gbps, 1.7); /* not measured: built-in */
     fs_scenario_destroy(s);
     /* an empty record is still a record */
-    s = parse_ok(TOP("'horizon': '1d', 'calibration': {'not_measured': [], 'fits': {}}"));
+    s = parse_ok(TOP("'horizon': '1d', 'calibration': {'not_measured': [], 'fits': {}, 'validation': []}"));
     fs_scenario_destroy(s);
+    /* figures alone (no samples, no fits) are not a measured profile */
+    s = parse_ok(TOP("'horizon': '1d', 'calibration': {'h2d_gbps': 40, 'module_s': 0.002}"));
+    assert_close(s->switch_costs.module_s, 0.002);
+    fs_scenario_destroy(s);
+
+    /* a measured profile without its validation table is refused */
+    expect_error(TOP("'horizon': '1d', 'calibration': {'fits': {}}"),
+                 "scen.json: calibration: a measured profile (it has \"samples\" or \"fits\") needs its "
+                 "validation table \"validation\"");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'samples': {}, 'h2d_gbps': 40}"),
+                 "scen.json: calibration: a measured profile");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'validation': {}, 'fits': {}}"),
+                 "scen.json: calibration.validation: expected an array, got ");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'llm_step': 1, 'validation': []}"),
+                 "scen.json: calibration.llm_step: expected an array, got 1");
+    expect_error(TOP("'horizon': '1d', 'calibration': {'graph_capture': [], 'validation': []}"),
+                 "scen.json: calibration.graph_capture: expected an object, got ");
 
     expect_error(TOP("'horizon': '1d', 'calibration': {'device': 'H100'}"),
                  "scen.json: calibration.device: expected an object, got \"H100\"");

@@ -26,7 +26,7 @@ static const fs_switch_costs *fs__costs(const fs_scenario *s, size_t pool)
 double fs_fleet_warmup_s(const fs_scenario *s, size_t pool, fs_warmup_kind kind, double gb)
 {
     const fs_switch_costs *c = fs__costs(s, pool);
-    double base = c->context_s + c->framework_s;
+    double base = c->context_s + c->framework_s + c->module_s;
     switch (kind) {
     case FS_WARMUP_REPLICA:
         return base + (c->storage_gbps > 0 ? gb / c->storage_gbps : 0) + c->inference_warmup_s;

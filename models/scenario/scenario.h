@@ -392,17 +392,42 @@ typedef struct fs_training_spec {
  * "calibration" gives the scenario's costs; a "gpus" member's own
  * "calibration" gives that type's, read over the scenario's (a figure the
  * type's profile leaves out is the scenario's).  A profile written by
- * calibrate/ also carries "device", "not_measured", "fits", "scalars" and
- * "samples", which are type-checked and otherwise ignored. */
+ * calibrate/ also carries "device", "not_measured", "fits", "scalars",
+ * "samples", "validation", "llm_step", "graph_capture" and "mixed_check",
+ * which are type-checked and otherwise ignored; one with "samples" or "fits"
+ * (measured) must have "validation", else it is refused. */
+enum fs_cost_figure {
+    FS_COST_CONTEXT,
+    FS_COST_FRAMEWORK,
+    FS_COST_MODULE,
+    FS_COST_STORAGE,
+    FS_COST_H2D,
+    FS_COST_D2H,
+    FS_COST_INFERENCE_WARMUP,
+    FS_COST_FIGURES
+};
+
 typedef struct fs_switch_costs {
     double context_s;          /* CUDA context creation */
     double framework_s;        /* framework first use (allocator, libraries) */
+    double module_s;           /* first launches of a program's kernels (module loading); built-in 0:
+                                  not separate from framework_s until measured */
     double storage_gbps;       /* weights or checkpoint from storage */
     double h2d_gbps;           /* saved state back from host memory */
     double d2h_gbps;           /* state saved to host memory on eviction */
     double inference_warmup_s; /* first kernels and graph capture of a serving replica */
-    char source[256];          /* where the figures come from */
+    char source[256];          /* where the figures come from (the last profile read over them) */
+    /* Where each figure (enum fs_cost_figure) came from: 0 the built-in
+     * default, 1 the scenario's profile, 2 the GPU type's own; the profiles'
+     * sources are figure_source[0] and [1]. */
+    unsigned char from[FS_COST_FIGURES];
+    char figure_source[2][256];
 } fs_switch_costs;
+
+/* A figure's key in a profile ("context_s"), its value, and where it came
+ * from (a profile's source, or "built-in default (reference/costs.md)"). */
+const char *fs_switch_costs_figure(const fs_switch_costs *c, enum fs_cost_figure k, double *value,
+                                   const char **source);
 
 typedef enum fs_policy_kind { FS_POLICY_SHARED, FS_POLICY_PARTITIONED, FS_POLICY_TIERED } fs_policy_kind;
 

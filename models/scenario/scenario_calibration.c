@@ -33,16 +33,36 @@
 #define DEFAULT_D2H_GBPS 52.8
 /* vLLM Llama-3-8B CUDA graph capture, 10 s: vllm-project/vllm#11005 */
 #define DEFAULT_INFERENCE_WARMUP_S 10.0
+/* Not a separate cost until measured: a framework's first use (framework_s)
+ * already includes loading its kernels. */
+#define DEFAULT_MODULE_S 0.0
+
+/* The figures' keys, in the order of enum fs_cost_figure. */
+static const char *const figure_keys[FS_COST_FIGURES] = {
+    "context_s", "framework_s", "module_s", "storage_gbps", "h2d_gbps", "d2h_gbps", "inference_warmup_s"};
 
 static void default_switch_costs(fs_switch_costs *sc)
 {
     sc->context_s = DEFAULT_CONTEXT_S;
     sc->framework_s = DEFAULT_FRAMEWORK_S;
+    sc->module_s = DEFAULT_MODULE_S;
     sc->storage_gbps = DEFAULT_STORAGE_GBPS;
     sc->h2d_gbps = DEFAULT_H2D_GBPS;
     sc->d2h_gbps = DEFAULT_D2H_GBPS;
     sc->inference_warmup_s = DEFAULT_INFERENCE_WARMUP_S;
     snprintf(sc->source, sizeof sc->source, "%s", DEFAULT_COSTS_SOURCE);
+    memset(sc->from, 0, sizeof sc->from);
+    memset(sc->figure_source, 0, sizeof sc->figure_source);
+}
+
+const char *fs_switch_costs_figure(const fs_switch_costs *c, enum fs_cost_figure k, double *value,
+                                   const char **source)
+{
+    const double values[FS_COST_FIGURES] = {c->context_s, c->framework_s, c->module_s,          c->storage_gbps,
+                                            c->h2d_gbps,  c->d2h_gbps,    c->inference_warmup_s};
+    *value = values[k];
+    *source = c->from[k] ? c->figure_source[c->from[k] - 1] : DEFAULT_COSTS_SOURCE;
+    return figure_keys[k];
 }
 
 /* The record a measured profile keeps beside its figures (what
@@ -52,11 +72,19 @@ static void default_switch_costs(fs_switch_costs *sc)
  * profile, without tying the reader to the record's inner layout. */
 static int parse_calibration_record(fs_jpath *p, const json_t *obj)
 {
-    static const char *const objects[] = {"device", "fits", "scalars", "samples"};
+    static const char *const objects[] = {"device", "fits", "scalars", "samples", "graph_capture"};
     json_t *v = NULL;
     int rc = FS_OK;
     for (size_t k = 0; rc == FS_OK && k < COUNT(objects); k++)
         rc = fs_jpath_get_object(p, obj, objects[k], false, &v);
+    static const char *const arrays[] = {"validation", "llm_step", "mixed_check"};
+    for (size_t k = 0; rc == FS_OK && k < COUNT(arrays); k++)
+        rc = fs_jpath_get_array(p, obj, arrays[k], false, false, &v);
+    /* A measured profile says how far to trust it, or it is not used. */
+    if (rc == FS_OK && json_object_get(obj, "validation") == NULL &&
+        (json_object_get(obj, "samples") != NULL || json_object_get(obj, "fits") != NULL))
+        rc = fs_jpath_fail(p, "a measured profile (it has \"samples\" or \"fits\") needs its validation "
+                              "table \"validation\": refit it with 'fleetsim calibrate PROFILE --out PROFILE'");
     v = NULL;
     if (rc == FS_OK)
         rc = fs_jpath_get_array(p, obj, "not_measured", false, false, &v);
@@ -77,15 +105,16 @@ static int parse_calibration_record(fs_jpath *p, const json_t *obj)
 }
 
 /* A calibration profile (the cursor is on it) over the figures already in
- * *sc; `source` defaults to default_source.  Every key is optional. */
-static int parse_calibration_profile(fs_jpath *p, const json_t *obj, const char *default_source,
+ * *sc; `source` defaults to default_source.  Every key is optional.  level:
+ * 1 for the scenario's profile, 2 for a GPU type's (fs_switch_costs.from). */
+static int parse_calibration_profile(fs_jpath *p, const json_t *obj, const char *default_source, int level,
                                      fs_switch_costs *sc)
 {
-    static const char *const keys[] = {"schema",       "gpu",         "source",
-                                       "context_s",    "framework_s", "inference_warmup_s",
-                                       "storage_gbps", "h2d_gbps",    "d2h_gbps",
-                                       "device",       "not_measured", "fits",
-                                       "scalars",      "samples"};
+    static const char *const keys[] = {"schema",       "gpu",          "source",     "context_s",
+                                       "framework_s",  "module_s",     "inference_warmup_s",
+                                       "storage_gbps", "h2d_gbps",     "d2h_gbps",   "device",
+                                       "not_measured", "fits",         "scalars",    "samples",
+                                       "validation",   "llm_step",     "graph_capture", "mixed_check"};
     if (!json_is_object(obj))
         return fs_jpath_expected(p, obj, "an object (a calibration profile)");
     int rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
@@ -106,6 +135,8 @@ static int parse_calibration_profile(fs_jpath *p, const json_t *obj, const char 
     if (rc == FS_OK)
         rc = fs_jpath_get_number(p, obj, "framework_s", false, FS_JPATH_NONNEG, &sc->framework_s);
     if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, obj, "module_s", false, FS_JPATH_NONNEG, &sc->module_s);
+    if (rc == FS_OK)
         rc = fs_jpath_get_number(p, obj, "inference_warmup_s", false, FS_JPATH_NONNEG,
                                  &sc->inference_warmup_s);
     if (rc == FS_OK)
@@ -117,14 +148,19 @@ static int parse_calibration_profile(fs_jpath *p, const json_t *obj, const char 
         rc = fs_jpath_get_number(p, obj, "d2h_gbps", false, FS_JPATH_POSITIVE, &sc->d2h_gbps);
     if (rc == FS_OK)
         rc = parse_calibration_record(p, obj);
-    if (rc == FS_OK) /* a label: cut to fit rather than refused */
+    if (rc == FS_OK) { /* a label: cut to fit rather than refused */
         snprintf(sc->source, sizeof sc->source, "%s", source);
+        snprintf(sc->figure_source[level - 1], sizeof sc->figure_source[0], "%s", source);
+        for (size_t k = 0; k < FS_COST_FIGURES; k++)
+            if (json_object_get(obj, figure_keys[k]) != NULL)
+                sc->from[k] = (unsigned char)level;
+    }
     return rc;
 }
 
 /* A calibration file: relative to the scenario file's directory unless
  * absolute.  Its errors name it, and positions and paths in it. */
-static int load_calibration(fs_jpath *p, const char *name, fs_switch_costs *sc)
+static int load_calibration(fs_jpath *p, const char *name, int level, fs_switch_costs *sc)
 {
     char *path = fs__scenario_relative_path(p->origin, name);
     if (path == NULL)
@@ -143,7 +179,7 @@ static int load_calibration(fs_jpath *p, const char *name, fs_switch_costs *sc)
     if (rc == FS_OK) {
         fs_jpath cp;
         fs_jpath_init(&cp, path, p->err);
-        rc = parse_calibration_profile(&cp, doc, path, sc);
+        rc = parse_calibration_profile(&cp, doc, path, level, sc);
     }
     json_decref(doc);
     free(text);
@@ -153,12 +189,12 @@ static int load_calibration(fs_jpath *p, const char *name, fs_switch_costs *sc)
 
 /* A "calibration" value v (the cursor is on it): a file name or an inline
  * profile, read over *sc. */
-static int parse_calibration_value(fs_jpath *p, const json_t *v, fs_switch_costs *sc)
+static int parse_calibration_value(fs_jpath *p, const json_t *v, int level, fs_switch_costs *sc)
 {
     if (json_is_object(v))
-        return parse_calibration_profile(p, v, "inline", sc);
+        return parse_calibration_profile(p, v, "inline", level, sc);
     if (json_is_string(v) && json_string_length(v) > 0)
-        return load_calibration(p, json_string_value(v), sc);
+        return load_calibration(p, json_string_value(v), level, sc);
     return fs_jpath_expected(p, v, "a calibration file name or an inline profile object");
 }
 
@@ -171,7 +207,7 @@ int fs__scenario_parse_calibration(fs_jpath *p, const json_t *root, fs_switch_co
     if (v == NULL)
         return FS_OK;
     size_t mark = fs_jpath_push_key(p, "calibration");
-    int rc = parse_calibration_value(p, v, sc);
+    int rc = parse_calibration_value(p, v, 1, sc);
     fs_jpath_pop(p, mark);
     return rc;
 }
@@ -200,7 +236,7 @@ int fs__scenario_parse_gpu_calibrations(fs_jpath *p, parse_ctx *c)
         size_t mark = fs_jpath_push_key(p, "gpus");
         fs_jpath_push_key(p, c->declared[k].name);
         fs_jpath_push_key(p, "calibration");
-        rc = parse_calibration_value(p, c->declared_cal[k], &s->gpu_switch_costs[i]);
+        rc = parse_calibration_value(p, c->declared_cal[k], 2, &s->gpu_switch_costs[i]);
         fs_jpath_pop(p, mark);
     }
     return rc;

@@ -64,6 +64,11 @@ extern const fs_cli_table fs_cli_plan_options;
 int fs_cli_fit_traffic(int argc, char **argv);
 extern const fs_cli_table fs_cli_fit_options;
 
+/* fleetsim calibrate PROFILE.json [--out FILE]: a calibration profile
+ * refitted from its recorded samples.  See cmd_calibrate.c. */
+int fs_cli_calibrate(int argc, char **argv);
+extern const fs_cli_table fs_cli_calibrate_options;
+
 /* fleetsim help [COMMAND | --man | --markdown | --completion bash]: the
  * registry's renderings (help.h).  See cmd_help.c. */
 extern const fs_cli_table fs_cli_help_options;

@@ -132,6 +132,24 @@ const fs_cli_command fs_cli_help_commands[] = {
               "memory: 2 doubles per hour and per window of the span, whatever the rows.\n",
      .exit_status = "0 fitted, 1 runtime failure, 2 usage or input error",
      .main = fs_cli_fit_traffic},
+    {.name = "calibrate", .operand = "PROFILE",
+     .summary = "refit a calibration profile from its recorded samples",
+     .synopsis = "calibrate PROFILE.json [--out FILE]",
+     .description = "Reads the raw samples a fleetsim-calibrate run recorded in PROFILE.json, fits\n"
+                    "them again (the figures the simulator uses, every series fit, the validation\n"
+                    "table, the LLM step-time model, CUDA graph capture, the mixed-workload check)\n"
+                    "and writes the whole profile to --out or stdout.  The validation table and\n"
+                    "the mixed check are printed as well (stderr when the profile goes to stdout).",
+     .options = &fs_cli_calibrate_options,
+     .notes = "validation: each series with 3 or more sizes is fitted without its largest\n"
+              "  size, which the fit then predicts; the LLM step model (per layer,\n"
+              "  c0 + c_prefill T + c_decode B + c_kv B L, least squares weighted by\n"
+              "  1/seconds^2) is fitted on prefill-only and decode-only steps and predicts\n"
+              "  the steps that mix both.  error = (predicted - measured) / measured.\n"
+              "the simulator refuses a measured profile (one with samples or fits) that has\n"
+              "  no validation table: run this command on it.\n",
+     .exit_status = "0 written, 1 runtime failure, 2 usage or input error",
+     .main = fs_cli_calibrate},
     {.name = "help", .operand = "[COMMAND]", .summary = "a command's help, or the man page, Markdown or completion",
      .synopsis = "help [COMMAND | --man | --markdown | --completion bash]",
      .description = "Prints the help of COMMAND, as 'fleetsim COMMAND --help' does, or without\n"
