@@ -123,41 +123,50 @@ __device__ __forceinline__ void cal_load4(const cal_bf16 *p, float out[4])
     out[3] = __high2float(hi);
 }
 
-/* Decode attention: block (head h, sequence b), 128 threads.  Scores of the
- * query against L keys (a warp per key, a lane per 4 dimensions, so each key
- * row is one coalesced 256-byte read), softmax, then the weighted sum of L
+/* Decode attention: block (head h, sequence b, split z), 128 threads, over
+ * the keys [z split_len, (z + 1) split_len) of L.  Scores of the query
+ * against each key (a warp per key, a lane per 4 dimensions, so each key row
+ * is one coalesced 256-byte read), softmax, then the weighted sum of the
  * values, the 4 warps each over a quarter of the keys.  K and V are
- * [B][L][H]. */
+ * [B][L][H].  With one split the block writes the output; with several (few
+ * sequences over long contexts, where (heads x B) blocks alone leave most
+ * SMs idle, as flash-decoding engines split too) it writes its maximum, sum
+ * and unnormalised sums to partial[(z B + b) heads + h][2 + 128] and
+ * cal_attention_combine_kernel merges the splits. */
+#define CAL_PARTIAL_STRIDE (2 + CAL_LAYER_HEAD_DIM)
 __global__ __launch_bounds__(128) void cal_attention_kernel(const cal_bf16 *__restrict__ qkv, int qkv_ld, int q_row0,
                                                             const cal_bf16 *__restrict__ K,
                                                             const cal_bf16 *__restrict__ V, int L, int H,
-                                                            cal_bf16 *__restrict__ out)
+                                                            int split_len, cal_bf16 *__restrict__ out,
+                                                            float *__restrict__ partial)
 {
     extern __shared__ float smem[];
-    float *scores = smem, *q = smem + L, *part = q + CAL_LAYER_HEAD_DIM, *red = part + 4 * CAL_LAYER_HEAD_DIM;
+    float *scores = smem, *q = smem + split_len, *part = q + CAL_LAYER_HEAD_DIM,
+          *red = part + 4 * CAL_LAYER_HEAD_DIM;
     const int h = blockIdx.x, b = blockIdx.y, tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int l0 = blockIdx.z * split_len, l1 = min(L, l0 + split_len);
     const size_t seq = (size_t)b * L * H + (size_t)h * CAL_LAYER_HEAD_DIM;
     float m = -INFINITY, sum = 0.0f, acc[4] = {0, 0, 0, 0};
 
     q[tid] = __bfloat162float(qkv[(size_t)(q_row0 + b) * qkv_ld + h * CAL_LAYER_HEAD_DIM + tid]);
     __syncthreads();
-    for (int l = warp; l < L; l += 4) {
+    for (int l = l0 + warp; l < l1; l += 4) {
         float k[4];
         cal_load4(K + seq + (size_t)l * H + lane * 4, k);
         float s = cal_warp_sum(q[lane * 4] * k[0] + q[lane * 4 + 1] * k[1] + q[lane * 4 + 2] * k[2] +
                                q[lane * 4 + 3] * k[3]);
         if (lane == 0)
-            scores[l] = s * 0.08838834764831845f; /* 1/sqrt(128) */
+            scores[l - l0] = s * 0.08838834764831845f; /* 1/sqrt(128) */
     }
     __syncthreads();
-    for (int l = tid; l < L; l += 128)
+    for (int l = tid; l < l1 - l0; l += 128)
         m = fmaxf(m, scores[l]);
     m = cal_warp_max(m);
     if (lane == 0)
         red[warp] = m;
     __syncthreads();
     m = fmaxf(fmaxf(red[0], red[1]), fmaxf(red[2], red[3]));
-    for (int l = tid; l < L; l += 128) {
+    for (int l = tid; l < l1 - l0; l += 128) {
         float p = __expf(scores[l] - m);
         scores[l] = p;
         sum += p;
@@ -168,8 +177,8 @@ __global__ __launch_bounds__(128) void cal_attention_kernel(const cal_bf16 *__re
         red[4 + warp] = sum;
     __syncthreads();
     sum = red[4] + red[5] + red[6] + red[7];
-    for (int l = warp; l < L; l += 4) {
-        float v[4], p = scores[l];
+    for (int l = l0 + warp; l < l1; l += 4) {
+        float v[4], p = scores[l - l0];
         cal_load4(V + seq + (size_t)l * H + lane * 4, v);
         for (int i = 0; i < 4; i++)
             acc[i] += p * v[i];
@@ -177,8 +186,34 @@ __global__ __launch_bounds__(128) void cal_attention_kernel(const cal_bf16 *__re
     for (int i = 0; i < 4; i++)
         part[warp * CAL_LAYER_HEAD_DIM + lane * 4 + i] = acc[i];
     __syncthreads();
-    out[(size_t)(q_row0 + b) * H + h * CAL_LAYER_HEAD_DIM + tid] =
-        __float2bfloat16((part[tid] + part[128 + tid] + part[256 + tid] + part[384 + tid]) / sum);
+    float total = part[tid] + part[128 + tid] + part[256 + tid] + part[384 + tid];
+    if (partial) {
+        float *mine = partial + (((size_t)blockIdx.z * gridDim.y + b) * gridDim.x + h) * CAL_PARTIAL_STRIDE;
+        mine[2 + tid] = total;
+        if (tid == 0) {
+            mine[0] = m;
+            mine[1] = sum;
+        }
+    } else {
+        out[(size_t)(q_row0 + b) * H + h * CAL_LAYER_HEAD_DIM + tid] = __float2bfloat16(total / sum);
+    }
+}
+
+/* The splits of cal_attention_kernel merged: block (head, sequence). */
+__global__ __launch_bounds__(128) void cal_attention_combine_kernel(const float *__restrict__ partial, int splits,
+                                                                    int q_row0, int H, cal_bf16 *__restrict__ out)
+{
+    const int h = blockIdx.x, b = blockIdx.y, tid = threadIdx.x;
+    float top = -INFINITY, sum = 0.0f, total = 0.0f;
+    for (int z = 0; z < splits; z++)
+        top = fmaxf(top, partial[(((size_t)z * gridDim.y + b) * gridDim.x + h) * CAL_PARTIAL_STRIDE]);
+    for (int z = 0; z < splits; z++) {
+        const float *p = partial + (((size_t)z * gridDim.y + b) * gridDim.x + h) * CAL_PARTIAL_STRIDE;
+        float scale = __expf(p[0] - top);
+        sum += p[1] * scale;
+        total += p[2 + tid] * scale;
+    }
+    out[(size_t)(q_row0 + b) * H + h * CAL_LAYER_HEAD_DIM + tid] = __float2bfloat16(total / sum);
 }
 
 /* The MLP's activation (GELU, sigmoid form) in place over n bf16 pairs. */
@@ -273,6 +308,12 @@ int cal_layer_init(cal_layer *l, int hidden, int max_rows, size_t kv_tokens)
         cal__cuda_error("cudaMalloc (split-K workspace)", err);
         goto fail;
     }
+    err = cudaMalloc((void **)&l->attn_ws, (size_t)CAL_LAYER_ATTN_PARTIALS * (2 + CAL_LAYER_HEAD_DIM) * sizeof(float));
+    if (err != cudaSuccess) {
+        l->attn_ws = NULL;
+        cal__cuda_error("cudaMalloc (attention workspace)", err);
+        goto fail;
+    }
     if (cal__alloc(&l->x, rows * h, seed++) != 0 || cal__alloc(&l->qkv, rows * 3 * h, seed++) != 0 ||
         cal__alloc(&l->attn, rows * h, seed++) != 0 || cal__alloc(&l->o, rows * h, seed++) != 0 ||
         cal__alloc(&l->u, rows * 4 * h, seed++) != 0)
@@ -303,6 +344,8 @@ void cal_layer_fini(cal_layer *l)
             cudaFree(*all[i]);
     if (l->split_ws)
         cudaFree(l->split_ws);
+    if (l->attn_ws)
+        cudaFree(l->attn_ws);
     memset(l, 0, sizeof *l);
 }
 
@@ -344,6 +387,17 @@ static int cal__gemm(const cal_layer *l, const void *a, const void *b, void *c, 
     return splits > 1 ? 2 : 1;
 }
 
+/* Splits of the keys for decode attention: enough blocks for 4 per SM, each
+ * split at least 256 keys, the partials within the workspace. */
+static int cal__attention_splits(const cal_layer *l, int heads, int batch, int context)
+{
+    int splits = 1;
+    while ((long)heads * batch * splits < 4L * l->sms && context / (splits * 2) >= 256 &&
+           (size_t)heads * batch * splits * 2 <= CAL_LAYER_ATTN_PARTIALS)
+        splits *= 2;
+    return splits;
+}
+
 int cal_layer_enqueue(cal_layer *l, int layers, int prefill_tokens, int batch, int context, cudaStream_t stream)
 {
     const int h = l->hidden;
@@ -368,10 +422,21 @@ int cal_layer_enqueue(cal_layer *l, int layers, int prefill_tokens, int batch, i
             return -1;
         kernels += g;
         if (batch > 0) {
-            dim3 grid((unsigned)(h / CAL_LAYER_HEAD_DIM), (unsigned)batch);
-            cal_attention_kernel<<<grid, 128, smem, stream>>>((const cal_bf16 *)l->qkv, 3 * h, prefill_tokens, kv,
-                                                              kv + v_offset, context, h, (cal_bf16 *)l->attn);
+            const int heads = h / CAL_LAYER_HEAD_DIM;
+            const int splits = cal__attention_splits(l, heads, batch, context);
+            const int split_len = (context + splits - 1) / splits;
+            const size_t split_smem = ((size_t)split_len + CAL_LAYER_HEAD_DIM * 5 + 8) * sizeof(float);
+            dim3 grid((unsigned)heads, (unsigned)batch, (unsigned)splits);
+            cal_attention_kernel<<<grid, 128, split_smem, stream>>>((const cal_bf16 *)l->qkv, 3 * h, prefill_tokens, kv,
+                                                              kv + v_offset, context, h, split_len,
+                                                              (cal_bf16 *)l->attn, splits > 1 ? l->attn_ws : NULL);
             err = cudaGetLastError();
+            if (err == cudaSuccess && splits > 1) {
+                cal_attention_combine_kernel<<<dim3((unsigned)heads, (unsigned)batch), 128, 0, stream>>>(
+                    l->attn_ws, splits, prefill_tokens, h, (cal_bf16 *)l->attn);
+                err = cudaGetLastError();
+                kernels++;
+            }
             if (err != cudaSuccess) {
                 cal__cuda_error("launch of cal_attention_kernel", err);
                 return -1;

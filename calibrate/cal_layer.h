@@ -7,7 +7,8 @@
  * One layer is six kernels, the shapes of a dense decoder layer in bf16:
  *   QKV  = X[M x H] . Wqkv[H x 3H]        (M = T + B rows, tensor cores)
  *   attn = decode attention of the B sequences, reading K and V of L tokens
- *          each (heads of 128), one block per (head, sequence)
+ *          each (heads of 128), one block per (head, sequence), the keys
+ *          split over several blocks when those are too few for the GPU
  *   O    = attn[M x H] . Wo[H x H]
  *   U    = O[M x H] . Wup[H x 4H], then an elementwise activation over U
  *   X'   = U[M x 4H] . Wdown[4H x H]
@@ -36,6 +37,7 @@
 #define CAL_LAYER_SETS 2 /* distinct weight sets, so consecutive layers never hit L2 */
 #define CAL_LAYER_SPLIT_ROWS 256 /* GEMMs of at most this many (padded) rows may split K */
 #define CAL_LAYER_MAX_SPLITS 16
+#define CAL_LAYER_ATTN_PARTIALS 4096 /* (heads x B x splits) of decode attention split over keys */
 
 enum cal_gemm_backend { CAL_GEMM_OWN = 0, CAL_GEMM_CUBLAS = 1 };
 
@@ -47,6 +49,7 @@ typedef struct cal_layer {
     void *kv[CAL_LAYER_SETS];      /* K then V, each [B][L][H] of the step (bf16) */
     void *x, *qkv, *attn, *o, *u;  /* activations (bf16), max_rows rows */
     float *split_ws;               /* split-K parts: MAX_SPLITS x SPLIT_ROWS x 4H */
+    float *attn_ws;                /* split attention's partials: ATTN_PARTIALS x (2 + 128) */
     int sms;
     enum cal_gemm_backend gemm;    /* set by the caller; cuBLAS needs cal_blas_open */
 } cal_layer;
