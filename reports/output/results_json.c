@@ -490,10 +490,24 @@ json_t *fs_results_json(const fs_results *r, bool timing)
         json_t *calibration = json_object();
         json_object_set_new(pol, "calibration", calibration);
         const fs_scenario *v = r->policies[p].scenario;
+        /* ... and figure by figure: "switch_costs": {type: {figure: {"value",
+         * "source"}}}, so a review can say which figures were measured. */
+        json_t *costs = json_object();
+        json_object_set_new(pol, "switch_costs", costs);
         for (size_t i = 0; i < v->n_pools; i++) {
             size_t g = v->pools[i].gpu_type;
-            json_object_set_new(calibration, v->gpu_types[g].name,
-                                json_string(fs_scenario_switch_costs(v, g)->source));
+            const fs_switch_costs *sc = fs_scenario_switch_costs(v, g);
+            json_object_set_new(calibration, v->gpu_types[g].name, json_string(sc->source));
+            json_t *figures = json_object();
+            json_object_set_new(costs, v->gpu_types[g].name, figures);
+            for (int k = 0; k < FS_COST_FIGURES; k++) {
+                double value;
+                const char *source, *key = fs_switch_costs_figure(sc, (enum fs_cost_figure)k, &value, &source);
+                json_t *fig = json_object();
+                json_object_set_new(figures, key, fig);
+                fs__set(fig, "value", value);
+                json_object_set_new(fig, "source", json_string(source));
+            }
         }
         json_t *charged = json_object();
         json_object_set_new(pol, "blocked_breach_minutes_by_tenant", charged);

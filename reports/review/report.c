@@ -400,6 +400,51 @@ typedef struct fs__results_page {
     const fs_chart_set *charts;
 } fs__results_page;
 
+/* Where the switch costs came from, per GPU type (the first policy that has
+ * the type): measured by a calibration profile, or built-in defaults from
+ * published figures.  A reader weighs the morning tail by this. */
+static void fs__switch_costs(fs_page_doc *d, json_t *results)
+{
+    json_t *seen = json_object(), *pol;
+    size_t p;
+    bool any = false;
+    json_array_foreach(json_object_get(results, "policies"), p, pol) {
+        json_t *types = json_object_get(pol, "switch_costs"), *figures;
+        const char *type;
+        json_object_foreach(types, type, figures) {
+            if (json_object_get(seen, type))
+                continue;
+            json_object_set_new(seen, type, json_true());
+            if (!any) {
+                fs_page_heading(d, 2, "Switch costs", NULL);
+                fs_page_para_open(d);
+                fs_page_raw(d, "What evicting and warming a GPU costs in this run, and where each figure "
+                               "comes from: a calibration profile measured on the GPU, or a built-in "
+                               "default taken from published figures.");
+                fs_page_para_close(d);
+                any = true;
+            }
+            fs_page_raw(d, d->html ? "<table>\n<tr><th>GPU type</th><th>figure</th><th>value</th><th>from</th></tr>\n"
+                                   : "| GPU type | figure | value | from |\n|---|---|---|---|\n");
+            const char *key;
+            json_t *fig;
+            json_object_foreach(figures, key, fig) {
+                fs_page_raw(d, d->html ? "<tr><td>" : "| ");
+                fs_page_text(d, type);
+                fs_page_raw(d, d->html ? "</td><td>" : " | ");
+                fs_page_text(d, key);
+                fs_page_raw(d, d->html ? "</td><td>" : " | ");
+                fs_page_number(d, json_number_value(json_object_get(fig, "value")));
+                fs_page_raw(d, d->html ? "</td><td>" : " | ");
+                fs_page_text(d, fs__str(fig, "source"));
+                fs_page_raw(d, d->html ? "</td></tr>\n" : " |\n");
+            }
+            fs_page_raw(d, d->html ? "</table>\n" : "\n");
+        }
+    }
+    json_decref(seen);
+}
+
 static void fs__document(fs_page_doc *d, void *ctx)
 {
     const fs__results_page *pg = ctx;
@@ -428,6 +473,7 @@ static void fs__document(fs_page_doc *d, void *ctx)
 
     fs_page_heading(d, 2, "Comparison", NULL);
     fs__table(d, results, pg->compare);
+    fs__switch_costs(d, results);
 
     fs_page_charts(d, pg->charts);
     fs_page_close(d);

@@ -476,6 +476,27 @@ static void fs__service_line(const fs_scenario *v, size_t i, char *buf, size_t s
  * scenario go through fs_terminal_write.  The service lines are the first
  * policy's; another policy that deploys a service differently ("services"
  * patches) lists that service's line under its pools. */
+/* Each GPU type's switch costs, figure by figure, with where each came from:
+ * a measured profile or the built-in default (issue 21: a planner must see
+ * which figures are measured). */
+static void print_switch_costs(const fs_scenario *s)
+{
+    static const char *const units[FS_COST_FIGURES] = {"s", "s", "s", "GB/s", "GB/s", "GB/s", "s"};
+    for (size_t g = 0; g < s->n_gpu_types; g++) {
+        const fs_switch_costs *c = fs_scenario_switch_costs(s, g);
+        printf("  switch costs of ");
+        fs_terminal_write(stdout, s->gpu_types[g].name);
+        printf(":\n");
+        for (int k = 0; k < FS_COST_FIGURES; k++) {
+            double value;
+            const char *source, *key = fs_switch_costs_figure(c, (enum fs_cost_figure)k, &value, &source);
+            printf("    %-19s %10.4g %-4s from ", key, value, units[k]);
+            fs_terminal_write(stdout, source);
+            printf("\n");
+        }
+    }
+}
+
 static void print_validated(const fs_scenario *s, fs_placement *const *placements)
 {
     char horizon[32], warmup[32], window[32];
@@ -530,6 +551,7 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
         fs_terminal_write(stdout, line);
         printf("\n");
     }
+    print_switch_costs(s);
 }
 
 int fs_cli_validate(int argc, char **argv)
