@@ -19,7 +19,8 @@ enum cal_exit {
     CAL_EXIT_OK = 0,
     CAL_EXIT_FAILURE = 1,  /* a CUDA call, a child process, a write */
     CAL_EXIT_USAGE = 2,
-    CAL_EXIT_NO_DEVICE = 3 /* cudaGetDeviceCount failed or found none, or --device out of range */
+    CAL_EXIT_NO_DEVICE = 3 /* cudaGetDeviceCount failed or found none, or --device out of range;
+                            * in a build without CUDA, anything but --host-only and --help */
 };
 
 typedef struct cal_config {
@@ -30,6 +31,7 @@ typedef struct cal_config {
     double storage_gib;  /* largest storage read; 0: the mode's default */
     const char *scratch; /* directory for the files the storage and mixed steps write */
     const char *steps;   /* comma-separated step names; NULL: all */
+    bool host_only;      /* storage alone, no CUDA call (cal_host.h); --steps is then NULL or "storage" */
     bool help;
     bool child_context;
     double child_hog_s;       /* > 0: hog mode */
@@ -41,10 +43,14 @@ typedef struct cal_config {
 
 /* The measuring steps, in the order they run, with --help's words for each:
  * name, what it measures, its unit(s), and how long it takes on an H100 in
- * the full and the quick mode. */
+ * the full and the quick mode.  The times are the "done in X s" of the
+ * step's progress lines in calibrate/profiles/runs/2026-11-26-h100-run2
+ * (full.log, quick.log), summed over the copies step's five lines: a user
+ * planning a run on a GPU host needs them before the first run, not after. */
 typedef struct cal_step_info {
     const char *name;
     const char *what;
+    double h100_full_s, h100_quick_s;
 } cal_step_info;
 extern const cal_step_info cal_steps[];
 extern const int cal_step_count;

@@ -92,15 +92,24 @@ static void cal__fmt_seconds(double s, char *buf, size_t cap)
 void cal_output_summary(const fs_calib_samples *s, const char *path)
 {
     char fixed[32], median[32], bw[32];
+    int w = 14; /* the name column, widened to the longest name so that every row stays in line */
 
-    printf("%s: %s (%.1f GiB), driver %d, runtime %d, %s\n", CAL_PROG, s->device, s->memory_gb,
-           s->driver_version, s->runtime_version, s->date);
+    for (size_t i = 0; i < s->n_series; i++)
+        w = (int)strlen(s->series[i].name) > w ? (int)strlen(s->series[i].name) : w;
+    for (size_t i = 0; i < s->n_scalars; i++)
+        w = (int)strlen(s->scalars[i].name) > w ? (int)strlen(s->scalars[i].name) : w;
+
+    if (s->device[0] != '\0')
+        printf("%s: %s (%.1f GiB), driver %d, runtime %d, %s\n", CAL_PROG, s->device, s->memory_gb,
+               s->driver_version, s->runtime_version, s->date);
+    else /* --host-only (cal_host.h): no device, so no name, memory or versions to show */
+        printf("%s: no GPU measured, %s\n", CAL_PROG, s->date);
     printf("profile written to %s\n\n", path);
-    printf("%-14s %12s %14s %9s %6s\n", "series", "fixed", "bandwidth", "R^2", "n");
+    printf("%-*s %12s %14s %9s %6s\n", w, "series", "fixed", "bandwidth", "R^2", "n");
     for (size_t i = 0; i < s->n_series; i++) {
         fs_calib_fit fit;
         if (fs_calib_fit_series(&s->series[i], &fit) != 0) {
-            printf("%-14s %12s %14s %9s %6zu\n", s->series[i].name, "-", "-", "-", s->series[i].n);
+            printf("%-*s %12s %14s %9s %6zu\n", w, s->series[i].name, "-", "-", "-", s->series[i].n);
             continue;
         }
         cal__fmt_seconds(fit.fixed_s, fixed, sizeof fixed);
@@ -108,12 +117,12 @@ void cal_output_summary(const fs_calib_samples *s, const char *path)
             snprintf(bw, sizeof bw, "%.2f GB/s", fit.bandwidth_gbps);
         else
             snprintf(bw, sizeof bw, "unbounded");
-        printf("%-14s %12s %14s %9.4f %6zu\n", s->series[i].name, fixed, bw, fit.r_squared, fit.n);
+        printf("%-*s %12s %14s %9.4f %6zu\n", w, s->series[i].name, fixed, bw, fit.r_squared, fit.n);
     }
-    printf("\n%-14s %12s %6s\n", "fixed cost", "median", "n");
+    printf("\n%-*s %12s %6s\n", w, "fixed cost", "median", "n");
     for (size_t i = 0; i < s->n_scalars; i++) {
         cal__fmt_seconds(fs_calib_scalar_median(&s->scalars[i]), median, sizeof median);
-        printf("%-14s %12s %6zu\n", s->scalars[i].name, median, s->scalars[i].n);
+        printf("%-*s %12s %6zu\n", w, s->scalars[i].name, median, s->scalars[i].n);
     }
     fflush(stdout);
 }

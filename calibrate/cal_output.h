@@ -19,8 +19,8 @@ int cal_output_probe(const char *path);
  * -1 after a message (path.tmp removed). */
 int cal_output_write(const fs_calib_samples *s, const char *path);
 
-/* The device, where the profile went, each series' fit and each scalar's
- * median, as a table on stdout. */
+/* The device (or that none was measured), where the profile went, each
+ * series' fit and each scalar's median, as a table on stdout. */
 void cal_output_summary(const fs_calib_samples *s, const char *path);
 
 #endif

@@ -64,9 +64,6 @@ void cal_run_cuda_error(const char *call, cudaError_t err);
 int cal_run_add(cal_run *r, const char *series, double bytes, double seconds);
 int cal_run_add_scalar(cal_run *r, const char *scalar, double seconds);
 
-/* Host memory the kernel says is available (MemAvailable), bytes; 0 if unknown. */
-size_t cal_run_host_available(void);
-
 /* "s" unless n is 1, for progress lines. */
 const char *cal_run_plural(long n);
 

@@ -44,7 +44,8 @@
  * cal_options (the command line and exit statuses), cal_child (starting,
  * reading and reaping the children), cal_output (the profile file and the
  * summary), cal_say (progress lines and errors on stderr), cal_storage,
- * samples, profile and profile_fit, and cal_clock.
+ * samples, profile and profile_fit, cal_clock, and cal_host (the storage
+ * plan, and --host-only, which main hands over before any CUDA call).
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -68,6 +69,7 @@
 extern "C" {
 #include "cal_child.h"
 #include "cal_clock.h"
+#include "cal_host.h"
 #include "cal_options.h"
 #include "cal_output.h"
 #include "cal_say.h"
@@ -186,21 +188,6 @@ int cal_run_add_scalar(cal_run *r, const char *scalar, double seconds)
         return -1;
     }
     return 0;
-}
-
-/* Host memory the kernel says is available (MemAvailable), bytes; 0 if unknown. */
-size_t cal_run_host_available(void)
-{
-    FILE *fp = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kib = 0;
-    if (!fp)
-        return 0;
-    while (fgets(line, sizeof line, fp))
-        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-            break;
-    fclose(fp);
-    return (size_t)kib * 1024;
 }
 
 
@@ -340,7 +327,7 @@ fail:
 
 static int cal__measure_copies(cal_run *r)
 {
-    size_t free_b = 0, total_b = 0, host = cal_run_host_available(), max;
+    size_t free_b = 0, total_b = 0, host = cal_host_mem_available(), max;
     void *pinned = NULL, *dev_a = NULL, *dev_b = NULL;
     char *pageable = NULL;
     int rc = -1;
@@ -438,7 +425,7 @@ fail:
 
 static int cal__measure_eviction(cal_run *r)
 {
-    size_t free_b = 0, total_b = 0, host = cal_run_host_available(), cap, sizes[32];
+    size_t free_b = 0, total_b = 0, host = cal_host_mem_available(), cap, sizes[32];
     const size_t grain = 2 * CAL_MIB; /* allocation granularity; keeps sizes in whole uint4s */
     void *pinned = NULL;
     char *pageable = NULL;
@@ -676,21 +663,10 @@ static int cal__measure_storage(cal_run *r)
     cal_storage_dev d = {NULL, 0};
     cal_storage_ops ops = {cal__pinned_alloc, cal__pinned_free, cal__upload, &d};
     cal_storage_plan plan;
-    double gib = r->cfg.storage_gib > 0 ? r->cfg.storage_gib : (r->cfg.quick ? 0.5 : 2.0);
-    size_t host = cal_run_host_available();
     int rc;
 
-    plan.dir = r->cfg.scratch;
-    plan.max_bytes = (size_t)(gib * (double)CAL_GIB) / (2 * CAL_MIB) * (2 * CAL_MIB);
-    if (host)
-        plan.max_bytes = cal_run_min(plan.max_bytes, host / 4);
-    plan.first_bytes = cal_run_min(64 * CAL_MIB, plan.max_bytes);
-    plan.reps = r->cfg.quick ? 1 : 2;
-    plan.budget_s = r->cfg.quick ? 20.0 : 90.0;
-    if (plan.max_bytes < 2 * CAL_MIB) {
-        cal_say_error("storage: only %zu bytes of host memory to spare", host);
+    if (cal_host_storage_plan(&r->cfg, &plan) != 0)
         return -1;
-    }
     cal_say_step("storage: a %.2f GiB file in %s, cold and warm, pageable, pinned and to the device",
                  (double)plan.max_bytes / (double)CAL_GIB, plan.dir);
     CAL_CUDA(cudaMalloc(&d.dev, plan.max_bytes));
@@ -709,7 +685,7 @@ fail:
 static int cal__measure_mixed(cal_run *r)
 {
     cal_mixed_plan plan;
-    size_t host = cal_run_host_available(), free_b = 0, total_b = 0;
+    size_t host = cal_host_mem_available(), free_b = 0, total_b = 0;
     const double service_s = 0.005;
     float *sink = NULL;
     int rc;
@@ -895,7 +871,9 @@ int main(int argc, char **argv)
         free(r);
         return CAL_EXIT_OK;
     }
-    if (r->cfg.child_context) {
+    if (r->cfg.host_only) {
+        rc = cal_host_main(&r->cfg); /* before any CUDA call: it must run where there is no GPU */
+    } else if (r->cfg.child_context) {
         rc = cal__child_context_main(r->cfg.device);
     } else if (r->cfg.child_hog_s > 0) {
         rc = cal__child_hog_main(r->cfg.device, r->cfg.child_hog_s);

@@ -358,8 +358,13 @@ int fs_calib_profile_write(const fs_calib_samples *s, FILE *fp)
         put_str(fp, s->device);
         fputs(",\n", fp);
     }
-    fputs("  \"source\": \"fleetsim-calibrate on ", fp);
-    put_chars(fp, s->device);
+    /* Without a device (--host-only) "on <device>" is left out rather than
+     * left empty. */
+    fputs("  \"source\": \"fleetsim-calibrate", fp);
+    if (s->device[0] != '\0') {
+        fputs(" on ", fp);
+        put_chars(fp, s->device);
+    }
     fputs(", ", fp);
     put_chars(fp, s->date);
     fputs("\",\n  \"device\": {\"name\": ", fp);

@@ -457,6 +457,25 @@ static void test_write_escaping(void **state)
 
 /* Figures the samples cannot give are left out and listed; numbers that are
  * not finite are null. */
+/* A one-pool scenario whose calibration is the profile of s, inline; fails
+ * the test if the simulator refuses it.  The caller destroys it. */
+static fs_scenario *scenario_with_profile(const fs_calib_samples *s)
+{
+    char *text = profile_text(s), scen[1 << 16];
+    snprintf(scen, sizeof scen,
+             "{\"schema\": \"fleetsim/1\", \"horizon\": \"1d\", \"calibration\": %s, "
+             "\"pools\": [{\"name\": \"p\", \"gpu\": \"L4-24GB\", \"gpus\": 1}], "
+             "\"services\": [{\"name\": \"a\", \"arrivals\": {\"poisson_rps\": 1}, "
+             "\"service_time\": {\"deterministic\": {\"value\": 0.1}}}]}",
+             text);
+    free(text);
+    fs_scenario *sc = NULL;
+    fs_error err = {0, ""};
+    if (fs_scenario_parse(scen, "scen.json", &sc, &err) != FS_OK)
+        fail_msg("refused: %s", err.msg);
+    return sc;
+}
+
 static void test_write_not_measured(void **state)
 {
     (void)state;
@@ -488,18 +507,7 @@ static void test_write_not_measured(void **state)
     json_decref(doc);
 
     /* what is left out keeps the simulator's own figure */
-    char *text = profile_text(&s), scen[1 << 16];
-    snprintf(scen, sizeof scen,
-             "{\"schema\": \"fleetsim/1\", \"horizon\": \"1d\", \"calibration\": %s, "
-             "\"pools\": [{\"name\": \"p\", \"gpu\": \"L4-24GB\", \"gpus\": 1}], "
-             "\"services\": [{\"name\": \"a\", \"arrivals\": {\"poisson_rps\": 1}, "
-             "\"service_time\": {\"deterministic\": {\"value\": 0.1}}}]}",
-             text);
-    free(text);
-    fs_scenario *sc = NULL;
-    fs_error err = {0, ""};
-    if (fs_scenario_parse(scen, "scen.json", &sc, &err) != FS_OK)
-        fail_msg("refused: %s", err.msg);
+    fs_scenario *sc = scenario_with_profile(&s);
     const fs_switch_costs *c = fs_scenario_switch_costs(sc, 0);
     assert_true(c->context_s == 0.5);
     assert_true(c->framework_s == 4.47 && c->h2d_gbps == 56.7 && c->d2h_gbps == 52.8);
@@ -811,6 +819,106 @@ static void test_options_message_sanitised(void **state)
     free(err);
 }
 
+/* What --host-only writes (cal_host.c): no device, so no "gpu" key and a
+ * source without "on <device>", the pageable storage series fitted, the
+ * note; the simulator takes it and keeps every built-in figure, since a
+ * storage fit is none of the figures it reads. */
+static void test_write_host_only(void **state)
+{
+    (void)state;
+    fs_calib_samples s = {0};
+    snprintf(s.date, sizeof s.date, "2026-11-26T19:00:00Z");
+    fs_calib_note(&s, "host-only: storage only, no GPU measured");
+    assert_int_equal(fs_calib_series_add(fs_calib_series_get(&s, "storage_write"), 256 * KIB * KIB, 0.8), 0);
+    fs_calib_series *cold = fs_calib_series_get(&s, "storage_cold_pageable");
+    for (double mib = 64; mib <= 256; mib *= 2)
+        assert_int_equal(fs_calib_series_add(cold, mib * KIB * KIB, 1e-3 + mib * KIB * KIB / 2e9), 0);
+    assert_int_equal(fs_calib_scalar_add(fs_calib_scalar_get(&s, "storage_cold_resident"), 0.0), 0);
+
+    json_t *doc = profile_json(&s);
+    assert_null(at(doc, "gpu"));
+    assert_string_equal(json_string_value(at(doc, "source")), "fleetsim-calibrate, 2026-11-26T19:00:00Z");
+    assert_string_equal(json_string_value(at(doc, "device.name")), "");
+    assert_int_equal(json_array_size(at(doc, "not_measured")), 7); /* every figure */
+    assert_true(json_is_array(at(doc, "validation"))); /* storage_cold_pageable: 3 sizes, one check */
+    assert_int_equal(json_array_size(at(doc, "validation")), 1);
+    assert_9g(num(doc, "fits.storage_cold_pageable.bandwidth_gbps"), 2.0);
+    assert_null(at(doc, "fits.storage_write")); /* one size: kept as a sample, not fitted */
+    assert_string_equal(json_string_value(json_array_get(at(doc, "samples.notes"), 0)),
+                        "host-only: storage only, no GPU measured");
+    json_decref(doc);
+
+    fs_scenario *sc = scenario_with_profile(&s);
+    const fs_switch_costs *c = fs_scenario_switch_costs(sc, 0);
+    assert_true(c->context_s == 0.5 && c->framework_s == 4.47 && c->storage_gbps == 1.7);
+    assert_true(c->h2d_gbps == 56.7 && c->d2h_gbps == 52.8 && c->inference_warmup_s == 10 && c->module_s == 0);
+    assert_string_equal(c->source, "fleetsim-calibrate, 2026-11-26T19:00:00Z");
+    for (int k = 0; k < FS_COST_FIGURES; k++) /* every figure is still the built-in one */
+        assert_int_equal(c->from[k], 0);
+    fs_scenario_destroy(sc);
+    fs_calib_samples_fini(&s);
+}
+
+/* --host-only alone, or with --steps storage, parses; with --steps naming
+ * any other step (alone or beside storage) it is a usage error. */
+static void test_options_host_only(void **state)
+{
+    (void)state;
+    static const char *const ok[][3] = {{"--host-only", NULL, NULL}, {"--host-only", "--steps", "storage"},
+                                        {"--steps=storage", "--host-only", NULL}};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        char *argv[] = {"fleetsim-calibrate", (char *)ok[i][0], (char *)ok[i][1], (char *)ok[i][2], NULL};
+        int argc = 1 + (ok[i][0] != NULL) + (ok[i][1] != NULL) + (ok[i][2] != NULL);
+        cal_config cfg;
+        assert_int_equal(cal_options_parse(argc, argv, &cfg), 0);
+        assert_true(cfg.host_only);
+    }
+    char *plain[] = {"fleetsim-calibrate", "--quick", NULL};
+    cal_config cfg;
+    assert_int_equal(cal_options_parse(2, plain, &cfg), 0);
+    assert_false(cfg.host_only);
+
+    static const char *const refused[] = {"step-time", "storage,copies", "copies,storage", "context"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        char *argv[] = {"fleetsim-calibrate", "--host-only", "--steps", (char *)refused[i], NULL};
+        if (cal_options_parse(4, argv, &cfg) != -1)
+            fail_msg("--host-only --steps %s was accepted", refused[i]);
+    }
+}
+
+/* --help gives every step its time on an H100, full and quick, on the lines
+ * between its name and the next step's (issue 21: what each measurement
+ * costs, before a GPU host is booked). */
+static void test_help_step_times(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    assert_non_null(fp);
+    cal_options_help(fp);
+    assert_int_equal(fclose(fp), 0);
+    assert_non_null(strstr(text, "--host-only"));
+    assert_non_null(strstr(text, "full run took 165 s and the --quick run 22 s"));
+    const char *steps = strstr(text, "\nSteps ");
+    assert_non_null(steps);
+    for (int i = 0; i < cal_step_count; i++) {
+        char head[32];
+        snprintf(head, sizeof head, "\n  %-10s ", cal_steps[i].name);
+        const char *at_name = strstr(steps, head);
+        if (!at_name)
+            fail_msg("--help has no line for step %s", cal_steps[i].name);
+        const char *next = strstr(at_name + 1, "\n  "), *times = strstr(at_name, "on an H100: ");
+        while (next && next[3] == ' ') /* a continuation line is indented further */
+            next = strstr(next + 1, "\n  ");
+        if (!times || (next && times > next))
+            fail_msg("--help gives step %s no time on an H100", cal_steps[i].name);
+        const char *t = times + strlen("on an H100: ");
+        assert_true(strncmp(t, "under", 5) == 0 || (*t >= '0' && *t <= '9'));
+    }
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -827,6 +935,9 @@ int main(void)
         cmocka_unit_test(test_malformed_profiles),
         cmocka_unit_test(test_options_refuse_non_decimal),
         cmocka_unit_test(test_options_message_sanitised),
+        cmocka_unit_test(test_options_host_only),
+        cmocka_unit_test(test_help_step_times),
+        cmocka_unit_test(test_write_host_only),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
