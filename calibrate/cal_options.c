@@ -66,40 +66,40 @@ static const cal_option cal_options[OPT_COUNT] = {
 const cal_step_info cal_steps[] = {
     {"context", "CUDA context creation in a fresh process, its first kernel, and the first\n"
                 "             launch of 64 distinct kernels (lazy module loading); seconds",
-     2.0, 0.8},
+     2.2, 0.8},
     {"malloc", "cudaMalloc / cudaFree by size, 1 MiB .. 4 GiB; seconds against bytes",
      0.0, 0.0},
     {"copies", "host<->device copies, pinned and pageable, and device-to-device, 4 KiB ..\n"
                "             1 GiB; seconds against bytes, fitted as fixed + bytes / bandwidth",
-     2.2, 0.2},
+     2.7, 0.2},
     {"eviction", "a tenant's state saved to pinned and to pageable host memory and freed,\n"
                  "             and brought back and touched, 0.5 GiB .. --max-gb; seconds against bytes",
-     25.9, 1.8},
+     32.7, 2.2},
     {"kv", "KV-cache pre-allocation (cudaMalloc) and first touch (cudaMemset), 1 GiB ..\n"
            "             32 GiB; seconds against bytes",
      1.0, 0.0},
     {"storage", "a file the tool writes in --scratch, read cold (page cache dropped) and warm\n"
                 "             into pageable and pinned memory, and cold all the way to the device;\n"
                 "             seconds against bytes, 64 MiB .. --storage-gb (--host-only: pageable only)",
-     23.0, 3.2},
+     27.6, 4.2},
     {"step-time", "one engine step of a transformer-layer proxy (bf16 GEMMs over T prompt\n"
                   "             tokens, decode attention over B sequences of L tokens) at hidden sizes\n"
                   "             2048, 4096, 8192, with the tool's own GEMM kernel and with cuBLAS\n"
                   "             where libcublas is found; seconds per step against (H, T, B, L)",
-     5.1, 0.3},
+     5.1, 0.4},
     {"graphs", "CUDA graph capture, instantiation and first replay of the decode step,\n"
                "             8 and 32 layers, batch 1 .. 256; seconds against batch and kernels",
-     4.4, 0.9},
+     4.3, 0.9},
     {"slicing", "latency of a 50 us kernel alone and beside a second process\n"
                 "             (time-slicing); seconds",
-     2.7, 0.7},
+     2.8, 0.7},
     {"mixed", "the mixed-workload check: Poisson requests to a serving process that\n"
               "             starts while a training process is evicted; each request's arrival,\n"
               "             start and end, and every phase of the switch; seconds",
-     94.9, 11.8},
+     100.7, 11.9},
     {"mps", "the slicing pair again under MPS, when nvidia-cuda-mps-control can be\n"
             "             started; seconds",
-     1.1, 0.7},
+     1.1, 0.6},
 };
 const int cal_step_count = (int)(sizeof cal_steps / sizeof cal_steps[0]);
 
@@ -143,8 +143,8 @@ void cal_options_help(FILE *fp)
             "of, and writes a fleetsim calibration profile (fitted costs and every raw\n"
             "sample) as JSON.  Progress goes to stderr, a summary of the fits to stdout.\n"
             "A step that fails is named in the profile's samples.notes and the others go on.\n"
-            "On an H100 the full run took 165 s and the --quick run 22 s (each step's time\n"
-            "is below; calibrate/profiles/runs/2026-11-26-h100-run2).\n"
+            "On an H100 the full run took 185 s and the --quick run 25 s (each step's time\n"
+            "is below; calibrate/profiles/runs/2026-11-26-h100-run3).\n"
             "\n"
             "--host-only runs the storage step alone, into pageable memory, and calls no\n"
             "CUDA function: it runs on any Linux machine, GPU or not, and writes a partial\n"

@@ -44,7 +44,7 @@ typedef struct cal_config {
 /* The measuring steps, in the order they run, with --help's words for each:
  * name, what it measures, its unit(s), and how long it takes on an H100 in
  * the full and the quick mode.  The times are the "done in X s" of the
- * step's progress lines in calibrate/profiles/runs/2026-11-26-h100-run2
+ * step's progress lines in calibrate/profiles/runs/2026-11-26-h100-run3
  * (full.log, quick.log), summed over the copies step's five lines: a user
  * planning a run on a GPU host needs them before the first run, not after. */
 typedef struct cal_step_info {
