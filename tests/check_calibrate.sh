@@ -22,7 +22,7 @@ rc=$?
 [ $rc -eq 0 ] || bad "--help exited $rc, expected 0"
 grep -q -- "--max-gb" "$tmp/help.out" || bad "--help does not list --max-gb"
 grep -q -- "--host-only" "$tmp/help.out" || bad "--help does not list --host-only"
-grep -q "full run took 165 s" "$tmp/help.out" || bad "--help does not give the H100 full run's time"
+grep -q "full run took 185 s" "$tmp/help.out" || bad "--help does not give the H100 full run's time"
 no_cuda="fleetsim-calibrate was built without CUDA: only --host-only is available"
 if head -n 1 "$tmp/help.out" | grep -qF "$no_cuda"; then
   expect=$no_cuda
