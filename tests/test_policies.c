@@ -1,9 +1,9 @@
 /*
  * test_policies — the capacity manager under its three policies: the
  * morning-tail scenario (seed 003's qualitative claim), gang admission,
- * preemption and lost-work accounting, warm-up durations from the
- * calibration profile, priority lanes, GPU-second conservation, spot
- * reclaims and elastic pools.
+ * preemption and lost-work accounting, scale from zero, warm-up durations
+ * from the calibration profile, priority lanes, GPU-second conservation,
+ * spot reclaims and elastic pools.
  *
  * The exact tests (3, 4) use deterministic service times, an arrival profile
  * that is 0 for the first hour and an inline calibration profile with round
@@ -422,6 +422,74 @@ static void test_preemption_save(void **state)
     fs_scenario_destroy(s);
 }
 
+/* Scale from zero and back (replicas "count" 0, "min" 0): the only GPU of a
+ * serving pool, partitioned with borrowing, is the job's until the service
+ * wants a replica.  Timeline:
+ *   t = 0      the job (10 GiB, "save") takes the idle GPU: warms 1 + 2 + 10/10 = 4 s;
+ *   t = 3600   traffic starts (5 rps, 150 ms each, for one hour); the tick at
+ *              3600 finds nobody;
+ *   t = 3610   the tick finds requests and asks for the first replica: the job
+ *              is evicted, its state to host in 10 / 52.8 s (built-in D2H),
+ *              and the replica warms 1 + 2 + 0.5/10 + 3 = 6.05 s;
+ *   t = 7200   traffic stops; once the queue is empty, the first tick that
+ *              finds nobody starts the idle clock, and 60 ticks (10 min) later
+ *              the last replica drains (min 0) and gives the GPU back at once;
+ *   then       the job resumes from host memory: 1 + 2 + 10/56.7 s (built-in
+ *              H2D), and computes to the horizon (3 h).
+ * The drain's tick depends on when the queue empties, so it is bounded, not
+ * worked out; every switch is exact. */
+static void test_scale_from_zero(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"3h\", \"seed\": 5,"
+        " \"policies\": {\"borrow\": {\"kind\": \"partitioned\", \"borrowing\": true,"
+        "   \"pools\": [{\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"" H100 "\", \"gpus\": 1}]}},"
+        " \"services\": [{\"name\": \"chat\", \"pool\": \"serving\", \"memory_gb\": 0.5,"
+        "   \"arrivals\": {\"poisson_rps\": 5, \"diurnal\": [0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,"
+        "                                                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]},"
+        "   \"service_time\": {\"deterministic\": {\"value\": \"150ms\"}},"
+        "   \"replicas\": {\"count\": 0, \"min\": 0, \"max\": 1,"
+        "     \"autoscale\": {\"target_in_flight\": 1, \"interval\": \"10s\", \"cooldown\": \"0s\","
+        "                    \"idle\": \"10m\"}}}],"
+        " \"training\": [{\"name\": \"ft\", \"submit\": {\"at\": [0]}, \"gang\": 1, \"work_gpu_hours\": 100,"
+        "   \"state_gb_per_gpu\": 10, \"preemptible\": true, \"on_eviction\": \"save\"}],"
+        " " CALIBRATION "}");
+    assert_int_equal(s->services[0].replicas, 0);
+    assert_int_equal(s->services[0].min_replicas, 0);
+    fs_results *r = test_run(s);
+    const fs_rep_result *rep = &r->policies[0].reps[0];
+    const fs_training_rep *t = &rep->training[0];
+    const fs_pool_rep *pool = &rep->pools[0];
+    const fs_service_rep *chat = &rep->services[0];
+    double T = s->horizon_s, evict = 10 / s->switch_costs.d2h_gbps, resume = 1 + 2 + 10 / s->switch_costs.h2d_gbps;
+    double ready_at = 3610 + evict + (1 + 2 + 0.5 / 10 + 3);
+    /* Ready from ready_at to the drain: the drain's instant from the mean. */
+    double drained_at = ready_at + chat->mean_ready_replicas * T;
+    double want_switch = 4 + evict + (1 + 2 + 0.5 / 10 + 3) + resume;
+    printf("  replicas added %llu, drained at %.6f s; requests %llu completed %llu; switching %.9f GPU-s (want %.9f);"
+           " job preemptions %llu, done %.9f GPU-h, busy %.3f GPU-s\n",
+           (unsigned long long)chat->replicas_added, drained_at, (unsigned long long)chat->requests,
+           (unsigned long long)chat->completed, pool->switching_gpu_s, want_switch,
+           (unsigned long long)t->preemptions, t->gpu_hours_done, pool->busy_gpu_s);
+    assert_int_equal(chat->replicas_added, 1);
+    assert_true(chat->requests > 0);
+    assert_int_equal(chat->completed, chat->requests);
+    assert_int_equal(chat->in_flight_end, 0);
+    /* The drain falls on a tick 10 minutes after one that found nobody, after 7200. */
+    assert_true(drained_at >= 7200 + 600 && drained_at <= 7200 + 700);
+    assert_close(fmod(drained_at + 1e-6, 10), 0, 1e-5);
+    assert_close(pool->switching_gpu_s, want_switch, 1e-6);
+    assert_int_equal(t->preemptions, 1);
+    assert_close(t->gpu_hours_lost, 0, 0);
+    assert_close(t->gpu_hours_done, (3610.0 - 4) / HOUR, 1e-9);
+    assert_int_equal(t->running_end, 1);
+    /* The job computed before the eviction and again after the drain. */
+    assert_true(pool->busy_gpu_s >= (3610 - 4) + (T - drained_at - resume) - 1e-6);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
 /* ---- 4. warm-up durations from the calibration profile -------------------- */
 
 /* Shared pool of 2 H100s, chat (20 GB) alone: the tick at 3610 asks for the
@@ -706,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_gang_admission),
         cmocka_unit_test(test_preemption_accounting),
         cmocka_unit_test(test_preemption_save),
+        cmocka_unit_test(test_scale_from_zero),
         cmocka_unit_test(test_warmup_durations),
         cmocka_unit_test(test_priority_lanes),
         cmocka_unit_test(test_backfill_past_waiting_gangs),

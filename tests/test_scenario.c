@@ -595,8 +595,10 @@ static void test_service_autoscale(void **state)
                          "'cooldwn': '1m'}}"),
                  "services[0].replicas.autoscale: unknown key \"cooldwn\" (did you mean "
                  "\"cooldown\"?)");
+    /* 0 is a bound only an autoscaler may start from (scale from zero) */
     expect_error(SERVICE(", 'replicas': {'min': 0, 'max': 4}"),
-                 "services[0].replicas.min: expected an integer from 1 to 100000, got 0");
+                 "services[0].replicas: \"min\" (0) and \"max\" (4) bound an autoscaler, but there is no "
+                 "\"autoscale\", so the count is fixed at 0");
 }
 
 static void test_training(void **state)

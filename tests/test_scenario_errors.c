@@ -365,6 +365,30 @@ static void test_replicas_beyond_gpus(void **state)
     fs_scenario_destroy(s);
 }
 
+/* Only an autoscaled service may start with no replica (scale from zero):
+ * a fixed count of 0 would serve nothing, and the plain number form is a
+ * fixed count. */
+static void test_zero_replicas(void **state)
+{
+    (void)state;
+    expect_error(SERVICE(", 'replicas': {'count': 0}"),
+                 "services[0].replicas.count: a service with no replica and no autoscaler would serve nothing");
+    expect_error(SERVICE(", 'replicas': {'min': 0}"),
+                 "services[0].replicas.min: a service with no replica and no autoscaler would serve nothing");
+    expect_error(SERVICE(", 'replicas': {'count': 0, 'autoscale': {'target_in_flight': 1}}"),
+                 "services[0].replicas.autoscale: an autoscaler needs room to move: \"max\" (0) must be "
+                 "above \"min\" (0)");
+    expect_error(SERVICE(", 'replicas': {'count': 0, 'min': 1, 'max': 2, 'autoscale': {'target_in_flight': 1}}"),
+                 "services[0].replicas.count: expected an integer no smaller than \"min\" (1), got 0");
+    fs_scenario *s = parse_ok(HEAD POOL "'services': [{'name': 'chat', 'replicas': {'count': 0, 'max': 2, "
+                                        "'autoscale': {'target_in_flight': 1}}, " ARRIVALS ", " STIME "}]}");
+    assert_int_equal(s->services[0].replicas, 0);
+    assert_int_equal(s->services[0].min_replicas, 0);
+    assert_int_equal(s->services[0].max_replicas, 2);
+    assert_true(s->services[0].autoscale.enabled);
+    fs_scenario_destroy(s);
+}
+
 static void test_duplicate_names(void **state)
 {
     (void)state;
@@ -447,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_unknown_gpu),
         cmocka_unit_test(test_unknown_pool),
         cmocka_unit_test(test_replicas_beyond_gpus),
+        cmocka_unit_test(test_zero_replicas),
         cmocka_unit_test(test_duplicate_names),
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_service_time_kinds),

@@ -355,7 +355,9 @@ int fs_placement_compute(const fs_scenario *s, fs_placement **out, fs_error *err
     if (!pl->pools || !pl->replica_unit)
         goto nomem;
     for (size_t i = 0; i < s->n_services; i++) {
-        pl->replica_unit[i] = malloc(fs_service_placed(&s->services[i]) * sizeof **pl->replica_unit);
+        /* An autoscaled service may start with no replica: still one slot. */
+        uint32_t placed = fs_service_placed(&s->services[i]);
+        pl->replica_unit[i] = malloc((placed ? placed : 1) * sizeof **pl->replica_unit);
         if (!pl->replica_unit[i])
             goto nomem;
     }
@@ -396,8 +398,12 @@ const fs_unit *fs_placement_unit(const fs_placement *pl, size_t service, uint32_
 
 double fs_placement_scale(const fs_placement *pl, size_t service, uint32_t replica)
 {
+    return fs_placement_unit_scale(pl, service, fs_placement_unit(pl, service, replica));
+}
+
+double fs_placement_unit_scale(const fs_placement *pl, size_t service, const fs_unit *unit)
+{
     const fs_service_spec *svc = &pl->scenario->services[service];
-    const fs_unit *unit = fs_placement_unit(pl, service, replica);
     double reference_sms = pl->scenario->gpu_types[svc->reference_gpu].sms;
     if (unit->sms == reference_sms || svc->sm_exponent == 0)
         return 1.0;

@@ -78,4 +78,8 @@ const fs_unit *fs_placement_unit(const fs_placement *p, size_t service, uint32_t
  * (reference SMs / unit SMs)^sm_exponent. */
 double fs_placement_scale(const fs_placement *p, size_t service, uint32_t replica);
 
+/* The same multiplier for service i on a given unit: what a replica it
+ * would start there runs at. */
+double fs_placement_unit_scale(const fs_placement *p, size_t service, const fs_unit *unit);
+
 #endif

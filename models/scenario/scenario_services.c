@@ -85,7 +85,9 @@ static int replicas_bound_error(fs_jpath *p, const json_t *obj, const char *key,
  * count; "count" and "min" default to each other (1 when neither is given),
  * "max" to "count"; min <= count <= max.  "min" and "max" bound the
  * autoscaler, so without "autoscale" they must equal the count, and with it
- * max must exceed min. */
+ * max must exceed min.  Only an autoscaled service may start with no
+ * replica ("count" 0, so "min" 0 too: scale from zero); a fixed count of 0
+ * would serve nothing. */
 static int parse_replicas(fs_jpath *p, const json_t *svc, fs_service_spec *out)
 {
     static const char *const keys[] = {"count", "min", "max", "concurrency", "autoscale"};
@@ -105,9 +107,9 @@ static int parse_replicas(fs_jpath *p, const json_t *svc, fs_service_spec *out)
             bool has_max = json_object_get(v, "max") != NULL;
             rc = fs_jpath_check_keys(p, v, keys, COUNT(keys));
             if (rc == FS_OK)
-                rc = fs_jpath_get_uint(p, v, "count", false, 1, FS_SCENARIO_MAX_REPLICAS, &count);
+                rc = fs_jpath_get_uint(p, v, "count", false, 0, FS_SCENARIO_MAX_REPLICAS, &count);
             if (rc == FS_OK)
-                rc = fs_jpath_get_uint(p, v, "min", false, 1, FS_SCENARIO_MAX_REPLICAS, &min);
+                rc = fs_jpath_get_uint(p, v, "min", false, 0, FS_SCENARIO_MAX_REPLICAS, &min);
             if (rc == FS_OK)
                 rc = fs_jpath_get_uint(p, v, "max", false, 1, FS_SCENARIO_MAX_REPLICAS, &max);
             if (rc == FS_OK)
@@ -146,6 +148,13 @@ static int parse_replicas(fs_jpath *p, const json_t *svc, fs_service_spec *out)
                                    "count is fixed at %" PRIu64
                                    "; add \"autoscale\" or remove \"min\" and \"max\"",
                                    min, max, count);
+            } else if (rc == FS_OK && !a->enabled && count == 0) {
+                size_t m = fs_jpath_push_key(p, has_count ? "count" : "min");
+                rc = fs_jpath_fail(p,
+                                   "a service with no replica and no autoscaler would serve nothing: "
+                                   "add \"autoscale\" (and a \"max\" above 0) to start from zero, or "
+                                   "give a count of at least 1");
+                fs_jpath_pop(p, m);
             }
         } else if (json_is_number(v)) {
             rc = fs_jpath_uint(p, v, 1, FS_SCENARIO_MAX_REPLICAS, &count);

@@ -279,7 +279,8 @@ static double fs__peak_rss_mb(void)
 /* Offered load from the arrival profile and the placed replicas' speeds:
  * each replica serves concurrency / (E[S] x its speed scale) requests per
  * second, and an autoscaled service may grow to max_replicas (replicas beyond
- * the starting ones counted at the starting ones' mean speed).  Time-slicing
+ * the starting ones counted at the starting ones' mean speed; a service that
+ * starts with none, at the speed of its pool's first unit).  Time-slicing
  * contention is left out: it depends on what the other tenants do, which only
  * the run shows.  This sets service i's load from its arrival rates and
  * mean service time. */
@@ -294,8 +295,14 @@ static void fs__set_load(fs_policy_result *pol, size_t i, double mean_rps, doubl
         load->capacity_rps += mean_service > 0
                                   ? spec->concurrency / (mean_service * fs_placement_scale(pol->placement, i, k))
                                   : INFINITY;
-    if (spec->max_replicas > spec->replicas)
+    if (spec->replicas == 0 && spec->max_replicas > 0) {
+        const fs_pool_units *pu = &pol->placement->pools[spec->pool];
+        double scale = pu->n_units_max ? fs_placement_unit_scale(pol->placement, i, &pu->units[0]) : 1.0;
+        load->capacity_rps =
+            mean_service > 0 ? (double)spec->max_replicas * spec->concurrency / (mean_service * scale) : INFINITY;
+    } else if (spec->max_replicas > spec->replicas) {
         load->capacity_rps *= (double)spec->max_replicas / spec->replicas;
+    }
     load->offered_load = load->mean_rps / load->capacity_rps;
     load->peak_offered_load = load->peak_rps / load->capacity_rps;
 }

@@ -528,7 +528,8 @@ static int fs__scale_up(fs_service *svc, double now)
 }
 
 /* Gives one replica back: a slot still waiting for the fleet first, else the
- * least-loaded ready replica, which drains. */
+ * least-loaded ready replica, which drains.  The last ready replica drains
+ * only when the service may scale to zero (min 0). */
 static void fs__scale_down(fs_service *svc, double now)
 {
     for (uint32_t r = 0; r < svc->n_slots; r++) {
@@ -541,7 +542,7 @@ static void fs__scale_down(fs_service *svc, double now)
             return;
         }
     }
-    if (svc->n_ready <= 1)
+    if (svc->n_ready == 0 || (svc->n_ready == 1 && svc->spec->min_replicas > 0))
         return;
     for (uint64_t l = 0; l <= svc->concurrency; l++) {
         uint32_t r = svc->bucket_head[l];
