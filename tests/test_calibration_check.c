@@ -232,20 +232,17 @@ static void print_prediction(const char *label, const predicted *p, const measur
 }
 
 /* The scenario with costs as an inline profile instead of its own: no
- * framework and no graph capture, and with bytes, bandwidths times
- * 10^9 / 2^30.  Printed as label. */
-static void print_variant(const json_t *doc, const fs_switch_costs *c, bool bytes, const measured *m,
-                          const char *label)
+ * framework and no graph capture.  Printed as label. */
+static void print_variant(const json_t *doc, const fs_switch_costs *c, const measured *m, const char *label)
 {
-    const double g = bytes ? 1e9 / FS_GIB : 1;
     json_t *variant = json_deep_copy(doc);
     assert_non_null(variant);
     json_object_del(variant, "gpus");
     assert_int_equal(json_object_set_new(variant, "calibration",
                                          json_pack("{s:f, s:f, s:i, s:i, s:f, s:f, s:f}", "context_s", c->context_s,
                                                    "module_s", c->module_s, "framework_s", 0, "inference_warmup_s",
-                                                   0, "storage_gbps", c->storage_gbps * g, "h2d_gbps",
-                                                   c->h2d_gbps * g, "d2h_gbps", c->d2h_gbps * g)),
+                                                   0, "storage_gbps", c->storage_gbps, "h2d_gbps",
+                                                   c->h2d_gbps, "d2h_gbps", c->d2h_gbps)),
                      0);
     predicted p = predict(variant);
     print_prediction(label, &p, m);
@@ -369,13 +366,9 @@ static void test_p99_within_target(void **state)
     predicted with_builtin = predict(builtin);
     print_prediction("predicted, built-in costs (no profile)", &with_builtin, &m);
 
-    /* Not bounded, for the README: each of the two with no framework and no
-     * graph capture (the measured process has neither), and then with its
-     * bandwidths times 10^9 / 2^30, which is what the sizes (GiB) divided
-     * by bandwidths in GB/s (fleet.c) would give in bytes. */
-    print_variant(doc, &with_builtin.costs, false, &m, "predicted, built-in costs, no framework/graphs");
-    print_variant(doc, &with_profile.costs, true, &m, "predicted, profile, GiB as 2^30 bytes");
-    print_variant(doc, &with_builtin.costs, true, &m, "predicted, built-in, no framework, GiB as 2^30 B");
+    /* Not bounded, for the README: the built-in figures with no framework
+     * and no graph capture (the measured process has neither). */
+    print_variant(doc, &with_builtin.costs, &m, "predicted, built-in costs, no framework/graphs");
 
     /* The prediction's own noise is small beside the target. */
     assert_true(with_profile.half_width < MAX_NOISE * with_profile.p99);

@@ -28,6 +28,8 @@
 
 #define H100 "H100-SXM-80GB"
 #define DAY 86400.0
+/* Scenario sizes are GiB (2^30 bytes), bandwidths GB/s (10^9 bytes/s). */
+#define GB_PER_GIB 1.073741824
 #define HOUR 3600.0
 
 /* Round switch costs: a replica warms in 1 + 2 + memory_gb / 10 + 3 s, a
@@ -363,8 +365,8 @@ static void test_preemption_accounting(void **state)
     const fs_pool_rep *pool = &rep->pools[0];
     const fs_service_rep *chat = &rep->services[0];
     double T = s->horizon_s;
-    /* chat's replica: 1 + 2 + 0.5/10 + 3 = 6.05 s of warm-up. */
-    double chat_warm = 1 + 2 + 0.5 / 10 + 3, ready_at = 3610 + chat_warm;
+    /* chat's replica: 1 + 2 + 0.5 GiB / 10 GB/s + 3 = 6.0537 s of warm-up. */
+    double chat_warm = 1 + 2 + 0.5 * GB_PER_GIB / 10 + 3, ready_at = 3610 + chat_warm;
     double want_lost = (3610.0 - 3003.0) / HOUR, want_done = 3 * 1000.0 / HOUR;
     double want_ready = (T + (T - ready_at)) / T;
     printf("  preemptions %llu (want 1), lost %.12f GPU-h (want %.12f), done %.12f GPU-h (want %.12f)\n",
@@ -394,11 +396,11 @@ static void test_preemption_accounting(void **state)
     fs_scenario_destroy(s);
 }
 
-/* The same, evicted with "save" and 10 GB of state: warm-up 1 + 2 + 10/10 =
- * 4 s, checkpoints complete at 1004, 2004, 3004; at 3610 the state goes to
- * host memory in 10 / 52.8 s (built-in D2H) and the 606 s since the last
- * checkpoint are kept, not lost; chat's replica then warms on the freed unit
- * from 3610 + 10/52.8. */
+/* The same, evicted with "save" and 10 GiB of state: warm-up 1 + 2 +
+ * 10.737/10 = 4.0737 s, checkpoints complete 1000, 2000, 3000 s of compute
+ * later; at 3610 the state goes to host memory in 10.737 / 52.8 s (built-in
+ * D2H) and the 605.93 s since the last checkpoint are kept, not lost;
+ * chat's replica then warms on the freed unit from 3610 + 10.737/52.8. */
 static void test_preemption_save(void **state)
 {
     (void)state;
@@ -408,8 +410,9 @@ static void test_preemption_save(void **state)
     const fs_rep_result *rep = &r->policies[0].reps[0];
     const fs_training_rep *t = &rep->training[0];
     const fs_pool_rep *pool = &rep->pools[0];
-    double evict = 10 / s->switch_costs.d2h_gbps, chat_warm = 1 + 2 + 0.5 / 10 + 3;
-    double want_done = (3000 + 606) / HOUR, want_switch = 4 + evict + chat_warm;
+    double evict = 10 * GB_PER_GIB / s->switch_costs.d2h_gbps, chat_warm = 1 + 2 + 0.5 * GB_PER_GIB / 10 + 3;
+    double job_warm = 1 + 2 + 10 * GB_PER_GIB / 10;
+    double want_done = (3610 - job_warm) / HOUR, want_switch = job_warm + evict + chat_warm;
     printf("  save: preemptions %llu, lost %.12f, done %.12f GPU-h (want %.12f), switching %.9f GPU-s"
            " (want %.9f)\n",
            (unsigned long long)t->preemptions, t->gpu_hours_lost, t->gpu_hours_done, want_done,
@@ -425,16 +428,17 @@ static void test_preemption_save(void **state)
 /* Scale from zero and back (replicas "count" 0, "min" 0): the only GPU of a
  * serving pool, partitioned with borrowing, is the job's until the service
  * wants a replica.  Timeline:
- *   t = 0      the job (10 GiB, "save") takes the idle GPU: warms 1 + 2 + 10/10 = 4 s;
+ *   t = 0      the job (10 GiB, "save") takes the idle GPU: warms 1 + 2 + 10.737/10 s
+ *              (10 GiB = 10.737 GB against 10 GB/s);
  *   t = 3600   traffic starts (5 rps, 150 ms each, for one hour); the tick at
  *              3600 finds nobody;
  *   t = 3610   the tick finds requests and asks for the first replica: the job
- *              is evicted, its state to host in 10 / 52.8 s (built-in D2H),
- *              and the replica warms 1 + 2 + 0.5/10 + 3 = 6.05 s;
+ *              is evicted, its state to host in 10.737 / 52.8 s (built-in D2H),
+ *              and the replica warms 1 + 2 + 0.537/10 + 3 s;
  *   t = 7200   traffic stops; once the queue is empty, the first tick that
  *              finds nobody starts the idle clock, and 60 ticks (10 min) later
  *              the last replica drains (min 0) and gives the GPU back at once;
- *   then       the job resumes from host memory: 1 + 2 + 10/56.7 s (built-in
+ *   then       the job resumes from host memory: 1 + 2 + 10.737/56.7 s (built-in
  *              H2D), and computes to the horizon (3 h).
  * The drain's tick depends on when the queue empties, so it is bounded, not
  * worked out; every switch is exact. */
@@ -462,11 +466,12 @@ static void test_scale_from_zero(void **state)
     const fs_training_rep *t = &rep->training[0];
     const fs_pool_rep *pool = &rep->pools[0];
     const fs_service_rep *chat = &rep->services[0];
-    double T = s->horizon_s, evict = 10 / s->switch_costs.d2h_gbps, resume = 1 + 2 + 10 / s->switch_costs.h2d_gbps;
-    double ready_at = 3610 + evict + (1 + 2 + 0.5 / 10 + 3);
+    double T = s->horizon_s, evict = 10 * GB_PER_GIB / s->switch_costs.d2h_gbps;
+    double resume = 1 + 2 + 10 * GB_PER_GIB / s->switch_costs.h2d_gbps, job_warm = 1 + 2 + 10 * GB_PER_GIB / 10;
+    double ready_at = 3610 + evict + (1 + 2 + 0.5 * GB_PER_GIB / 10 + 3);
     /* Ready from ready_at to the drain: the drain's instant from the mean. */
     double drained_at = ready_at + chat->mean_ready_replicas * T;
-    double want_switch = 4 + evict + (1 + 2 + 0.5 / 10 + 3) + resume;
+    double want_switch = job_warm + evict + (1 + 2 + 0.5 * GB_PER_GIB / 10 + 3) + resume;
     printf("  replicas added %llu, drained at %.6f s; requests %llu completed %llu; switching %.9f GPU-s (want %.9f);"
            " job preemptions %llu, done %.9f GPU-h, busy %.3f GPU-s\n",
            (unsigned long long)chat->replicas_added, drained_at, (unsigned long long)chat->requests,
@@ -482,20 +487,20 @@ static void test_scale_from_zero(void **state)
     assert_close(pool->switching_gpu_s, want_switch, 1e-6);
     assert_int_equal(t->preemptions, 1);
     assert_close(t->gpu_hours_lost, 0, 0);
-    assert_close(t->gpu_hours_done, (3610.0 - 4) / HOUR, 1e-9);
+    assert_close(t->gpu_hours_done, (3610.0 - job_warm) / HOUR, 1e-9);
     assert_int_equal(t->running_end, 1);
     /* The job computed before the eviction and again after the drain. */
-    assert_true(pool->busy_gpu_s >= (3610 - 4) + (T - drained_at - resume) - 1e-6);
+    assert_true(pool->busy_gpu_s >= (3610 - job_warm) + (T - drained_at - resume) - 1e-6);
     fs_results_destroy(r);
     fs_scenario_destroy(s);
 }
 
 /* ---- 4. warm-up durations from the calibration profile -------------------- */
 
-/* Shared pool of 2 H100s, chat (20 GB) alone: the tick at 3610 asks for the
- * second replica, which takes the free GPU at once and warms
- * 1 + 2 + 20/10 + 3 = 8 s: switching is exactly 8 GPU-s and the replica
- * serves from 3618. */
+/* Shared pool of 2 H100s, chat (20 GiB = 21.475 GB) alone: the tick at 3610
+ * asks for the second replica, which takes the free GPU at once and warms
+ * 1 + 2 + 21.475/10 + 3 = 8.1475 s: switching is exactly that many GPU-s
+ * and the replica serves from 3618.1475. */
 static void test_warmup_durations(void **state)
 {
     (void)state;
@@ -509,11 +514,12 @@ static void test_warmup_durations(void **state)
     const fs_rep_result *rep = &r->policies[0].reps[0];
     const fs_pool_rep *pool = &rep->pools[0];
     const fs_service_rep *chat = &rep->services[0];
-    double T = s->horizon_s, want_ready = (T + (T - 3618)) / T;
-    printf("  switching %.12f GPU-s (want 8), replicas added %llu, mean ready %.12f (want %.12f)\n",
-           pool->switching_gpu_s, (unsigned long long)chat->replicas_added,
-           chat->mean_ready_replicas, want_ready);
-    assert_close(pool->switching_gpu_s, 1 + 2 + 20.0 / 10 + 3, 1e-9);
+    double warm = 1 + 2 + 20.0 * GB_PER_GIB / 10 + 3;
+    double T = s->horizon_s, want_ready = (T + (T - (3610 + warm))) / T;
+    printf("  switching %.12f GPU-s (want %.12f), replicas added %llu, mean ready %.12f (want %.12f)\n",
+           pool->switching_gpu_s, warm, (unsigned long long)chat->replicas_added, chat->mean_ready_replicas,
+           want_ready);
+    assert_close(pool->switching_gpu_s, warm, 1e-9);
     assert_int_equal(chat->replicas_added, 1);
     assert_close(chat->mean_ready_replicas, want_ready, 1e-9);
     fs_results_destroy(r);

@@ -7,6 +7,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "grow.h"
+#include "memsize.h"
 #include "policy.h"
 #include "queue.h"
 #include "rng.h"
@@ -23,9 +24,15 @@ static const fs_switch_costs *fs__costs(const fs_scenario *s, size_t pool)
     return fs_scenario_switch_costs(s, s->pools[pool].gpu_type);
 }
 
-double fs_fleet_warmup_s(const fs_scenario *s, size_t pool, fs_warmup_kind kind, double gb)
+/* Sizes are GiB (2^30 bytes: every memory figure of a scenario, memsize.h)
+ * and bandwidths GB/s (10^9 bytes a second, as the calibration measures and
+ * reference/costs.md reports them): this many GB in one GiB. */
+#define FS__GB_PER_GIB (FS_GIB / 1e9)
+
+double fs_fleet_warmup_s(const fs_scenario *s, size_t pool, fs_warmup_kind kind, double gib)
 {
     const fs_switch_costs *c = fs__costs(s, pool);
+    const double gb = gib * FS__GB_PER_GIB;
     double base = c->context_s + c->framework_s + c->module_s;
     switch (kind) {
     case FS_WARMUP_REPLICA:
@@ -38,10 +45,10 @@ double fs_fleet_warmup_s(const fs_scenario *s, size_t pool, fs_warmup_kind kind,
     return base + (c->storage_gbps > 0 ? gb / c->storage_gbps : 0);
 }
 
-double fs_fleet_save_s(const fs_scenario *s, size_t pool, double gb)
+double fs_fleet_save_s(const fs_scenario *s, size_t pool, double gib)
 {
     const fs_switch_costs *c = fs__costs(s, pool);
-    return c->d2h_gbps > 0 ? gb / c->d2h_gbps : 0;
+    return c->d2h_gbps > 0 ? gib * FS__GB_PER_GIB / c->d2h_gbps : 0;
 }
 
 /* ---- unit state changes (every one keeps the pool's levels in step) ------- */

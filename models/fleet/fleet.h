@@ -162,11 +162,12 @@ void fs_fleet_release(fs_fleet *f, size_t pool, size_t unit, double evict_s, dou
 /* Requests waiting, in units, for (kind, owner) (kind NONE: everyone). */
 uint32_t fs_fleet_waiting_units(const fs_fleet *f, fs_holder_kind kind, uint32_t owner);
 
-/* Warm-up time of a unit of pool p for `kind` with gb of weights or state,
- * from the profile of the pool's GPU type. */
-double fs_fleet_warmup_s(const fs_scenario *s, size_t pool, fs_warmup_kind kind, double gb);
+/* Warm-up time of a unit of pool p for `kind` with gib GiB of weights or
+ * state, from the profile of the pool's GPU type (its bandwidths are GB/s,
+ * 10^9 bytes a second: sizes are converted). */
+double fs_fleet_warmup_s(const fs_scenario *s, size_t pool, fs_warmup_kind kind, double gib);
 
-/* Time to save gb of state to host memory (an eviction with "save"). */
-double fs_fleet_save_s(const fs_scenario *s, size_t pool, double gb);
+/* Time to save gib GiB of state to host memory (an eviction with "save"). */
+double fs_fleet_save_s(const fs_scenario *s, size_t pool, double gib);
 
 #endif
