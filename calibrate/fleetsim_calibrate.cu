@@ -259,11 +259,49 @@ fail:
 
 /* ---- cudaMalloc / cudaFree against size ---- */
 
+/* Allocation against size, each size reps times after a discarded warm-up:
+ * cudaMalloc into series[0], then (with a touch series) a first touch of the
+ * whole buffer (cudaMemset) into series[1], then cudaFree into the last. */
+static int cal__alloc_series(cal_run *r, const size_t *sizes, int n, const char *const series[3], bool touch)
+{
+    void *p = NULL;
+    for (int i = 0; i < n; i++) {
+        for (int rep = 0; rep <= r->malloc_reps; rep++) {
+            double t0, t1, t2, t3;
+            CAL_CUDA(cudaDeviceSynchronize());
+            t0 = cal_clock_now();
+            CAL_CUDA(cudaMalloc(&p, sizes[i]));
+            CAL_CUDA(cudaDeviceSynchronize());
+            t1 = cal_clock_now();
+            if (touch) {
+                CAL_CUDA(cudaMemset(p, 0, sizes[i]));
+                CAL_CUDA(cudaDeviceSynchronize());
+            }
+            t2 = cal_clock_now();
+            CAL_CUDA(cudaFree(p));
+            p = NULL;
+            CAL_CUDA(cudaDeviceSynchronize());
+            t3 = cal_clock_now();
+            if (rep == 0)
+                continue;
+            if (cal_run_add(r, series[0], (double)sizes[i], t1 - t0) != 0 ||
+                (touch && cal_run_add(r, series[1], (double)sizes[i], t2 - t1) != 0) ||
+                cal_run_add(r, series[2], (double)sizes[i], t3 - t2) != 0)
+                return -1;
+        }
+    }
+    return 0;
+fail:
+    if (p)
+        cudaFree(p);
+    return -1;
+}
+
 static int cal__measure_malloc(cal_run *r)
 {
+    static const char *const series[3] = {"malloc", NULL, "free"};
     size_t sizes[32], free_b = 0, total_b = 0, max;
     int n;
-    void *p = NULL;
 
     CAL_CUDA(cudaMemGetInfo(&free_b, &total_b));
     max = cal_run_min(4 * CAL_GIB, (size_t)(r->cfg.max_gib * (double)CAL_GIB));
@@ -271,30 +309,11 @@ static int cal__measure_malloc(cal_run *r)
     n = cal_run_sizes(CAL_MIB, r->size_step_malloc, max, sizes, 32);
     cal_say_step("cudaMalloc / cudaFree: %d size%s x %d repetition%s", n, cal_run_plural(n), r->malloc_reps,
                     cal_run_plural(r->malloc_reps));
-    for (int i = 0; i < n; i++) {
-        for (int rep = 0; rep <= r->malloc_reps; rep++) {
-            double t0, t1, t2;
-            CAL_CUDA(cudaDeviceSynchronize());
-            t0 = cal_clock_now();
-            CAL_CUDA(cudaMalloc(&p, sizes[i]));
-            CAL_CUDA(cudaDeviceSynchronize());
-            t1 = cal_clock_now();
-            CAL_CUDA(cudaFree(p));
-            p = NULL;
-            CAL_CUDA(cudaDeviceSynchronize());
-            t2 = cal_clock_now();
-            if (rep == 0)
-                continue;
-            if (cal_run_add(r, "malloc", (double)sizes[i], t1 - t0) != 0 ||
-                cal_run_add(r, "free", (double)sizes[i], t2 - t1) != 0)
-                return -1;
-        }
-    }
+    if (cal__alloc_series(r, sizes, n, series, false) != 0)
+        return -1;
     cal_say_done();
     return 0;
 fail:
-    if (p)
-        cudaFree(p);
     return -1;
 }
 
@@ -581,8 +600,8 @@ fail:
 
 static int cal__measure_kv(cal_run *r)
 {
+    static const char *const series[3] = {"kv_alloc", "kv_touch", "kv_free"};
     size_t free_b = 0, total_b = 0, max, sizes[16];
-    void *p = NULL;
     int n = 0;
 
     CAL_CUDA(cudaMemGetInfo(&free_b, &total_b));
@@ -594,34 +613,11 @@ static int cal__measure_kv(cal_run *r)
     }
     cal_say_step("KV-cache allocation and first touch: %d size%s x %d repetition%s", n, cal_run_plural(n), r->malloc_reps,
                  cal_run_plural(r->malloc_reps));
-    for (int i = 0; i < n; i++) {
-        for (int rep = 0; rep <= r->malloc_reps; rep++) {
-            double t0, t1, t2, t3;
-            CAL_CUDA(cudaDeviceSynchronize());
-            t0 = cal_clock_now();
-            CAL_CUDA(cudaMalloc(&p, sizes[i]));
-            CAL_CUDA(cudaDeviceSynchronize());
-            t1 = cal_clock_now();
-            CAL_CUDA(cudaMemset(p, 0, sizes[i]));
-            CAL_CUDA(cudaDeviceSynchronize());
-            t2 = cal_clock_now();
-            CAL_CUDA(cudaFree(p));
-            p = NULL;
-            CAL_CUDA(cudaDeviceSynchronize());
-            t3 = cal_clock_now();
-            if (rep == 0)
-                continue;
-            if (cal_run_add(r, "kv_alloc", (double)sizes[i], t1 - t0) != 0 ||
-                cal_run_add(r, "kv_touch", (double)sizes[i], t2 - t1) != 0 ||
-                cal_run_add(r, "kv_free", (double)sizes[i], t3 - t2) != 0)
-                return -1;
-        }
-    }
+    if (cal__alloc_series(r, sizes, n, series, true) != 0)
+        return -1;
     cal_say_done();
     return 0;
 fail:
-    if (p)
-        cudaFree(p);
     return -1;
 }
 
