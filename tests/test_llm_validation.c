@@ -16,6 +16,19 @@
  * half-step wait before a prompt's step; a scheduler that broke either
  * would miss here).  Held-out errors are reported, not bounded: they are
  * the result of the validation, not a property of the code.
+ *
+ * The same stages with "step_time": {"profile": {}} on the measured H100
+ * calibration profile (calibrate/profiles/h100-sxm-80gb.json: per-layer
+ * fits of a layer proxy, llm_profile.h) instead of a fit to these
+ * measurements: nothing here is fitted to them.  It prints the decode step
+ * the mapped model gives at each stage's measured operating point (the
+ * equation of fit_llm_steps.py: B = rate x e2e mean sequences, each reading
+ * P + O/2 tokens of KV, rate x P x T prompt tokens per step) against the
+ * measured (e2e p50 - TTFT p50) / (O - 1), and the simulated TTFT and
+ * end-to-end against the measured, with no client overhead added.  It
+ * asserts only that every figure is finite and the decode step within a
+ * factor of two (a wrong layer count or unit would miss it); the errors are
+ * the result, reported in scenarios/README.md.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -131,10 +144,62 @@ static void test_stages_predicted(void **state)
     json_decref(fitted);
 }
 
+#define H100_PROFILE FS_SOURCE_DIR "/calibrate/profiles/h100-sxm-80gb.json"
+
+static void test_profile_predicted(void **state)
+{
+    (void)state;
+    json_t *measured = load_json("llm_measured.json");
+    const json_t *stages = json_object_get(measured, "stages");
+    assert_true(json_array_size(stages) > 0);
+    printf("step time from the H100 profile (cuBLAS rows), no fit to these stages, no client overhead\n");
+    size_t i;
+    const json_t *st;
+    json_array_foreach(stages, i, st) {
+        const char *id = json_string_value(json_object_get(st, "id"));
+        char file[64];
+        snprintf(file, sizeof file, "by-load/%s.json", id);
+        json_t *doc = load_json(file);
+        json_t *batching = json_object_get(json_array_get(json_object_get(doc, "services"), 0), "batching");
+        assert_non_null(batching);
+        assert_int_equal(json_object_set_new(batching, "step_time", json_pack("{s:{}}", "profile")), 0);
+        assert_int_equal(json_object_set_new(doc, "calibration", json_string(H100_PROFILE)), 0);
+        fs_scenario *sc = NULL;
+        fs_error err = {0, ""};
+        if (fs_scenario_parse_json(doc, test_path("%s/%s", VALIDATION_DIR, file), &sc, &err) != 0)
+            fail_msg("%s: %s", id, err.msg);
+        size_t type = sc->pools[0].gpu_type;
+        fs_llm_step_model m;
+        uint32_t blocks = 0;
+        assert_int_equal(fs_scenario_llm_unit(sc, 0, type, NULL, sc->gpu_types[type].memory_gb, &blocks, &m, &err), 0);
+        double rate = number(st, "rate", NULL), p = number(st, "prompt", "mean");
+        double o = number(st, "output_max_tokens", NULL);
+        double e2e50 = number(st, "e2e", "p50"), ttft50 = number(st, "ttft", "p50");
+        double t_measured = (e2e50 - ttft50) / (o - 1), b = rate * number(st, "e2e", "mean");
+        double t_predicted = (m.c0 + m.c_decode * b + m.c_kv * b * (p + o / 2)) / (1 - m.c_prefill * rate * p);
+        printf("%-12s decode step at B %.1f: %6.2f ms vs %6.2f ms (%+6.1f%%)\n", id, b, t_predicted * 1e3,
+               t_measured * 1e3, 100 * (t_predicted / t_measured - 1));
+        assert_true(t_predicted > t_measured / 2 && t_predicted < 2 * t_measured);
+        fs_results *r = test_run(sc);
+        double ttft[2], e2e[2];
+        predicted(r, fs_results_ttft_hist, 0, ttft);
+        predicted(r, fs_results_latency_hist, 0, e2e);
+        printf("prof ");
+        row(id, "TTFT", ttft, ttft50, number(st, "ttft", "p99"));
+        printf("prof ");
+        row(id, "e2e", e2e, e2e50, number(st, "e2e", "p99"));
+        fs_results_destroy(r);
+        fs_scenario_destroy(sc);
+        json_decref(doc);
+    }
+    json_decref(measured);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stages_predicted),
+        cmocka_unit_test(test_profile_predicted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,7 +88,9 @@ typedef struct fs_llm_batch {
 /* 0, or FS_ERR_INPUT naming `where` and the coefficient: negative or
  * non-finite figures; a linear model in which a step could take no time
  * (c0 = 0 with c_prefill or c_decode 0); efficiencies or shares outside
- * (0, 1]; a roofline without positive peak, bandwidth and weights. */
+ * (0, 1]; a roofline without positive peak, bandwidth and weights.  For the
+ * figures a person writes: a linear model mapped from a calibration profile
+ * (llm_profile.h) may keep a fitted c_decode < 0, and is checked there. */
 int fs_llm_step_model_check(const fs_llm_step_model *m, const char *where, fs_error *err);
 
 /* Seconds the batch takes under a checked model. */

@@ -194,6 +194,18 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
         (void)fs__scenario_gpu_type_index(c, c->declared[i].name);
     if (rc == FS_OK)
         rc = fs__scenario_parse_gpu_calibrations(p, c);
+    /* LLM services' units last: a step time may come from a type's profile. */
+    const json_t *services = json_object_get(root, "services");
+    for (size_t i = 0; rc == FS_OK && i < s->n_services; i++) {
+        if (s->services[i].batching.kind != FS_BATCHING_CONTINUOUS)
+            continue;
+        size_t mark = fs_jpath_push_key(p, "services");
+        fs_jpath_push_index(p, i);
+        rc = fs__scenario_check_continuous(p, i, s);
+        fs_jpath_pop(p, mark);
+        if (rc == FS_ERR_INPUT)
+            fs__scenario_blame_patch(p, json_array_get(services, i), c);
+    }
     return rc;
 }
 

@@ -27,6 +27,7 @@
 #include "error.h"
 #include "gpu.h"
 #include "llm_perf.h"
+#include "llm_profile.h"
 #include "mig.h"
 #include "trace.h"
 
@@ -232,7 +233,9 @@ typedef enum fs_batching_kind { FS_BATCHING_NONE, FS_BATCHING_DYNAMIC, FS_BATCHI
  * Step time is `step` on a whole reference GPU, scaled on each unit by its
  * compute and bandwidth shares (a MIG slice's SMs and memory slices; another
  * GPU type's datasheet peaks over the reference's), or a roofline from the
- * pool GPU's datasheet peaks (llm_defaults.h) with the given efficiencies.
+ * pool GPU's datasheet peaks (llm_defaults.h) with the given efficiencies,
+ * or the unit's GPU type's calibration profile (step_profile: llm_profile.h)
+ * on a whole GPU, scaled by a MIG slice's shares as the linear form is.
  * The KV cache of a replica is (budget - weights - reserve) / KV bytes per
  * token, where budget is memory_gb when the service gives it, else the unit's
  * memory x memory_utilization (vLLM's gpu_memory_utilization).  Prompt and
@@ -243,7 +246,12 @@ typedef enum fs_batching_kind { FS_BATCHING_NONE, FS_BATCHING_DYNAMIC, FS_BATCHI
 typedef struct fs_llm_serving {
     fs_llm_model model;       /* model.name points into model_name */
     char *model_name;         /* owned */
-    fs_llm_step_model step;   /* LINEAR on the reference GPU, or ROOFLINE (shares 1) */
+    fs_llm_step_model step;   /* LINEAR on the reference GPU, or ROOFLINE (shares 1); unset with step_profile */
+    /* "step_time": {"profile": {"gemm"}}: each unit's step comes from its GPU
+     * type's profile ("llm_step", fs_switch_costs), mapped onto the model by
+     * fs_llm_profile_step; step_gemm is enum fs_llm_gemm (default cuBLAS). */
+    bool step_profile;
+    int step_gemm;
     uint32_t max_seqs;        /* vLLM max_num_seqs */
     uint32_t token_budget;    /* vLLM max_num_batched_tokens (chunked prefill) */
     uint32_t block_tokens;    /* KV block size, tokens */
@@ -393,9 +401,10 @@ typedef struct fs_training_spec {
  * "calibration" gives that type's, read over the scenario's (a figure the
  * type's profile leaves out is the scenario's).  A profile written by
  * calibrate/ also carries "device", "not_measured", "fits", "scalars",
- * "samples", "validation", "llm_step", "graph_capture" and "mixed_check",
- * which are type-checked and otherwise ignored; one with "samples" or "fits"
- * (measured) must have "validation", else it is refused. */
+ * "samples", "validation", "graph_capture" and "mixed_check", which are
+ * type-checked and otherwise ignored; one with "samples" or "fits"
+ * (measured) must have "validation", else it is refused.  Its "llm_step"
+ * rows (every key checked) are kept for "step_time": {"profile"}. */
 enum fs_cost_figure {
     FS_COST_CONTEXT,
     FS_COST_FRAMEWORK,
@@ -422,12 +431,23 @@ typedef struct fs_switch_costs {
      * sources are figure_source[0] and [1]. */
     unsigned char from[FS_COST_FIGURES];
     char figure_source[2][256];
+    /* The "llm_step" rows of the profile that gave them (llm_profile.h), for
+     * "step_time": {"profile"}; n_llm_step 0 when no profile read had any.
+     * A type's own profile with "llm_step" replaces the scenario's rows
+     * whole.  llm_step_from: 0 none, else 1 or 2 as in `from`. */
+    fs_llm_layer_fit llm_step[FS_LLM_MAX_LAYER_FITS];
+    size_t n_llm_step;
+    unsigned char llm_step_from;
 } fs_switch_costs;
 
 /* A figure's key in a profile ("context_s"), its value, and where it came
  * from (a profile's source, or "built-in default (reference/costs.md)"). */
 const char *fs_switch_costs_figure(const fs_switch_costs *c, enum fs_cost_figure k, double *value,
                                    const char **source);
+
+/* The source of the profile whose "llm_step" rows c holds, or NULL when it
+ * holds none. */
+const char *fs_switch_costs_llm_step_source(const fs_switch_costs *c);
 
 typedef enum fs_policy_kind { FS_POLICY_SHARED, FS_POLICY_PARTITIONED, FS_POLICY_TIERED } fs_policy_kind;
 

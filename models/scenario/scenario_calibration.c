@@ -53,6 +53,8 @@ static void default_switch_costs(fs_switch_costs *sc)
     snprintf(sc->source, sizeof sc->source, "%s", DEFAULT_COSTS_SOURCE);
     memset(sc->from, 0, sizeof sc->from);
     memset(sc->figure_source, 0, sizeof sc->figure_source);
+    sc->n_llm_step = 0; /* no step-time rows in the built-in profile */
+    sc->llm_step_from = 0;
 }
 
 const char *fs_switch_costs_figure(const fs_switch_costs *c, enum fs_cost_figure k, double *value,
@@ -65,11 +67,76 @@ const char *fs_switch_costs_figure(const fs_switch_costs *c, enum fs_cost_figure
     return figure_keys[k];
 }
 
+const char *fs_switch_costs_llm_step_source(const fs_switch_costs *c)
+{
+    return c->llm_step_from ? c->figure_source[c->llm_step_from - 1] : NULL;
+}
+
+/* "llm_step": [{"gemm", "hidden", "c0_s", "c_prefill_s", "c_decode_s",
+ * "c_kv_s", "r_squared", "n"}, ...], the per-layer step-time fits that
+ * calibrate/profile_fit.h writes, into rows[0..*n).  Every key is checked;
+ * the coefficients are any numbers (a fit may tilt c_decode below zero:
+ * llm_profile.h says what a model may take from them); r_squared and n are
+ * the fit's record and only checked.  One row per (gemm, hidden). */
+static int parse_llm_step(fs_jpath *p, const json_t *list, fs_llm_layer_fit *rows, size_t *n)
+{
+    static const char *const keys[] = {"gemm",   "hidden",    "c0_s", "c_prefill_s", "c_decode_s",
+                                       "c_kv_s", "r_squared", "n"};
+    size_t n_gemms;
+    const char *const *gemms = fs_llm_gemm_names(&n_gemms);
+    size_t mark = fs_jpath_push_key(p, "llm_step"), i;
+    int rc = FS_OK;
+    json_t *item;
+    *n = 0;
+    if (json_array_size(list) > FS_LLM_MAX_LAYER_FITS)
+        rc = fs_jpath_fail(p, "expected at most %d rows, got %zu", FS_LLM_MAX_LAYER_FITS, json_array_size(list));
+    json_array_foreach (list, i, item) {
+        if (rc != FS_OK)
+            break;
+        size_t m = fs_jpath_push_index(p, i);
+        fs_llm_layer_fit *r = &rows[i];
+        uint64_t hidden = 0, count = 0;
+        double r2 = 0;
+        rc = json_is_object(item) ? fs_jpath_check_keys(p, item, keys, COUNT(keys))
+                                  : fs_jpath_expected(p, item, "an object (one step-time fit)");
+        json_t *gemm = NULL;
+        if (rc == FS_OK)
+            rc = fs_jpath_get(p, item, "gemm", true, &gemm);
+        if (rc == FS_OK)
+            rc = fs__scenario_get_choice(p, item, "gemm", "a GEMM backend", gemms, n_gemms, &r->gemm);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_uint(p, item, "hidden", true, 1, 1u << 20, &hidden);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, item, "c0_s", true, FS_JPATH_ANY, &r->c0_s);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, item, "c_prefill_s", true, FS_JPATH_ANY, &r->c_prefill_s);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, item, "c_decode_s", true, FS_JPATH_ANY, &r->c_decode_s);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, item, "c_kv_s", true, FS_JPATH_ANY, &r->c_kv_s);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_number(p, item, "r_squared", false, FS_JPATH_ANY, &r2);
+        if (rc == FS_OK)
+            rc = fs_jpath_get_uint(p, item, "n", false, 0, UINT64_MAX, &count);
+        r->hidden = (uint32_t)hidden;
+        for (size_t k = 0; rc == FS_OK && k < i; k++)
+            if (rows[k].gemm == r->gemm && rows[k].hidden == r->hidden)
+                rc = fs_jpath_fail(p, "a second \"%s\" row for hidden %u (the first is llm_step[%zu])",
+                                   gemms[r->gemm], r->hidden, k);
+        fs_jpath_pop(p, m);
+    }
+    if (rc == FS_OK)
+        *n = json_array_size(list);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 /* The record a measured profile keeps beside its figures (what
  * calibrate/profile.c writes: the device, the figures it did not measure,
  * every fit, scalar statistics and raw sample).  The simulator uses none of
- * it, so only the types are checked: enough to refuse a file that is not a
- * profile, without tying the reader to the record's inner layout. */
+ * it (but "llm_step", read by parse_llm_step), so only the types are checked:
+ * enough to refuse a file that is not a profile, without tying the reader to
+ * the record's inner layout. */
 static int parse_calibration_record(fs_jpath *p, const json_t *obj)
 {
     static const char *const objects[] = {"device", "fits", "scalars", "samples", "graph_capture"};
@@ -77,7 +144,7 @@ static int parse_calibration_record(fs_jpath *p, const json_t *obj)
     int rc = FS_OK;
     for (size_t k = 0; rc == FS_OK && k < COUNT(objects); k++)
         rc = fs_jpath_get_object(p, obj, objects[k], false, &v);
-    static const char *const arrays[] = {"validation", "llm_step", "mixed_check"};
+    static const char *const arrays[] = {"validation", "mixed_check"};
     for (size_t k = 0; rc == FS_OK && k < COUNT(arrays); k++)
         rc = fs_jpath_get_array(p, obj, arrays[k], false, false, &v);
     /* A measured profile says how far to trust it, or it is not used. */
@@ -148,12 +215,26 @@ static int parse_calibration_profile(fs_jpath *p, const json_t *obj, const char 
         rc = fs_jpath_get_number(p, obj, "d2h_gbps", false, FS_JPATH_POSITIVE, &sc->d2h_gbps);
     if (rc == FS_OK)
         rc = parse_calibration_record(p, obj);
+    json_t *steps = NULL;
+    fs_llm_layer_fit rows[FS_LLM_MAX_LAYER_FITS];
+    size_t n_rows = 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_array(p, obj, "llm_step", false, false, &steps);
+    if (rc == FS_OK && steps != NULL)
+        rc = parse_llm_step(p, steps, rows, &n_rows);
     if (rc == FS_OK) { /* a label: cut to fit rather than refused */
         snprintf(sc->source, sizeof sc->source, "%s", source);
         snprintf(sc->figure_source[level - 1], sizeof sc->figure_source[0], "%s", source);
         for (size_t k = 0; k < FS_COST_FIGURES; k++)
             if (json_object_get(obj, figure_keys[k]) != NULL)
                 sc->from[k] = (unsigned char)level;
+        /* Rows replace rows whole: a type's fits are never mixed with the
+         * scenario's.  An empty "llm_step" is a profile without them. */
+        if (n_rows > 0) {
+            memcpy(sc->llm_step, rows, n_rows * sizeof rows[0]);
+            sc->n_llm_step = n_rows;
+            sc->llm_step_from = (unsigned char)level;
+        }
     }
     return rc;
 }

@@ -89,8 +89,10 @@ static int parse_model(fs_jpath *p, const json_t *obj, fs_llm_serving *llm)
 }
 
 /* "step_time": {"linear": {"c0", "c_prefill", "c_decode", "c_kv"}} (durations:
- * per step, per prefill token, per running sequence, per KV token read) or
- * {"roofline": {"flops_eff", "bw_eff", "overhead"}}. */
+ * per step, per prefill token, per running sequence, per KV token read),
+ * {"roofline": {"flops_eff", "bw_eff", "overhead"}} or {"profile": {"gemm"}}
+ * (the unit's GPU type's calibration profile, read once every type has its
+ * profile: fs__scenario_check_continuous). */
 static int parse_step(fs_jpath *p, const json_t *obj, fs_llm_serving *llm)
 {
     json_t *st = NULL;
@@ -98,14 +100,29 @@ static int parse_step(fs_jpath *p, const json_t *obj, fs_llm_serving *llm)
     if (rc != FS_OK)
         return rc;
     size_t mark = fs_jpath_push_key(p, "step_time");
-    static const char *const kinds[] = {"linear", "roofline"};
-    json_t *linear = json_object_get(st, "linear"), *roof = json_object_get(st, "roofline");
+    static const char *const kinds[] = {"linear", "roofline", "profile"};
+    json_t *linear = json_object_get(st, "linear"), *roof = json_object_get(st, "roofline"),
+           *profile = json_object_get(st, "profile");
     rc = fs_jpath_check_keys(p, st, kinds, COUNT(kinds));
-    if (rc == FS_OK && (linear != NULL) == (roof != NULL))
-        rc = fs_jpath_fail(p, "expected exactly one of \"linear\" and \"roofline\", got %s", linear ? "both" : "neither");
+    int given = (linear != NULL) + (roof != NULL) + (profile != NULL);
+    if (rc == FS_OK && given != 1)
+        rc = fs_jpath_fail(p, "expected exactly one of \"linear\", \"roofline\" and \"profile\", got %s",
+                           given ? "several" : "none");
     fs_llm_step_model *m = &llm->step;
     *m = (fs_llm_step_model){.compute_share = 1, .bandwidth_share = 1};
-    if (rc == FS_OK && linear) {
+    llm->step_profile = profile != NULL;
+    llm->step_gemm = FS_LLM_GEMM_CUBLAS;
+    if (rc == FS_OK && profile) {
+        static const char *const keys[] = {"gemm"};
+        size_t n_gemms;
+        const char *const *gemms = fs_llm_gemm_names(&n_gemms);
+        size_t k = fs_jpath_push_key(p, "profile");
+        rc = json_is_object(profile) ? fs_jpath_check_keys(p, profile, keys, COUNT(keys))
+                                     : fs_jpath_expected(p, profile, "an object, {} or {\"gemm\": \"cublas\"}");
+        if (rc == FS_OK)
+            rc = fs__scenario_get_choice(p, profile, "gemm", "a GEMM backend", gemms, n_gemms, &llm->step_gemm);
+        fs_jpath_pop(p, k);
+    } else if (rc == FS_OK && linear) {
         static const char *const keys[] = {"c0", "c_prefill", "c_decode", "c_kv"};
         size_t k = fs_jpath_push_key(p, "linear");
         m->kind = FS_LLM_STEP_LINEAR;
@@ -121,7 +138,7 @@ static int parse_step(fs_jpath *p, const json_t *obj, fs_llm_serving *llm)
         if (rc == FS_OK)
             rc = fs_jpath_get_duration(p, linear, "c_kv", false, FS_JPATH_NONNEG, &m->c_kv);
         fs_jpath_pop(p, k);
-    } else if (rc == FS_OK) {
+    } else if (rc == FS_OK && roof) {
         static const char *const keys[] = {"flops_eff", "bw_eff", "overhead"};
         size_t k = fs_jpath_push_key(p, "roofline");
         m->kind = FS_LLM_STEP_ROOFLINE;
@@ -135,7 +152,7 @@ static int parse_step(fs_jpath *p, const json_t *obj, fs_llm_serving *llm)
             rc = fs_jpath_get_duration(p, roof, "overhead", false, FS_JPATH_NONNEG, &m->c0);
         fs_jpath_pop(p, k);
     }
-    if (rc == FS_OK && m->kind == FS_LLM_STEP_LINEAR && m->c0 == 0 && (m->c_prefill == 0 || m->c_decode == 0)) {
+    if (rc == FS_OK && linear && m->c0 == 0 && (m->c_prefill == 0 || m->c_decode == 0)) {
         size_t k = fs_jpath_push_key(p, "linear");
         rc = fs_jpath_fail(p, "with c0 = 0 a step of only %s would take no time; give c0 > 0",
                            m->c_prefill == 0 ? "prefill" : "decodes");
@@ -280,6 +297,28 @@ static int gpu_peaks(const fs_gpu_type *gpu, const char *service, const char *wh
                         service, why, gpu->name);
 }
 
+/* The step of the service's model on a whole GPU of type gpu_type, from
+ * that type's calibration profile ("step_time": {"profile"}: the mapping is
+ * llm_profile.h's).  FS_ERR_INPUT naming the type and its profile when the
+ * profile has no "llm_step" rows or they do not map onto the model. */
+static int profile_step(const fs_scenario *s, const fs_llm_serving *llm, size_t gpu_type, fs_llm_step_model *step,
+                        fs_error *err)
+{
+    const char *gpu = s->gpu_types[gpu_type].name;
+    const fs_switch_costs *sc = fs_scenario_switch_costs(s, gpu_type);
+    const char *source = fs_switch_costs_llm_step_source(sc);
+    if (source == NULL)
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "GPU type \"%s\" has no calibration profile with \"llm_step\" rows (its figures come "
+                            "from %s): name a measured profile in the top-level \"calibration\" or in "
+                            "gpus.\"%s\".calibration, or give \"linear\" or \"roofline\"",
+                            gpu, sc->source, gpu);
+    char where[400];
+    snprintf(where, sizeof where, "GPU type \"%s\", profile %s", gpu, source);
+    return fs_llm_profile_step(sc->llm_step, sc->n_llm_step, llm->step_gemm, &llm->model, llm->max_seqs, step, NULL,
+                               where, err);
+}
+
 int fs_scenario_llm_unit(const fs_scenario *s, size_t service, size_t gpu_type, const fs_mig_profile *mig,
                          double unit_memory_gb, uint32_t *kv_blocks, fs_llm_step_model *step, fs_error *err)
 {
@@ -304,7 +343,13 @@ int fs_scenario_llm_unit(const fs_scenario *s, size_t service, size_t gpu_type, 
     double cs = 1, bs = 1;
     if (mig)
         fs_llm_mig_shares(gpu, mig, &cs, &bs);
-    if (llm->step.kind == FS_LLM_STEP_ROOFLINE) {
+    if (llm->step_profile) {
+        /* Measured on this very type: no scaling between types.  A slice
+         * scales by its shares, as the linear form does. */
+        fs_error why = {0};
+        if (profile_step(s, llm, gpu_type, step, &why) != FS_OK)
+            return fs_error_set(err, FS_ERR_INPUT, "%s: step_time.profile: %s", where, why.msg);
+    } else if (llm->step.kind == FS_LLM_STEP_ROOFLINE) {
         const fs_llm_gpu_peak *peak = NULL;
         rc = gpu_peaks(gpu, spec->name, "a roofline step time", &peak, err);
         if (rc != FS_OK)
@@ -380,10 +425,25 @@ int fs__scenario_check_continuous(fs_jpath *p, size_t index, fs_scenario *s)
     fs_error err = {0};
     uint32_t blocks = 0;
     fs_llm_step_model step;
-    /* Every kind of unit the pool offers must hold the model and one request,
-     * and so must the reference GPU the capacity figure is taken on. */
     int rc = FS_OK;
-    /* A disaggregated service's decode group too, on its own pool. */
+    /* A step time from a profile: every GPU type the service runs on (and
+     * the reference, for the capacity figure) must have one that maps onto
+     * the model, said at step_time.profile. */
+    size_t decode_type = out->decode_replicas ? s->pools[out->decode_pool].gpu_type : pool->gpu_type;
+    const size_t types[3] = {pool->gpu_type, decode_type, out->reference_gpu};
+    for (size_t t = 0; llm->step_profile && rc == FS_OK && t < 3; t++)
+        rc = profile_step(s, llm, types[t], &step, &err);
+    if (rc != FS_OK) {
+        size_t mark = fs_jpath_push_key(p, "batching");
+        fs_jpath_push_key(p, "step_time");
+        fs_jpath_push_key(p, "profile");
+        rc = fs_jpath_fail(p, "%s", err.msg);
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
+    /* Every kind of unit the pool offers must hold the model and one request,
+     * and so must the reference GPU the capacity figure is taken on.  A
+     * disaggregated service's decode group too, on its own pool. */
     for (int group = 0; group < 1 + (out->decode_replicas > 0) && rc == FS_OK; group++) {
         if (group)
             pool = &s->pools[out->decode_pool];

@@ -135,9 +135,11 @@ int fs__scenario_parse_batching(fs_jpath *p, const json_t *svc, const parse_ctx 
 /* ---- scenario_llm.c ------------------------------------------------------- */
 /* "batching": {"kind": "continuous", ...}, the cursor on "batching". */
 int fs__scenario_parse_continuous(fs_jpath *p, const json_t *obj, const parse_ctx *c, fs_service_spec *out);
-/* Once the service's pool, reference GPU and memory are known: every unit
- * kind of its pool holds the model and one request; service_time set to the
- * capacity estimate. */
+/* Once the service's pool, reference GPU and memory are known, and every GPU
+ * type its calibration profile (parse_fields calls it last; the cursor on
+ * services[index]): a "profile" step time maps onto the model on each type
+ * it runs on; every unit kind of its pool holds the model and one request;
+ * service_time set to the capacity estimate. */
 int fs__scenario_check_continuous(fs_jpath *p, size_t index, fs_scenario *s);
 int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a);
 int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind kind,

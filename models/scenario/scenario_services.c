@@ -432,7 +432,7 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
     out->sm_exponent = 1.0;
     if (rc == FS_OK)
         rc = fs_jpath_get_number(p, svc, "sm_exponent", false, FS_JPATH_NONNEG, &out->sm_exponent);
-    if (rc == FS_OK && out->batching.kind == FS_BATCHING_CONTINUOUS)
-        rc = fs__scenario_check_continuous(p, index, s);
+    /* An LLM service's units are checked later (fs__scenario_check_continuous),
+     * once every GPU type has its calibration profile. */
     return rc;
 }

@@ -463,6 +463,20 @@ static void fs__service_line(const fs_scenario *v, size_t i, char *buf, size_t s
         fs__append(buf, size, " x %u concurrent, %.4g req/s base, %s service time (mean %.4g ms)", svc->concurrency,
                    svc->arrivals.base_rps, fs_dist_kind_name(svc->service_time.kind),
                    fs_dist_mean(&svc->service_time) * 1e3);
+    if (b->kind == FS_BATCHING_CONTINUOUS && b->llm.step_profile) {
+        /* Where the step time comes from, and what it comes to on a whole
+         * GPU of the pool's type (the load checked that it maps). */
+        size_t type = v->pools[svc->pool].gpu_type;
+        const char *source = fs_switch_costs_llm_step_source(fs_scenario_switch_costs(v, type));
+        fs_llm_step_model m;
+        uint32_t blocks = 0;
+        fs_error err = {0};
+        if (source && fs_scenario_llm_unit(v, i, type, NULL, v->gpu_types[type].memory_gb, &blocks, &m, &err) == FS_OK)
+            fs__append(buf, size, "; step time from the llm_step of %s (%s GEMMs), on a whole %s %.4g ms + %.4g us "
+                                  "per prefill token %+.4g us per sequence + %.4g us per KV token",
+                       source, fs_llm_gemm_name(b->llm.step_gemm), v->gpu_types[type].name, m.c0 * 1e3,
+                       m.c_prefill * 1e6, m.c_decode * 1e6, m.c_kv * 1e6);
+    }
     if (svc->decode_replicas)
         fs__append(buf, size, "; disaggregated: those prefill, %u decode on pool %s, KV over %.4g GB/s + %.4g us "
                               "per prefill replica's link",
