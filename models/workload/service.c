@@ -646,11 +646,12 @@ static void fs__late_in_service(const fs_service *svc, double now, uint64_t late
         return;
     }
     const fs_evq *q = &svc->sim->queue;
-    for (size_t e = 0; svc->in_service && slo->n_targets && e < q->len; e++) {
-        if (q->heap[e].kind != svc->kind_departure)
+    for (size_t e = 0; svc->in_service && slo->n_targets && e < fs_evq_slots(q); e++) {
+        const fs_event *ev = fs_evq_slot(q, e);
+        if (!ev || ev->kind != svc->kind_departure)
             continue;
         for (size_t j = 0; j < slo->n_targets; j++)
-            late[j] += q->heap[e].data < now - slo->targets[j].threshold_s;
+            late[j] += ev->data < now - slo->targets[j].threshold_s;
     }
 }
 

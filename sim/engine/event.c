@@ -2,76 +2,386 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+
+/* Fewer buckets than this are not worth the walks; more than this and the
+ * bucket array alone would pass 4 GiB. */
+#define FS__MIN_BUCKETS 16u
+#define FS__MAX_BUCKETS (UINT32_C(1) << 30)
+/* Events at the head whose gaps set the width (Brown samples about 25). */
+#define FS__SAMPLE 32
+/* Re-estimate the width when list steps and empty days walked average more
+ * than this per push or pop since the last check. */
+#define FS__WORK_PER_OP 2
+/* Below FS__HEAP_AT events a binary heap is cheaper: its few levels cost
+ * less than a calendar's day arithmetic and list walks (measured on the
+ * shipped scenarios, which hold a few dozen events).  The queue becomes a
+ * calendar above FS__CALENDAR_AT and a heap again below FS__HEAP_AT; the
+ * gap keeps it from switching back and forth. */
+#define FS__CALENDAR_AT 512
+#define FS__HEAP_AT 128
 
 static inline bool fs__before(const fs_event *a, const fs_event *b)
 {
     return a->time < b->time || (a->time == b->time && a->key < b->key);
 }
 
-int fs_evq_init(fs_evq *q)
+/* The day of a time: monotone in the time (a product by a positive constant,
+ * rounded, then truncated), which is all the order needs.  Times at or
+ * below 0 (and NaN) are day 0; days past 2^62 share the last one, whose
+ * bucket is still sorted, so far-off events stay in order. */
+static inline uint64_t fs__day(const fs_evq *q, double t)
 {
-    q->cap = 64;
-    q->len = 0;
-    q->next_seq = 0;
-    q->heap = malloc(q->cap * sizeof *q->heap);
-    return q->heap ? 0 : ENOMEM;
+    double d = t * q->inv_width;
+    if (!(d > 0))
+        return 0;
+    if (d >= 0x1p62)
+        return UINT64_C(1) << 62;
+    return (uint64_t)d;
 }
 
-void fs_evq_fini(fs_evq *q)
+/* Links slot s into its day's bucket after every event that comes before
+ * it; returns the steps taken. */
+static inline uint64_t fs__link(fs_evq *q, uint32_t s, uint64_t day)
 {
-    free(q->heap);
-    q->heap = NULL;
-    q->len = q->cap = 0;
-}
-
-int fs_evq_push(fs_evq *q, double time, uint8_t priority, uint32_t kind, uint32_t arg, double data)
-{
-    if (q->len == q->cap) {
-        fs_event *grown = realloc(q->heap, 2 * q->cap * sizeof *grown);
-        if (!grown)
-            return ENOMEM;
-        q->heap = grown;
-        q->cap *= 2;
+    uint32_t *at = &q->bucket[day & (q->nbuckets - 1)];
+    uint64_t steps = 0;
+    while (*at != FS__EVQ_NIL && !fs__before(&q->pool[s], &q->pool[*at])) {
+        at = &q->next[*at];
+        steps++;
     }
-    fs_event ev = {
-        .time = time,
-        .key = ((uint64_t)priority << FS_EVENT_PRIORITY_SHIFT) | (q->next_seq++ & FS_EVENT_SEQ_MASK),
-        .kind = kind,
-        .arg = arg,
-        .data = data,
-    };
-    /* Sift up by moving parents down into the hole: one copy per level. */
+    q->next[s] = *at;
+    *at = s;
+    return steps;
+}
+
+/* Moves q->day to the earliest event's day and returns its slot, the head of
+ * that day's bucket.  Invariant: no queued event is on a day before q->day,
+ * so a bucket whose head is not on q->day holds nothing on q->day (a bucket
+ * is sorted and days are monotone) and the walk may pass it.  After a whole
+ * year of empty days it jumps: the earliest of the bucket heads. */
+static uint32_t fs__settle(fs_evq *q)
+{
+    uint32_t mask = q->nbuckets - 1;
+    for (uint32_t walked = 0; walked < q->nbuckets; walked++) {
+        uint32_t h = q->bucket[q->day & mask];
+        if (h != FS__EVQ_NIL && fs__day(q, q->pool[h].time) == q->day) {
+            q->work += walked;
+            return h;
+        }
+        q->day++;
+    }
+    uint32_t best = FS__EVQ_NIL;
+    for (uint32_t b = 0; b < q->nbuckets; b++) {
+        uint32_t h = q->bucket[b];
+        if (h != FS__EVQ_NIL && (best == FS__EVQ_NIL || fs__before(&q->pool[h], &q->pool[best])))
+            best = h;
+    }
+    assert(best != FS__EVQ_NIL);
+    q->day = fs__day(q, q->pool[best].time);
+    q->work += 2 * (uint64_t)q->nbuckets;
+    return best;
+}
+
+/* The width from the first events' gaps.  Brown takes 3 x their mean gap,
+ * after dropping gaps over twice the mean; but a small queue mixes a few
+ * near events (arrivals, departures: milliseconds apart) with far ones
+ * (window ticks: minutes), and there a couple of long gaps set the mean and
+ * every near event ends up on one day, one sorted list.  So this takes the
+ * dense part: 3 x the mean of the gaps at most twice the median gap.  Equal
+ * times (zero gaps) land on one day whatever the width, so they say nothing
+ * and are left out.  Keeps the old width when the gaps say nothing (fewer
+ * than two distinct finite times). */
+static double fs__inv_width(double old_inv, const double *t, size_t n)
+{
+    double gaps[FS__SAMPLE];
+    size_t m = 0;
+    for (size_t i = 1; i < n; i++) {
+        double g = t[i] - t[i - 1];
+        if (isfinite(g) && g > 0) {
+            /* Insertion sort: at most 31 gaps. */
+            size_t j = m++;
+            for (; j > 0 && gaps[j - 1] > g; j--)
+                gaps[j] = gaps[j - 1];
+            gaps[j] = g;
+        }
+    }
+    if (m == 0)
+        return old_inv;
+    double limit = 2 * gaps[(m - 1) / 2], sum = 0;
+    size_t kept = 0;
+    for (; kept < m && gaps[kept] <= limit; kept++)
+        sum += gaps[kept];
+    double inv = 1 / (3 * sum / (double)kept);
+    return isfinite(inv) && inv > 0 ? inv : old_inv;
+}
+
+/* Redistributes every event over `nbuckets` new buckets with a width
+ * re-estimated from the head.  O(events + buckets).  Out of memory, it
+ * changes nothing: the queue stays correct, only slower. */
+static void fs__rebuild(fs_evq *q, uint32_t nbuckets)
+{
+    uint32_t *fresh = malloc((size_t)nbuckets * sizeof *fresh);
+    if (!fresh)
+        return;
+    /* Take the earliest events out, in order, to measure their gaps. */
+    uint32_t head[FS__SAMPLE];
+    size_t n = 0;
+    size_t left = q->len;
+    while (n < FS__SAMPLE && left > 0) {
+        uint32_t s = fs__settle(q);
+        q->bucket[q->day & (q->nbuckets - 1)] = q->next[s];
+        head[n++] = s;
+        left--;
+    }
+    double times[FS__SAMPLE];
+    for (size_t i = 0; i < n; i++)
+        times[i] = q->pool[head[i]].time;
+    double inv = fs__inv_width(q->inv_width, times, n);
+    uint32_t *old = q->bucket, old_n = q->nbuckets;
+    for (uint32_t b = 0; b < nbuckets; b++)
+        fresh[b] = FS__EVQ_NIL;
+    q->bucket = fresh;
+    q->nbuckets = nbuckets;
+    q->inv_width = inv;
+    for (uint32_t b = 0; b < old_n; b++) {
+        for (uint32_t s = old[b]; s != FS__EVQ_NIL;) {
+            uint32_t after = q->next[s];
+            fs__link(q, s, fs__day(q, q->pool[s].time));
+            s = after;
+        }
+    }
+    free(old);
+    for (size_t i = 0; i < n; i++)
+        fs__link(q, head[i], fs__day(q, q->pool[head[i]].time));
+    if (n > 0)
+        q->day = fs__day(q, q->pool[head[0]].time);
+    q->work = q->ops = 0;
+}
+
+/* Puts slots [from, to) on the free list. */
+static void fs__free_slots(fs_evq *q, size_t from, size_t to)
+{
+    for (size_t i = to; i-- > from;) {
+        q->pool[i].kind = FS__EVQ_FREE;
+        q->next[i] = q->free_head;
+        q->free_head = (uint32_t)i;
+    }
+}
+
+/* Sorted order is a valid heap: the calendar hands its events back in pop
+ * order (fewer than FS__HEAP_AT of them) and the heap takes them as they
+ * are. */
+static void fs__to_heap(fs_evq *q)
+{
+    fs_event sorted[FS__HEAP_AT];
+    size_t n = 0;
+    assert(q->len <= FS__HEAP_AT);
+    while (n < q->len) {
+        uint32_t s = fs__settle(q);
+        q->bucket[q->day & (q->nbuckets - 1)] = q->next[s];
+        sorted[n++] = q->pool[s];
+    }
+    for (size_t i = 0; i < n; i++)
+        q->pool[i] = sorted[i];
+    free(q->bucket);
+    q->bucket = NULL;
+    q->nbuckets = 0;
+    q->calendar = false;
+    q->work = q->ops = 0;
+}
+
+/* The binary heap of small queues, in pool[0, len): sift up by moving
+ * parents down into the hole, one copy per level. */
+static void fs__heap_push(fs_evq *q, const fs_event *ev)
+{
     size_t i = q->len++;
     while (i > 0) {
         size_t parent = (i - 1) / 2;
-        if (!fs__before(&ev, &q->heap[parent]))
+        if (!fs__before(ev, &q->pool[parent]))
             break;
-        q->heap[i] = q->heap[parent];
+        q->pool[i] = q->pool[parent];
         i = parent;
     }
-    q->heap[i] = ev;
-    return 0;
+    q->pool[i] = *ev;
 }
 
-void fs_evq_pop(fs_evq *q, fs_event *out)
+static void fs__heap_pop(fs_evq *q, fs_event *out)
 {
-    assert(q->len > 0);
-    *out = q->heap[0];
-    fs_event last = q->heap[--q->len];
+    *out = q->pool[0];
+    fs_event last = q->pool[--q->len];
     size_t n = q->len, i = 0;
     for (;;) {
         size_t child = 2 * i + 1;
         if (child >= n)
             break;
-        if (child + 1 < n && fs__before(&q->heap[child + 1], &q->heap[child]))
+        if (child + 1 < n && fs__before(&q->pool[child + 1], &q->pool[child]))
             child++;
-        if (!fs__before(&q->heap[child], &last))
+        if (!fs__before(&q->pool[child], &last))
             break;
-        q->heap[i] = q->heap[child];
+        q->pool[i] = q->pool[child];
         i = child;
     }
     if (n > 0)
-        q->heap[i] = last;
+        q->pool[i] = last;
+}
+
+/* Heap to calendar: the width from the heap's first events (popped in
+ * order and put back at the end of the pool), then every event linked into
+ * its bucket.  Out of memory, the queue stays a heap. */
+static void fs__to_calendar(fs_evq *q)
+{
+    uint32_t nbuckets = FS__MIN_BUCKETS;
+    while (nbuckets < q->len / 2)
+        nbuckets *= 2;
+    uint32_t *fresh = malloc((size_t)nbuckets * sizeof *fresh);
+    if (!fresh)
+        return;
+    fs_event head[FS__SAMPLE];
+    double times[FS__SAMPLE];
+    size_t n = 0, len = q->len;
+    while (n < FS__SAMPLE && q->len > 0) {
+        fs__heap_pop(q, &head[n]);
+        times[n] = head[n].time;
+        n++;
+    }
+    for (size_t i = 0; i < n; i++)
+        q->pool[q->len + i] = head[i];
+    q->len = len;
+    q->inv_width = fs__inv_width(q->inv_width, times, n);
+    for (uint32_t b = 0; b < nbuckets; b++)
+        fresh[b] = FS__EVQ_NIL;
+    q->bucket = fresh;
+    q->nbuckets = nbuckets;
+    q->calendar = true;
+    q->free_head = FS__EVQ_NIL;
+    fs__free_slots(q, len, q->cap);
+    for (size_t i = 0; i < len; i++)
+        fs__link(q, (uint32_t)i, fs__day(q, q->pool[i].time));
+    q->day = fs__day(q, times[0]);
+    q->work = q->ops = 0;
+}
+
+/* Called after each calendar push and pop: a queue that has shrunk goes
+ * back to the heap, the bucket count follows the event count (doubling
+ * above 2 per bucket, halving below 1 per 2 buckets), and long walks
+ * re-estimate the width.  A check costs O(events + buckets) and comes at
+ * most once per max(1024, events) operations, so it is O(1) amortised. */
+static inline void fs__adapt(fs_evq *q)
+{
+    if (q->len < FS__HEAP_AT)
+        fs__to_heap(q);
+    else if (q->len > 2 * (size_t)q->nbuckets && q->nbuckets < FS__MAX_BUCKETS)
+        fs__rebuild(q, 2 * q->nbuckets);
+    else if (q->nbuckets > FS__MIN_BUCKETS && q->len < q->nbuckets / 2)
+        fs__rebuild(q, q->nbuckets / 2);
+    else if (q->ops >= 1024 && q->ops >= q->len) {
+        if (q->work > FS__WORK_PER_OP * q->ops)
+            fs__rebuild(q, q->nbuckets);
+        else
+            q->work = q->ops = 0;
+    }
+}
+
+int fs_evq_init(fs_evq *q)
+{
+    *q = (fs_evq){0};
+    q->cap = 64;
+    q->inv_width = 1000; /* 1 ms days until the first estimate */
+    q->free_head = FS__EVQ_NIL;
+    q->pool = malloc(q->cap * sizeof *q->pool);
+    q->next = malloc(q->cap * sizeof *q->next);
+    if (!q->pool || !q->next) {
+        fs_evq_fini(q);
+        return ENOMEM;
+    }
+    return 0;
+}
+
+void fs_evq_fini(fs_evq *q)
+{
+    free(q->pool);
+    free(q->next);
+    free(q->bucket);
+    *q = (fs_evq){0};
+}
+
+/* Doubles the pool; on failure the queue is as it was (a grown pool array
+ * beside an old next array only has unused room).  New slots go on the
+ * calendar's free list; the heap uses [0, len) and needs none. */
+static int fs__grow_pool(fs_evq *q)
+{
+    if (q->cap >= FS__EVQ_NIL / 2)
+        return ENOMEM;
+    size_t cap = 2 * q->cap;
+    fs_event *pool = realloc(q->pool, cap * sizeof *pool);
+    if (!pool)
+        return ENOMEM;
+    q->pool = pool;
+    uint32_t *next = realloc(q->next, cap * sizeof *next);
+    if (!next)
+        return ENOMEM;
+    q->next = next;
+    if (q->calendar)
+        fs__free_slots(q, q->cap, cap);
+    q->cap = cap;
+    return 0;
+}
+
+int fs_evq_push(fs_evq *q, double time, uint8_t priority, uint32_t kind, uint32_t arg, double data)
+{
+    assert(kind != FS__EVQ_FREE);
+    fs_event ev = {
+        .time = time,
+        .key = ((uint64_t)priority << FS_EVENT_PRIORITY_SHIFT) | (q->next_seq & FS_EVENT_SEQ_MASK),
+        .kind = kind,
+        .arg = arg,
+        .data = data,
+    };
+    if (!q->calendar) {
+        if (q->len == q->cap && fs__grow_pool(q) != 0)
+            return ENOMEM;
+        q->next_seq++;
+        fs__heap_push(q, &ev);
+        if (q->len > FS__CALENDAR_AT)
+            fs__to_calendar(q);
+        return 0;
+    }
+    if (q->free_head == FS__EVQ_NIL && fs__grow_pool(q) != 0)
+        return ENOMEM;
+    q->next_seq++;
+    uint32_t s = q->free_head;
+    q->free_head = q->next[s];
+    q->pool[s] = ev;
+    uint64_t day = fs__day(q, time);
+    /* Keep the invariant: no event before the current day. */
+    if (day < q->day)
+        q->day = day;
+    q->work += fs__link(q, s, day);
+    q->len++;
+    q->ops++;
+    fs__adapt(q);
+    return 0;
+}
+
+const fs_event *fs__evq_peek_calendar(fs_evq *q) { return &q->pool[fs__settle(q)]; }
+
+void fs_evq_pop(fs_evq *q, fs_event *out)
+{
+    assert(q->len > 0);
+    if (!q->calendar) {
+        fs__heap_pop(q, out);
+        return;
+    }
+    uint32_t s = fs__settle(q);
+    q->bucket[q->day & (q->nbuckets - 1)] = q->next[s];
+    *out = q->pool[s];
+    q->pool[s].kind = FS__EVQ_FREE;
+    q->next[s] = q->free_head;
+    q->free_head = s;
+    q->len--;
+    q->ops++;
+    fs__adapt(q);
 }
