@@ -248,15 +248,6 @@ static void cal__cuda_error(const char *what, cudaError_t err)
 
 static size_t cal__round_rows(int rows) { return ((size_t)rows + GEMM_BM - 1) / GEMM_BM * GEMM_BM; }
 
-size_t cal_layer_bytes(int hidden, int max_rows, size_t kv_tokens)
-{
-    size_t h = (size_t)hidden, rows = cal__round_rows(max_rows);
-    size_t weights = 12 * h * h, kv = 2 * kv_tokens * h;
-    size_t act = rows * h * 3 + rows * h * 3 + rows * h * 4; /* x, attn, o; qkv; u */
-    return (CAL_LAYER_SETS * (weights + kv) + act) * sizeof(cal_bf16) +
-           (size_t)CAL_LAYER_MAX_SPLITS * CAL_LAYER_SPLIT_ROWS * 4 * h * sizeof(float);
-}
-
 static int cal__alloc(void **p, size_t elems, uint32_t seed)
 {
     cudaError_t err = cudaMalloc(p, elems * sizeof(cal_bf16));
@@ -465,9 +456,4 @@ int cal_layer_enqueue(cal_layer *l, int layers, int prefill_tokens, int batch, i
 double cal_layer_flops(int hidden, int prefill_tokens, int batch)
 {
     return 24.0 * (double)(prefill_tokens + batch) * (double)hidden * (double)hidden;
-}
-
-double cal_layer_kv_bytes(int hidden, int batch, int context)
-{
-    return 2.0 * (double)batch * (double)context * (double)hidden * (double)sizeof(cal_bf16);
 }

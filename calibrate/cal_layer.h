@@ -59,16 +59,12 @@ typedef struct cal_layer {
 int cal_layer_init(cal_layer *l, int hidden, int max_rows, size_t kv_tokens);
 void cal_layer_fini(cal_layer *l);
 
-/* Bytes cal_layer_init would allocate on the device. */
-size_t cal_layer_bytes(int hidden, int max_rows, size_t kv_tokens);
-
 /* Enqueues `layers` layers (weight sets alternating) of a step with T prompt
  * tokens and B sequences of context L on stream; returns the number of
  * kernels enqueued, or -1 after a message.  Capturable into a CUDA graph. */
 int cal_layer_enqueue(cal_layer *l, int layers, int prefill_tokens, int batch, int context, cudaStream_t stream);
 
-/* FLOPs of one layer's GEMMs, and bytes of KV one layer's attention reads. */
+/* FLOPs of one layer's GEMMs. */
 double cal_layer_flops(int hidden, int prefill_tokens, int batch);
-double cal_layer_kv_bytes(int hidden, int batch, int context);
 
 #endif

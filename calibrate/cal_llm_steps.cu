@@ -10,6 +10,7 @@
 extern "C" {
 #include "cal_clock.h"
 #include "cal_say.h"
+#include "profile_fit.h"
 }
 #include "cal_blas.h"
 #include "cal_layer.h"
@@ -137,12 +138,6 @@ fail:
 
 /* ---- CUDA graph capture of the decode step ---- */
 
-static int cal__cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int cal_graphs_measure(cal_run *r)
 {
     static const int batches_full[] = {1, 2, 4, 8, 16, 32, 64, 128, 256}, batches_quick[] = {1, 8, 64};
@@ -199,11 +194,10 @@ int cal_graphs_measure(cal_run *r)
                 CAL_CUDA(cudaStreamSynchronize(stream));
                 launch[k] = cal_clock_now() - a;
             }
-            qsort(replay, 5, sizeof replay[0], cal__cmp_double);
-            qsort(launch, 5, sizeof launch[0], cal__cmp_double);
             {
                 double row[10] = {(double)hidden, (double)lay[li], (double)bat[bi], (double)context, (double)kernels,
-                                  t1 - t0, t2 - t1, t3 - t2, replay[2], launch[2]};
+                                  t1 - t0, t2 - t1, t3 - t2, fs_calib_quantile(replay, 5, 0.5),
+                                  fs_calib_quantile(launch, 5, 0.5)};
                 if (fs_calib_table_add(tab, row) != 0) {
                     cal_say_error("out of memory recording table graph_capture");
                     goto fail;

@@ -21,6 +21,7 @@ extern "C" {
 #include "cal_say.h"
 #include "cal_storage.h"
 #include "cal_mixed.h"
+#include "profile_fit.h"
 }
 #include "cal_kernels.h"
 
@@ -276,12 +277,6 @@ fail:
 
 /* ------------------------------------------------------------------ parent */
 
-static int cal__cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int cal__row(fs_calib_samples *out, const char *table, const char *columns, const double *row)
 {
     fs_calib_table *t = fs_calib_table_get(out, table, columns);
@@ -342,9 +337,10 @@ static int cal__parse_serve(char *text, int trial, double t0, const cal_mixed_pl
         lat[n++] = e - a;
     }
     if (n > 0) {
-        qsort(lat, n, sizeof *lat, cal__cmp);
+        /* The profile's definition (profile_fit.h): nearest rank. */
+        double p50 = fs_calib_quantile(lat, n, 0.50), p99 = fs_calib_quantile(lat, n, 0.99);
         fprintf(stderr, "(trial %d: %zu requests, switch %.3f s, latency p50 %.4f s, p99 %.4f s, max %.4f s) ", trial,
-                n, ph[5] - t0, lat[n / 2], lat[(size_t)ceil(0.99 * (double)n) - 1], lat[n - 1]);
+                n, ph[5] - t0, p50, p99, lat[n - 1]);
     }
     free(lat);
     return 0;

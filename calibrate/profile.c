@@ -95,7 +95,7 @@ static int double_cmp(const void *pa, const void *pb)
 
 /* The median of x[n] into *out (NAN when n is 0); -1 when out of memory.
  * Sorts a copy: scalars hold tens of repetitions, so O(n log n) is nothing. */
-static int median_of(const double *x, size_t n, double *out)
+int fs_calib_median(const double *x, size_t n, double *out)
 {
     if (n == 0) {
         *out = NAN;
@@ -116,7 +116,7 @@ double fs_calib_scalar_median(const fs_calib_scalar *s)
 {
     assert(s != NULL);
     double m;
-    return median_of(s->seconds, s->n, &m) == 0 ? m : NAN;
+    return fs_calib_median(s->seconds, s->n, &m) == 0 ? m : NAN;
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -203,7 +203,7 @@ static int time_figure(const fs_calib_samples *s, const char *scalar, figure *f)
     f->measured = false;
     if (sc == NULL || sc->n == 0)
         return 0;
-    if (median_of(sc->seconds, sc->n, &f->value) != 0)
+    if (fs_calib_median(sc->seconds, sc->n, &f->value) != 0)
         return -1;
     f->measured = isfinite(f->value) && f->value >= 0;
     return 0;
@@ -243,7 +243,7 @@ static void write_fit(FILE *fp, const fs_calib_series *se, const fs_calib_fit *f
 static int write_scalar_stats(FILE *fp, const fs_calib_scalar *sc)
 {
     double median, lo = sc->seconds[0], hi = sc->seconds[0];
-    if (median_of(sc->seconds, sc->n, &median) != 0)
+    if (fs_calib_median(sc->seconds, sc->n, &median) != 0)
         return -1;
     for (size_t i = 1; i < sc->n; i++) {
         lo = fmin(lo, sc->seconds[i]);

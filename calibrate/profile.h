@@ -31,6 +31,10 @@ typedef struct fs_calib_fit {
 /* Least-squares fit of a series; 0, or -1 with fewer than 2 distinct sizes. */
 int fs_calib_fit_series(const fs_calib_series *s, fs_calib_fit *out);
 
+/* The median of n values (the mean of the middle two for an even n), from a
+ * sorted copy; NAN for n = 0.  0, or -1 out of memory. */
+int fs_calib_median(const double *x, size_t n, double *out);
+
 /* Median of a scalar's samples (robust to a slow first run); NAN when empty. */
 double fs_calib_scalar_median(const fs_calib_scalar *s);
 

@@ -11,6 +11,8 @@
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_multifit.h>
 
+#include "profile.h"
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -61,12 +63,10 @@ static int series_top(const fs_calib_series *se, double *top, double *median)
     for (size_t i = 0; i < se->n; i++)
         if (se->bytes[i] == *top)
             at[at_top++] = se->seconds[i];
-    /* Median as the profile's scalars take it: the mean of the middle two
-     * for an even count. */
-    qsort(at, at_top, sizeof *at, cmp_double);
-    *median = at_top % 2 ? at[at_top / 2] : 0.5 * (at[at_top / 2 - 1] + at[at_top / 2]);
+    /* The median as the profile's scalars take it (profile.h). */
+    int rc = fs_calib_median(at, at_top, median);
     free(at);
-    return 0;
+    return rc;
 }
 
 /* Fits a series without its largest size and predicts that size. */

@@ -130,7 +130,16 @@ static uint32_t run_case(uint64_t seed, time_fn next_time, const phase *phases, 
                 assert_non_null(peek);
                 fs_event want = ref_pop(&r), got;
                 same_event(peek, &want);
-                fs_evq_pop(&q, &got);
+                if (step % 2) {
+                    fs_evq_pop(&q, &got);
+                } else {
+                    /* The run loop's step: nothing before the earliest's
+                     * time, then exactly it. */
+                    size_t len = q.len;
+                    assert_false(fs_evq_pop_until(&q, nextafter(want.time, -INFINITY), &got));
+                    assert_int_equal(q.len, len);
+                    assert_true(fs_evq_pop_until(&q, want.time, &got));
+                }
                 same_event(&got, &want);
                 now = got.time;
             }
@@ -147,6 +156,8 @@ static uint32_t run_case(uint64_t seed, time_fn next_time, const phase *phases, 
         same_event(&got, &want);
     }
     assert_null(fs_evq_peek(&q));
+    fs_event none;
+    assert_false(fs_evq_pop_until(&q, INFINITY, &none)); /* empty */
     assert_false(q.calendar); /* drained: a heap again */
     fs_evq_fini(&q);
     free(r.ev);

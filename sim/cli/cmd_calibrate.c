@@ -25,7 +25,6 @@
 #include "error.h"
 #include "help.h"
 #include "options.h"
-#include "output.h"
 #include "profile.h"
 #include "profile_fit.h"
 #include "profile_read.h"
@@ -63,16 +62,10 @@ static void calibrate_report(FILE *fp, const fs_calib_samples *s)
                 trials[i].max_s);
 }
 
-/* dir and base name of path (a plain name lives in "."). */
-static int split_path(const char *path, char *dir, size_t cap, const char **base)
+static int calibrate_write(FILE *fp, const void *what, fs_error *err)
 {
-    const char *slash = strrchr(path, '/');
-    *base = slash ? slash + 1 : path;
-    if (**base == '\0')
-        return -1;
-    int n = slash ? snprintf(dir, cap, "%.*s", (int)(slash - path == 0 ? 1 : slash - path), path)
-                  : snprintf(dir, cap, ".");
-    return n < 0 || (size_t)n >= cap ? -1 : 0;
+    return fs_calib_profile_write(what, fp) == 0 ? FS_OK
+                                                : fs_error_set(err, FS_ERR_RUNTIME, "the profile could not be written");
 }
 
 int fs_cli_calibrate(int argc, char **argv)
@@ -85,39 +78,25 @@ int fs_cli_calibrate(int argc, char **argv)
         fs_terminal_say(stderr, "fleetsim calibrate: expected one PROFILE.json (see 'fleetsim calibrate --help')");
         return CAL_EXIT_USAGE;
     }
+    const char *out = opt.values[CAL_OUT];
+    if (out && (out[0] == '\0' || out[strlen(out) - 1] == '/')) {
+        fs_terminal_say(stderr, "fleetsim calibrate: --out: expected a file name, got \"%s\"", out);
+        return CAL_EXIT_USAGE;
+    }
     fs_calib_samples samples;
     char why[1024];
     if (fs_calib_profile_read(opt.positional[0], &samples, why, sizeof why) != 0) {
         fs_terminal_say(stderr, "fleetsim: %s", why);
         return CAL_EXIT_USAGE;
     }
-    const char *out = opt.values[CAL_OUT];
     status = CAL_EXIT_OK;
     if (!out) {
         if (fs_calib_profile_write(&samples, stdout) != 0)
             status = CAL_EXIT_RUNTIME;
         calibrate_report(stderr, &samples);
     } else {
-        char dir[4096];
-        const char *base;
-        fs_output set;
         fs_error err = {0};
-        FILE *fp = NULL;
-        if (split_path(out, dir, sizeof dir, &base) != 0) {
-            fs_terminal_say(stderr, "fleetsim calibrate: --out: expected a file name, got \"%s\"", out);
-            fs_calib_samples_fini(&samples);
-            return CAL_EXIT_USAGE;
-        }
-        if (fs_output_begin(&set, dir, &err) != FS_OK || fs_output_open(&set, base, &fp, &err) != FS_OK) {
-            fs_terminal_say(stderr, "fleetsim: %s", err.msg);
-            fs_calib_samples_fini(&samples);
-            return CAL_EXIT_RUNTIME;
-        }
-        if (fs_calib_profile_write(&samples, fp) != 0) {
-            fs_output_abort(&set);
-            fs_terminal_say(stderr, "fleetsim: %s: could not write the profile", out);
-            status = CAL_EXIT_RUNTIME;
-        } else if (fs_output_commit(&set, &err) != FS_OK) {
+        if (fs_cli_write_file(out, calibrate_write, &samples, &err) != FS_OK) {
             fs_terminal_say(stderr, "fleetsim: %s", err.msg);
             status = CAL_EXIT_RUNTIME;
         } else {

@@ -141,13 +141,7 @@ static void warn_settings(const char *path, const json_t *baseline, const json_t
     }
 }
 
-/* What a file holds: one of the writers below, with what it writes. */
-typedef int (*write_fn)(FILE *fp, const void *what, fs_error *err);
-
-/* Writes path atomically through reports/output/output.h, which works on a
- * directory: it gets path's directory and base name.  FS_OK, or an error
- * with err set (nothing is left at path). */
-static int write_file(const char *path, write_fn writer, const void *what, fs_error *err)
+int fs_cli_write_file(const char *path, fs_cli_writer writer, const void *what, fs_error *err)
 {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path; /* not empty: check_path refused that */
@@ -184,7 +178,7 @@ static int write_results(FILE *fp, const void *what, fs_error *err)
 static int write_baseline(const fs_results *r, const char *path)
 {
     fs_error err = {0};
-    if (write_file(path, write_results, r, &err) != FS_OK) {
+    if (fs_cli_write_file(path, write_results, r, &err) != FS_OK) {
         fs_terminal_error(err.msg);
         return CHECK_EXIT_RUNTIME;
     }
@@ -260,9 +254,9 @@ static int compare(const fs_results *r, const char *scenario, const char *path, 
         check_report report = {&result, scenario, path};
         rc = fs_check_write_table(&result, stdout, &err);
         if (rc == FS_OK && outputs->junit)
-            rc = write_file(outputs->junit, write_junit, &report, &err);
+            rc = fs_cli_write_file(outputs->junit, write_junit, &report, &err);
         if (rc == FS_OK && outputs->summary)
-            rc = write_file(outputs->summary, write_summary, &report, &err);
+            rc = fs_cli_write_file(outputs->summary, write_summary, &report, &err);
     }
     size_t worse = result.worse;
     fs_check_result_fini(&result);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "error.h"
 #include "options.h"
 
 /* Exit statuses; check and fit-traffic name theirs in their own files. */
@@ -76,6 +77,15 @@ extern const fs_cli_table fs_cli_help_options;
 /* Shared by the commands above: --jobs (default: every core; -1 after a
  * message). */
 int fs_cli_jobs(const char *cmd, const char *text, unsigned *jobs);
+
+/* What a file holds: a writer and what it writes.  FS_OK or an error. */
+typedef int (*fs_cli_writer)(FILE *fp, const void *what, fs_error *err);
+
+/* Writes one file at path atomically through reports/output/output.h (which
+ * works on a directory: it gets path's directory and base name, path not
+ * empty).  FS_OK, or an error with err set and nothing left at path.  In
+ * cmd_check.c. */
+int fs_cli_write_file(const char *path, fs_cli_writer writer, const void *what, fs_error *err);
 
 /* --out as given, else the input file's name without .json plus suffix
  * (".out", ".plan"), into buf. */

@@ -368,14 +368,9 @@ int fs_evq_push(fs_evq *q, double time, uint8_t priority, uint32_t kind, uint32_
 
 const fs_event *fs__evq_peek_calendar(fs_evq *q) { return &q->pool[fs__settle(q)]; }
 
-void fs_evq_pop(fs_evq *q, fs_event *out)
+/* Takes calendar slot s, the settled earliest event, out of the queue. */
+static void fs__calendar_take(fs_evq *q, uint32_t s, fs_event *out)
 {
-    assert(q->len > 0);
-    if (!q->calendar) {
-        fs__heap_pop(q, out);
-        return;
-    }
-    uint32_t s = fs__settle(q);
     q->bucket[q->day & (q->nbuckets - 1)] = q->next[s];
     *out = q->pool[s];
     q->pool[s].kind = FS__EVQ_FREE;
@@ -384,4 +379,32 @@ void fs_evq_pop(fs_evq *q, fs_event *out)
     q->len--;
     q->ops++;
     fs__adapt(q);
+}
+
+void fs_evq_pop(fs_evq *q, fs_event *out)
+{
+    assert(q->len > 0);
+    if (!q->calendar) {
+        fs__heap_pop(q, out);
+        return;
+    }
+    fs__calendar_take(q, fs__settle(q), out);
+}
+
+bool fs_evq_pop_until(fs_evq *q, double until, fs_event *out)
+{
+    if (!q->len)
+        return false;
+    if (!q->calendar) {
+        if (q->pool[0].time > until)
+            return false;
+        fs__heap_pop(q, out);
+        return true;
+    }
+    /* One settle for the look and the take: the run loop's every event. */
+    uint32_t s = fs__settle(q);
+    if (q->pool[s].time > until)
+        return false;
+    fs__calendar_take(q, s, out);
+    return true;
 }

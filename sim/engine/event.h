@@ -76,6 +76,12 @@ int fs_evq_push(fs_evq *q, double time, uint8_t priority, uint32_t kind, uint32_
 /* Removes the earliest event into *out.  The queue must not be empty. */
 void fs_evq_pop(fs_evq *q, fs_event *out);
 
+/* Removes the earliest event into *out if it is due by `until`; false (the
+ * queue unchanged) when the queue is empty or the earliest is later.  The
+ * run loop's step: in a calendar the earliest is found once, not once to
+ * look and again to take. */
+bool fs_evq_pop_until(fs_evq *q, double until, fs_event *out);
+
 const fs_event *fs__evq_peek_calendar(fs_evq *q);
 
 /* The earliest event, or NULL when empty; valid until the next push or pop.

@@ -52,13 +52,11 @@ int fs_sim_run(fs_sim *sim, double until)
      * decrement and one test for it. */
     uint64_t until_watch = sim->watch ? sim->watch_every - sim->events % sim->watch_every : UINT64_MAX;
     fs_event ev;
-    const fs_event *next;
     /* The hot loop: pop, advance the clock, dispatch.  `handlers` is read
      * once, before the loop: registering during a run could reallocate the
      * table and leave this copy dangling, so it is not allowed, and the
      * assert after each dispatch checks that the table has not moved. */
-    while ((next = fs_evq_peek(q)) && next->time <= until && !sim->failed) {
-        fs_evq_pop(q, &ev);
+    while (!sim->failed && fs_evq_pop_until(q, until, &ev)) {
         sim->now = ev.time;
         handlers[ev.kind].fn(sim, &ev, handlers[ev.kind].ctx);
         handled++;
