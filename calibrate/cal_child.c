@@ -157,3 +157,10 @@ void cal_child_describe(int status, char *buf, size_t cap)
     else
         snprintf(buf, cap, "stopped (status 0x%x)", (unsigned)status);
 }
+
+void cal_child_abandon(cal_child *c)
+{
+    cal_child_reap(c, true);
+    cal_child_relay(c);
+    cal_child_fini(c);
+}

@@ -51,6 +51,10 @@ int cal_child_reap(cal_child *c, bool kill_it);
 /* Reaps (killing) if still running and drops the saved stderr. */
 void cal_child_fini(cal_child *c);
 
+/* After a failure: kills and reaps the child if still running, relays its
+ * stderr and finishes it (cal_child_fini). */
+void cal_child_abandon(cal_child *c);
+
 /* A wait status in words for a message: "exited with status 1", "was killed
  * by signal 9"; -1 (from cal_child_reap) is "was lost". */
 void cal_child_describe(int status, char *buf, size_t cap);

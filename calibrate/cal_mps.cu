@@ -1,6 +1,12 @@
-/* cal_mps — the slicing pair under MPS, when the MPS daemon can be started:
- * a step of fleetsim-calibrate (cal_run.h), and its client process. */
+/* cal_mps — the GPU shared between processes, two steps of fleetsim-calibrate
+ * (cal_run.h) and their client processes: `mps`, the slicing pair under the
+ * MPS daemon, and `share`, a fixed unit of compute-bound and of memory-bound
+ * work under MPS active-thread percentages and under time-slicing, alone and
+ * beside a second client (the source of fleetsim's fractional-GPU and MPS
+ * interference figures). */
 #include <ftw.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -120,25 +126,38 @@ static int cal__remove_entry(const char *path, const struct stat *st, int flag, 
     return 0;
 }
 
-/* One slice child's latencies into `scalar`; 0 or -1. */
-static int cal__slice_child(cal_run *r, const char *spec, const char *scalar, char *buf, size_t cap)
+/* A child's stdout (its numbers) into buf; 0, or -1 after a message.  `what`
+ * names it in messages. */
+static int cal__child_output(char *const argv[], const char *what, char *buf, size_t cap)
 {
-    char dev[16], how[64];
-    char *argv[] = {(char *)CAL_PROG, (char *)"--child-slice", (char *)spec, (char *)"--device", dev, NULL};
     cal_child child = CAL_CHILD_NONE;
+    char how[64];
     int status;
-    snprintf(dev, sizeof dev, "%d", r->cfg.device);
     if (cal_child_start(&child, argv) != 0)
         return -1;
-    if (cal_child_read(&child, buf, cap, false, 60.0, scalar) < 0)
+    if (cal_child_read(&child, buf, cap, false, 120.0, what) < 0)
         goto fail;
     status = cal_child_reap(&child, false);
     if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         cal_child_describe(status, how, sizeof how);
-        cal_say_error("%s child %s", scalar, how);
+        cal_say_error("%s child %s", what, how);
         goto fail;
     }
     cal_child_fini(&child);
+    return 0;
+fail:
+    cal_child_abandon(&child);
+    return -1;
+}
+
+/* One slice child's latencies into `scalar`; 0 or -1. */
+static int cal__slice_child(cal_run *r, const char *spec, const char *scalar, char *buf, size_t cap)
+{
+    char dev[16];
+    char *argv[] = {(char *)CAL_PROG, (char *)"--child-slice", (char *)spec, (char *)"--device", dev, NULL};
+    snprintf(dev, sizeof dev, "%d", r->cfg.device);
+    if (cal__child_output(argv, scalar, buf, cap) != 0)
+        return -1;
     for (char *c = buf, *end;; c = end) {
         double v = strtod(c, &end);
         if (end == c)
@@ -147,30 +166,133 @@ static int cal__slice_child(cal_run *r, const char *spec, const char *scalar, ch
             return -1;
     }
     return 0;
-fail:
-    cal_child_reap(&child, true);
-    cal_child_relay(&child);
-    cal_child_fini(&child);
-    return -1;
+}
+
+/* The MPS daemon of one step, in a directory of its own under --scratch. */
+typedef struct cal_mps_daemon {
+    char control[4096], dir[4096];
+    bool up;
+} cal_mps_daemon;
+
+/* Starts the daemon: 1 up, 0 not available here (noted in the profile as
+ * `step`: ... not measured), -1 an error.  The caller holds no CUDA context:
+ * the daemon starts only where no other process holds the GPU. */
+static int cal__mps_start(cal_run *r, cal_mps_daemon *d, const char *step)
+{
+    char pipe_dir[4200], log_dir[4200];
+    d->up = false;
+    d->dir[0] = '\0';
+    if (cal__which("nvidia-cuda-mps-control", d->control, sizeof d->control) != 0) {
+        fs_calib_note(&r->samples, "%s: nvidia-cuda-mps-control not found on PATH; not measured", step);
+        fprintf(stderr, "(nvidia-cuda-mps-control not found: skipped) ");
+        return 0;
+    }
+    snprintf(d->dir, sizeof d->dir, "%s/fleetsim-mps-XXXXXX", r->cfg.scratch);
+    if (!mkdtemp(d->dir)) {
+        cal_say_error("%s: cannot create a directory in %s: %s", step, r->cfg.scratch, strerror(errno));
+        d->dir[0] = '\0';
+        return -1;
+    }
+    snprintf(pipe_dir, sizeof pipe_dir, "%s/pipe", d->dir);
+    snprintf(log_dir, sizeof log_dir, "%s/log", d->dir);
+    if (mkdir(pipe_dir, 0700) != 0 || mkdir(log_dir, 0700) != 0) {
+        cal_say_error("%s: cannot create %s: %s", step, pipe_dir, strerror(errno));
+        return -1;
+    }
+    setenv("CUDA_MPS_PIPE_DIRECTORY", pipe_dir, 1);
+    setenv("CUDA_MPS_LOG_DIRECTORY", log_dir, 1);
+    if (cal__run_tool(d->control, "-d", NULL) != 0) {
+        fs_calib_note(&r->samples, "%s: nvidia-cuda-mps-control -d failed; not measured", step);
+        fprintf(stderr, "(the MPS daemon did not start: skipped) ");
+        return 0;
+    }
+    d->up = true;
+    return 1;
+}
+
+/* Stops the daemon if up and removes its directory; safe after any start. */
+static void cal__mps_stop(cal_run *r, cal_mps_daemon *d, const char *step)
+{
+    if (d->up && cal__run_tool(d->control, NULL, "quit\n") != 0)
+        fs_calib_note(&r->samples, "%s: the MPS daemon did not quit cleanly", step);
+    d->up = false;
+    unsetenv("CUDA_MPS_PIPE_DIRECTORY");
+    unsetenv("CUDA_MPS_LOG_DIRECTORY");
+    if (d->dir[0])
+        nftw(d->dir, cal__remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    d->dir[0] = '\0';
+}
+
+/* A second process, started and told to keep the GPU busy until killed: 0
+ * once it said "ready", or -1 after a message (it is then reaped; the caller
+ * relays its stderr and finishes it). */
+static int cal__start_busy(cal_child *c, char *const argv[], const char *what)
+{
+    char line[128], how[64];
+    int status;
+    if (cal_child_start(c, argv) != 0)
+        return -1;
+    if (cal_child_read(c, line, sizeof line, true, 120.0, what) < 0 || strncmp(line, "ready", 5) != 0) {
+        status = cal_child_reap(c, true);
+        cal_child_describe(status, how, sizeof how);
+        cal_say_error("%s %s before it was ready", what, how);
+        return -1;
+    }
+    close(c->fd); /* it writes nothing more */
+    c->fd = -1;
+    return 0;
+}
+
+/* Asks a busy client to stop (SIGTERM: it finishes its unit, frees its memory
+ * and exits) and reaps it; killed after 20 s.  An MPS client killed mid-kernel
+ * leaves the daemon's server refusing new clients ("CUDA-capable device(s)
+ * is/are busy or unavailable"), so the share step never kills one. */
+static void cal__stop_busy(cal_child *c)
+{
+    const struct timespec tick = {0, 10 * 1000 * 1000};
+    double end = cal_clock_now() + 20.0;
+    int status;
+    if (c->pid <= 0)
+        return;
+    kill(c->pid, SIGTERM);
+    while (cal_clock_now() < end) {
+        pid_t got = waitpid(c->pid, &status, WNOHANG);
+        if (got == c->pid || (got < 0 && errno != EINTR)) {
+            c->pid = 0;
+            return;
+        }
+        nanosleep(&tick, NULL);
+    }
+    cal_child_reap(c, true);
+}
+
+/* Whether a busy second process is still running: samples taken beside one
+ * that died were not shared. */
+static bool cal__still_busy(cal_child *c, const char *what)
+{
+    char how[64];
+    int status = 0;
+    if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+        c->pid = 0;
+        cal_child_describe(status, how, sizeof how);
+        cal_say_error("%s %s during the measurement", what, how);
+        return false;
+    }
+    return true;
 }
 
 int cal_mps_measure(cal_run *r)
 {
-    char control[4096], dir[4096], pipe_dir[4200], log_dir[4200], spec[64], dev[16], line[128];
+    char spec[64], dev[16];
     char *argv_hog[] = {(char *)CAL_PROG, (char *)"--child-hog", (char *)"600", (char *)"--device", dev, NULL};
     char *buf = NULL;
     cal_child hog = CAL_CHILD_NONE;
+    cal_mps_daemon daemon;
     const int count = r->cfg.quick ? 200 : 1000;
     float *sink = NULL;
-    int rc = -1, daemon_up = 0;
+    int rc = -1, up;
 
     cal_say_step("MPS: %d kernels of 50 us, alone and beside a second process", count);
-    if (cal__which("nvidia-cuda-mps-control", control, sizeof control) != 0) {
-        fs_calib_note(&r->samples, "mps: nvidia-cuda-mps-control not found on PATH; not measured");
-        fprintf(stderr, "(nvidia-cuda-mps-control not found: skipped) ");
-        cal_say_done();
-        return 0;
-    }
     if (r->spin_per_iter <= 0) {
         CAL_CUDA(cudaSetDevice(r->cfg.device));
         CAL_CUDA(cudaMalloc((void **)&sink, (size_t)r->sms * sizeof(float)));
@@ -180,63 +302,37 @@ int cal_mps_measure(cal_run *r)
         if (r->spin_per_iter <= 0)
             return -1;
     }
-    /* The daemon starts only where no other process holds the GPU: not us. */
     CAL_CUDA(cudaDeviceReset());
     snprintf(spec, sizeof spec, "%d,%d", count, cal_iters_for(50e-6, r->spin_per_iter));
     snprintf(dev, sizeof dev, "%d", r->cfg.device);
-    snprintf(dir, sizeof dir, "%s/fleetsim-mps-XXXXXX", r->cfg.scratch);
-    if (!mkdtemp(dir)) {
-        cal_say_error("mps: cannot create a directory in %s: %s", r->cfg.scratch, strerror(errno));
-        return -1;
-    }
-    snprintf(pipe_dir, sizeof pipe_dir, "%s/pipe", dir);
-    snprintf(log_dir, sizeof log_dir, "%s/log", dir);
-    if (mkdir(pipe_dir, 0700) != 0 || mkdir(log_dir, 0700) != 0) {
-        cal_say_error("mps: cannot create %s: %s", pipe_dir, strerror(errno));
-        goto done;
-    }
     buf = (char *)malloc(1 << 20);
     if (!buf) {
         cal_say_error("mps: out of memory");
+        return -1;
+    }
+    up = cal__mps_start(r, &daemon, "mps");
+    if (up <= 0) {
+        rc = up;
+        if (up == 0)
+            cal_say_done();
         goto done;
     }
-    setenv("CUDA_MPS_PIPE_DIRECTORY", pipe_dir, 1);
-    setenv("CUDA_MPS_LOG_DIRECTORY", log_dir, 1);
-    if (cal__run_tool(control, "-d", NULL) != 0) {
-        fs_calib_note(&r->samples, "mps: nvidia-cuda-mps-control -d failed; not measured");
-        fprintf(stderr, "(the MPS daemon did not start: skipped) ");
-        rc = 0;
-        goto done;
-    }
-    daemon_up = 1;
     if (cal__slice_child(r, spec, "mps_alone", buf, 1 << 20) != 0) {
         fs_calib_note(&r->samples, "mps: a client process failed under the MPS daemon; not measured");
         goto done;
     }
-    if (cal_child_start(&hog, argv_hog) != 0)
+    if (cal__start_busy(&hog, argv_hog, "MPS hog") != 0)
         goto done;
-    if (cal_child_read(&hog, line, sizeof line, true, 60.0, "MPS hog") < 0 || strncmp(line, "ready", 5) != 0) {
-        cal_say_error("mps: the second process did not start");
-        goto done;
-    }
-    close(hog.fd);
-    hog.fd = -1;
     if (cal__slice_child(r, spec, "mps_shared", buf, 1 << 20) != 0)
         goto done;
     cal_say_done();
     rc = 0;
 done:
-    if (hog.pid) {
-        cal_child_reap(&hog, true);
-        if (rc != 0)
-            cal_child_relay(&hog);
-    }
+    cal_child_reap(&hog, true);
+    if (rc != 0)
+        cal_child_relay(&hog);
     cal_child_fini(&hog);
-    if (daemon_up && cal__run_tool(control, NULL, "quit\n") != 0)
-        fs_calib_note(&r->samples, "mps: the daemon did not quit cleanly");
-    unsetenv("CUDA_MPS_PIPE_DIRECTORY");
-    unsetenv("CUDA_MPS_LOG_DIRECTORY");
-    nftw(dir, cal__remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    cal__mps_stop(r, &daemon, "mps");
     free(buf);
     return rc;
 fail:
@@ -245,3 +341,312 @@ fail:
     return -1;
 }
 
+/* ---- share: fixed work under MPS active-thread percentages and time-slicing ---- */
+
+/* The two kinds of work: a compute-bound spin (its time follows the SMs a
+ * client may use) and a memory-bound read of 1 GiB (its time follows the
+ * bandwidth, which a few SMs already nearly saturate).  The spin has 256
+ * blocks per SM, 32 waves on the whole GPU, so a share of the SMs rounds to
+ * whole waves by 3% at most. */
+enum { CAL_WORK_SPIN = 0, CAL_WORK_TOUCH = 1 };
+#define CAL_WORK_SPIN_BLOCKS_PER_SM 256
+#define CAL_WORK_TOUCH_BYTES CAL_GIB
+#define CAL_WORK_UNIT_S 0.010 /* one unit's length on the whole GPU, alone */
+
+typedef struct cal_work {
+    int kind, work, sms; /* work: spin iterations, or passes over the buffer */
+    float *spin_sink;
+    void *buf;
+    unsigned *touch_sink;
+} cal_work;
+
+static int cal__work_alloc(cal_work *w)
+{
+    if (w->kind == CAL_WORK_SPIN) {
+        CAL_CUDA(cudaMalloc((void **)&w->spin_sink, (size_t)w->sms * CAL_WORK_SPIN_BLOCKS_PER_SM * sizeof(float)));
+    } else {
+        CAL_CUDA(cudaMalloc(&w->buf, CAL_WORK_TOUCH_BYTES));
+        CAL_CUDA(cudaMemset(w->buf, 0, CAL_WORK_TOUCH_BYTES));
+        CAL_CUDA(cudaMalloc((void **)&w->touch_sink, sizeof(unsigned)));
+    }
+    CAL_CUDA(cudaDeviceSynchronize());
+    return 0;
+fail:
+    return -1;
+}
+
+static void cal__work_free(cal_work *w)
+{
+    if (w->spin_sink)
+        cudaFree(w->spin_sink);
+    if (w->buf)
+        cudaFree(w->buf);
+    if (w->touch_sink)
+        cudaFree(w->touch_sink);
+    w->spin_sink = NULL;
+    w->buf = NULL;
+    w->touch_sink = NULL;
+}
+
+/* One unit of work, waited for; its wall time in seconds, or -1. */
+static double cal__work_unit(const cal_work *w)
+{
+    double t0 = cal_clock_now();
+    if (w->kind == CAL_WORK_SPIN) {
+        if (cal_spin(w->spin_sink, w->sms * CAL_WORK_SPIN_BLOCKS_PER_SM, 256, w->work, 0) != 0)
+            return -1.0;
+    } else {
+        for (int k = 0; k < w->work; k++)
+            if (cal_touch(w->buf, CAL_WORK_TOUCH_BYTES, w->touch_sink, w->sms, 0) != 0)
+                return -1.0;
+    }
+    if (cudaDeviceSynchronize() != cudaSuccess)
+        return -1.0;
+    return cal_clock_now() - t0;
+}
+
+static volatile sig_atomic_t cal__work_stop;
+static void cal__on_term(int sig)
+{
+    (void)sig;
+    cal__work_stop = 1;
+}
+
+/* --child-work KIND,COUNT,WORK,SMS: COUNT units timed after two untimed, on
+ * one line; COUNT 0: "ready", then units back to back until SIGTERM (at most
+ * 10 minutes), then a clean exit (cal__stop_busy).  SMS is the whole GPU's count from the parent, so the grid is
+ * the same whatever share of it this client may use. */
+int cal_share_child_work_main(int device, const char *spec)
+{
+    cal_work w = {0, 0, 0, NULL, NULL, NULL};
+    int count = -1;
+    double end;
+    if (sscanf(spec, "%d,%d,%d,%d", &w.kind, &count, &w.work, &w.sms) != 4 ||
+        (w.kind != CAL_WORK_SPIN && w.kind != CAL_WORK_TOUCH) || count < 0 || count > 100000 || w.work < 1 ||
+        w.sms < 1 || w.sms > 100000) {
+        cal_say_error("--child-work: bad spec '%s'", spec);
+        return CAL_EXIT_USAGE;
+    }
+    CAL_CUDA(cudaSetDevice(device));
+    CAL_CUDA(cudaFree(0));
+    if (cal__work_alloc(&w) != 0)
+        goto fail;
+    for (int k = 0; k < 2; k++)
+        if (cal__work_unit(&w) < 0)
+            goto fail;
+    if (count == 0) {
+        signal(SIGTERM, cal__on_term);
+        printf("ready\n");
+        if (fflush(stdout) != 0)
+            goto fail;
+        end = cal_clock_now() + 600.0;
+        while (!cal__work_stop && cal_clock_now() < end)
+            if (cal__work_unit(&w) < 0)
+                goto fail;
+    }
+    for (int k = 0; k < count; k++) {
+        double s = cal__work_unit(&w);
+        if (s < 0)
+            goto fail;
+        printf("%.9f ", s);
+    }
+    printf("\n");
+    cal__work_free(&w);
+    return fflush(stdout) == 0 ? CAL_EXIT_OK : CAL_EXIT_FAILURE;
+fail:
+    cal_say_error("--child-work %s: a CUDA call failed", spec);
+    cal__work_free(&w);
+    return CAL_EXIT_FAILURE;
+}
+
+/* The step's settings: units per client, work per unit, the percentages. */
+typedef struct cal_share_plan {
+    int count, sms, work[2]; /* work[kind] for one unit of CAL_WORK_UNIT_S */
+    char dev[16];
+    char *buf;
+    size_t cap;
+    fs_calib_table *table;
+} cal_share_plan;
+
+/* argv of a --child-work process into argv/spec (spec holds 64). */
+static void cal__work_argv(cal_share_plan *p, int kind, int count, char *spec, char **argv)
+{
+    snprintf(spec, 64, "%d,%d,%d,%d", kind, count, p->work[kind], p->sms);
+    argv[0] = (char *)CAL_PROG;
+    argv[1] = (char *)"--child-work";
+    argv[2] = spec;
+    argv[3] = (char *)"--device";
+    argv[4] = p->dev;
+    argv[5] = NULL;
+}
+
+/* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE for the next child started (0: unset). */
+static void cal__set_share(int pct)
+{
+    char v[16];
+    if (pct <= 0) {
+        unsetenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+        return;
+    }
+    snprintf(v, sizeof v, "%d", pct);
+    setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", v, 1);
+}
+
+/* One foreground client's units into the table: row (mps, kind, pct,
+ * bg_kind, bg_pct, seconds); bg_kind -1 when alone.  0 or -1. */
+static int cal__share_client(cal_share_plan *p, int mps, int kind, int pct, int bg_kind, int bg_pct)
+{
+    char spec[64], *argv[6];
+    int rc;
+    cal__work_argv(p, kind, p->count, spec, argv);
+    cal__set_share(mps ? pct : 0);
+    rc = cal__child_output(argv, "share client", p->buf, p->cap);
+    cal__set_share(0);
+    if (rc != 0)
+        return -1;
+    for (char *c = p->buf, *end;; c = end) {
+        double row[6] = {(double)mps, (double)kind, (double)pct, (double)bg_kind, (double)bg_pct, 0.0};
+        row[5] = strtod(c, &end);
+        if (end == c)
+            break;
+        if (fs_calib_table_add(p->table, row) != 0) {
+            cal_say_error("share: out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Every foreground client in fg_pcts (both kinds) beside a busy client of
+ * bg_kind at bg_pct (bg_kind -1: alone).  0 or -1. */
+static int cal__share_round(cal_share_plan *p, int mps, const int *fg_pcts, int n_fg, int bg_kind, int bg_pct)
+{
+    char spec[64], *argv[6];
+    cal_child busy = CAL_CHILD_NONE;
+    int rc = -1;
+    if (bg_kind >= 0) {
+        cal__work_argv(p, bg_kind, 0, spec, argv);
+        cal__set_share(mps ? bg_pct : 0);
+        rc = cal__start_busy(&busy, argv, "share's second client");
+        cal__set_share(0);
+        if (rc != 0)
+            goto done;
+        rc = -1;
+    }
+    for (int kind = CAL_WORK_SPIN; kind <= CAL_WORK_TOUCH; kind++)
+        for (int i = 0; i < n_fg; i++)
+            if (cal__share_client(p, mps, kind, fg_pcts[i], bg_kind, bg_kind >= 0 ? bg_pct : 0) != 0)
+                goto done;
+    if (bg_kind >= 0 && !cal__still_busy(&busy, "share's second client"))
+        goto done;
+    rc = 0;
+done:
+    cal__stop_busy(&busy);
+    if (rc != 0)
+        cal_child_relay(&busy);
+    cal_child_fini(&busy);
+    return rc;
+}
+
+/* The work per unit: spin iterations and buffer passes for CAL_WORK_UNIT_S
+ * on the whole GPU, measured in this process before the daemon starts. */
+static int cal__share_units(cal_run *r, cal_share_plan *p)
+{
+    cal_work w = {CAL_WORK_SPIN, 1, r->sms, NULL, NULL, NULL};
+    double per_iter, pass = 1e30;
+    CAL_CUDA(cudaSetDevice(r->cfg.device));
+    if (cal__work_alloc(&w) != 0)
+        goto fail;
+    per_iter = cal_spin_rate(w.spin_sink, r->sms * CAL_WORK_SPIN_BLOCKS_PER_SM, 256);
+    if (per_iter <= 0)
+        goto fail;
+    p->work[CAL_WORK_SPIN] = cal_iters_for(CAL_WORK_UNIT_S, per_iter);
+    cal__work_free(&w);
+    w.kind = CAL_WORK_TOUCH;
+    if (cal__work_alloc(&w) != 0)
+        goto fail;
+    for (int k = 0; k < 6; k++) {
+        double s = cal__work_unit(&w);
+        if (s < 0)
+            goto fail;
+        if (k > 0 && s < pass)
+            pass = s;
+    }
+    p->work[CAL_WORK_TOUCH] = (int)(CAL_WORK_UNIT_S / pass + 0.5) > 0 ? (int)(CAL_WORK_UNIT_S / pass + 0.5) : 1;
+    cal__work_free(&w);
+    return 0;
+fail:
+    cal__work_free(&w);
+    return -1;
+}
+
+int cal_share_measure(cal_run *r)
+{
+    static const int alone_full[] = {100, 75, 50, 25, 10}, alone_quick[] = {100, 50};
+    static const int beside_full[] = {100, 50, 25}, beside_quick[] = {100, 50};
+    static const int bg_full[][2] = {{CAL_WORK_SPIN, 100}, {CAL_WORK_SPIN, 50}, {CAL_WORK_TOUCH, 100}, {CAL_WORK_TOUCH, 50}};
+    static const int bg_quick[][2] = {{CAL_WORK_SPIN, 100}, {CAL_WORK_TOUCH, 50}};
+    const int *alone = r->cfg.quick ? alone_quick : alone_full;
+    const int *beside = r->cfg.quick ? beside_quick : beside_full;
+    const int(*bg)[2] = r->cfg.quick ? bg_quick : bg_full;
+    const int n_alone = r->cfg.quick ? 2 : 5, n_beside = r->cfg.quick ? 2 : 3, n_bg = r->cfg.quick ? 2 : 4;
+    const int full_share[] = {100};
+    cal_share_plan p;
+    cal_mps_daemon daemon;
+    int rc = -1, up = 0;
+
+    memset(&p, 0, sizeof p);
+    daemon.up = false;
+    daemon.dir[0] = '\0';
+    p.count = r->cfg.quick ? 5 : 20;
+    p.sms = r->sms;
+    snprintf(p.dev, sizeof p.dev, "%d", r->cfg.device);
+    cal_say_step("share: units of %.0f ms of compute- and memory-bound work, %d per client, under MPS shares and "
+                 "time-slicing",
+                 CAL_WORK_UNIT_S * 1e3, p.count);
+    p.table = fs_calib_table_get(&r->samples, "share", "mps,kind,pct,bg_kind,bg_pct,seconds");
+    p.cap = 1 << 20;
+    p.buf = (char *)malloc(p.cap);
+    if (!p.table || !p.buf) {
+        cal_say_error("share: out of memory, or no room for its table");
+        goto done;
+    }
+    if (cal__share_units(r, &p) != 0)
+        goto done;
+    CAL_CUDA(cudaDeviceReset());
+    fprintf(stderr, "(a unit: %d spin iterations, %d passes over 1 GiB) ", p.work[CAL_WORK_SPIN],
+            p.work[CAL_WORK_TOUCH]);
+
+    /* A fresh daemon for every round: no round inherits another's server. */
+    for (int b = -1; b < n_bg; b++) {
+        up = cal__mps_start(r, &daemon, "share");
+        if (up < 0)
+            goto done;
+        if (up == 0)
+            break;
+        if ((b < 0 ? cal__share_round(&p, 1, alone, n_alone, -1, 0)
+                   : cal__share_round(&p, 1, beside, n_beside, bg[b][0], bg[b][1])) != 0)
+            goto done;
+        cal__mps_stop(r, &daemon, "share");
+    }
+    cal__mps_stop(r, &daemon, "share");
+    /* Time-slicing: no daemon, every client the whole GPU's. */
+    if (cal__share_round(&p, 0, full_share, 1, -1, 0) != 0)
+        goto done;
+    if (r->compute_mode != cudaComputeModeDefault) {
+        fprintf(stderr, "(compute mode %d admits no second process: time-slicing pairs not measured) ",
+                r->compute_mode);
+    } else {
+        for (int kind = CAL_WORK_SPIN; kind <= CAL_WORK_TOUCH; kind++)
+            if (cal__share_round(&p, 0, full_share, 1, kind, 100) != 0)
+                goto done;
+    }
+    cal_say_done();
+    rc = 0;
+done:
+fail:
+    cal__set_share(0);
+    cal__mps_stop(r, &daemon, "share");
+    free(p.buf);
+    return rc;
+}

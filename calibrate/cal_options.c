@@ -38,6 +38,7 @@ enum {
     OPT_CHILD_SERVE,
     OPT_CHILD_FILE,
     OPT_CHILD_SLICE,
+    OPT_CHILD_WORK,
     OPT_COUNT
 };
 
@@ -59,6 +60,7 @@ static const cal_option cal_options[OPT_COUNT] = {
     {"child-serve", 0, "SPEC", NULL},
     {"child-file", 0, "PATH", NULL},
     {"child-slice", 0, "SPEC", NULL},
+    {"child-work", 0, "SPEC", NULL},
 };
 
 /* The times: seconds on an H100 in the full and the quick run (cal_options.h
@@ -100,6 +102,10 @@ const cal_step_info cal_steps[] = {
     {"mps", "the slicing pair again under MPS, when nvidia-cuda-mps-control can be\n"
             "             started; seconds",
      1.1, 0.6},
+    {"share", "a fixed unit of compute-bound and of memory-bound work under MPS at\n"
+              "             active-thread percentages 10 .. 100, alone and beside a second\n"
+              "             client, and under time-slicing; seconds per unit",
+     46.6, 10.9},
 };
 const int cal_step_count = (int)(sizeof cal_steps / sizeof cal_steps[0]);
 
@@ -297,6 +303,7 @@ int cal_options_parse(int argc, char **argv, cal_config *cfg)
     cfg->child_serve = values[OPT_CHILD_SERVE];
     cfg->child_file = values[OPT_CHILD_FILE];
     cfg->child_slice = values[OPT_CHILD_SLICE];
+    cfg->child_work = values[OPT_CHILD_WORK];
     if (cfg->scratch[0] == '\0')
         return cal__usage_error("--scratch: empty directory name");
     if (cfg->steps) {

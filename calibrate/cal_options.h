@@ -5,7 +5,7 @@
  *
  * Hidden options (no help line) are the modes in which the tool re-executes
  * itself (cal_child.h): --child-context, --child-hog, --child-train,
- * --child-serve (with --child-file) and --child-slice.
+ * --child-serve (with --child-file), --child-slice and --child-work.
  *
  * cal_config owns nothing: its strings point into argv or are literals.
  */
@@ -39,13 +39,15 @@ typedef struct cal_config {
     const char *child_serve;
     const char *child_file;
     const char *child_slice;  /* "COUNT,ITERS": kernel latencies of a fresh process (MPS) */
+    const char *child_work;   /* "KIND,COUNT,WORK": units of work timed, or run until killed (share) */
 } cal_config;
 
 /* The measuring steps, in the order they run, with --help's words for each:
  * name, what it measures, its unit(s), and how long it takes on an H100 in
  * the full and the quick mode.  The times are the "done in X s" of the
  * step's progress lines in calibrate/profiles/runs/2026-11-26-h100-run3
- * (full.log, quick.log), summed over the copies step's five lines: a user
+ * (full.log, quick.log), summed over the copies step's five lines, and for
+ * `share` in runs/2026-11-26-h100-run5 (share.log, share-quick.log): a user
  * planning a run on a GPU host needs them before the first run, not after. */
 typedef struct cal_step_info {
     const char *name;

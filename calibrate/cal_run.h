@@ -3,7 +3,7 @@
  * settings, the GPU's size, the samples being taken, and the helpers every
  * step records and reports with.  The steps live in fleetsim_calibrate.cu
  * (copies, allocation, eviction, storage, slicing, mixed), cal_llm_steps.cu
- * (the LLM step time, graph capture) and cal_mps.cu (MPS); main() in
+ * (the LLM step time, graph capture) and cal_mps.cu (MPS, shares); main() in
  * fleetsim_calibrate.cu owns the cal_run.
  *
  * CUDA C++ only (the .cu files).  Every CUDA call goes through CAL_CUDA: on
@@ -79,7 +79,10 @@ static inline size_t cal_run_min(size_t a, size_t b) { return a < b ? a : b; }
 int cal_step_time_measure(cal_run *r);      /* cal_llm_steps.cu */
 int cal_graphs_measure(cal_run *r);         /* cal_llm_steps.cu */
 int cal_mps_measure(cal_run *r);            /* cal_mps.cu */
+int cal_share_measure(cal_run *r);          /* cal_mps.cu */
 /* --child-slice COUNT,ITERS: the MPS step's client process; an exit status. */
 int cal_mps_child_slice_main(int device, const char *spec);
+/* --child-work KIND,COUNT,WORK,SMS: the share step's client process; an exit status. */
+int cal_share_child_work_main(int device, const char *spec);
 
 #endif

@@ -251,9 +251,7 @@ static int cal__measure_contexts(cal_run *r)
     cal_say_done();
     return 0;
 fail:
-    cal_child_reap(&child, true);
-    cal_child_relay(&child);
-    cal_child_fini(&child);
+    cal_child_abandon(&child);
     return -1;
 }
 
@@ -833,9 +831,10 @@ static int cal__main(cal_run *r)
     cal__run_step(r, "step-time", cal_step_time_measure, &failed);
     cal__run_step(r, "graphs", cal_graphs_measure, &failed);
     cal__run_step(r, "slicing", cal__measure_slicing, &failed);
-    /* The last two give up this process's context: no step after them needs it. */
+    /* The last three give up this process's context: no step after them needs it. */
     cal__run_step(r, "mixed", cal__measure_mixed, &failed);
     cal__run_step(r, "mps", cal_mps_measure, &failed);
+    cal__run_step(r, "share", cal_share_measure, &failed);
     if (cal_output_write(&r->samples, r->cfg.out) != 0)
         return CAL_EXIT_FAILURE;
     cal_output_summary(&r->samples, r->cfg.out);
@@ -880,6 +879,8 @@ int main(int argc, char **argv)
                                : CAL_EXIT_USAGE;
     } else if (r->cfg.child_slice) {
         rc = cal_mps_child_slice_main(r->cfg.device, r->cfg.child_slice);
+    } else if (r->cfg.child_work) {
+        rc = cal_share_child_work_main(r->cfg.device, r->cfg.child_work);
     } else {
         cal_say_steps(cal__progress_lines(&r->cfg));
         r->ctx_runs = r->cfg.quick ? 3 : 10;
