@@ -34,6 +34,10 @@ int cal_blas_open(char *where, size_t cap)
     const char *names[] = {env, "libcublas.so.13", "libcublas.so.12", "libcublas.so",
                            "/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.12"};
     const char *found = NULL;
+    if (cal_blas.handle) { /* open already: one handle serves every caller */
+        snprintf(where, cap, "libcublas (open)");
+        return 0;
+    }
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !cal_blas.lib; i++)
         if (names[i] && (cal_blas.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)) != NULL)
             found = names[i];

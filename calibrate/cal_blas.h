@@ -18,7 +18,8 @@
 
 #include <cuda_runtime.h>
 
-/* 0 with the library's path in `where`, or -1 with the reason in `where`. */
+/* 0 with the library's path in `where`, or -1 with the reason in `where`.
+ * Opening it again while open is a no-op that returns 0. */
 int cal_blas_open(char *where, size_t cap);
 
 /* C[M x N] = A[M x K] . B[K x N], row-major bf16, fp32 accumulation, on

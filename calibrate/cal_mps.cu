@@ -23,7 +23,9 @@ extern "C" {
 #include "cal_clock.h"
 #include "cal_say.h"
 }
+#include "cal_blas.h"
 #include "cal_kernels.h"
+#include "cal_layer.h"
 #include "cal_run.h"
 
 /* ---- MPS: the slicing pair with the MPS daemon running ---- */
@@ -343,31 +345,55 @@ fail:
 
 /* ---- share: fixed work under MPS active-thread percentages and time-slicing ---- */
 
-/* The two kinds of work: a compute-bound spin (its time follows the SMs a
- * client may use) and a memory-bound read of 1 GiB (its time follows the
- * bandwidth, which a few SMs already nearly saturate).  The spin has 256
- * blocks per SM, 32 waves on the whole GPU, so a share of the SMs rounds to
- * whole waves by 3% at most. */
-enum { CAL_WORK_SPIN = 0, CAL_WORK_TOUCH = 1 };
+/* The kinds of work: a compute-bound spin (its time follows the SMs a client
+ * may use) and a memory-bound read of 1 GiB (its time follows the bandwidth,
+ * which a few SMs already nearly saturate), and the two phases of an LLM
+ * engine on the layer proxy (cal_layer.h, cuBLAS GEMMs where the host has
+ * them): a prefill step of CAL_WORK_PREFILL_T prompt tokens (tensor-core
+ * bound) and a decode step of CAL_WORK_DECODE_B sequences over
+ * CAL_WORK_DECODE_L tokens (weights and KV cache read: bandwidth bound), at
+ * hidden size CAL_WORK_HIDDEN.  A unit is a fixed count of iterations,
+ * passes or layers, about CAL_WORK_UNIT_S on the whole GPU alone.  The spin
+ * has 256 blocks per SM, 32 waves on the whole GPU, so a share of the SMs
+ * rounds to whole waves by 3% at most. */
+enum { CAL_WORK_SPIN = 0, CAL_WORK_TOUCH = 1, CAL_WORK_PREFILL = 2, CAL_WORK_DECODE = 3, CAL_WORK_KINDS = 4 };
 #define CAL_WORK_SPIN_BLOCKS_PER_SM 256
 #define CAL_WORK_TOUCH_BYTES CAL_GIB
-#define CAL_WORK_UNIT_S 0.010 /* one unit's length on the whole GPU, alone */
+#define CAL_WORK_UNIT_S 0.010
+#define CAL_WORK_HIDDEN 4096
+#define CAL_WORK_PREFILL_T 2048
+#define CAL_WORK_DECODE_B 32
+#define CAL_WORK_DECODE_L 1024
 
 typedef struct cal_work {
-    int kind, work, sms; /* work: spin iterations, or passes over the buffer */
+    int kind, work, sms; /* work: spin iterations, passes over the buffer, or layers */
     float *spin_sink;
     void *buf;
     unsigned *touch_sink;
+    cal_layer *layer;
 } cal_work;
 
 static int cal__work_alloc(cal_work *w)
 {
+    char where[512];
     if (w->kind == CAL_WORK_SPIN) {
         CAL_CUDA(cudaMalloc((void **)&w->spin_sink, (size_t)w->sms * CAL_WORK_SPIN_BLOCKS_PER_SM * sizeof(float)));
-    } else {
+    } else if (w->kind == CAL_WORK_TOUCH) {
         CAL_CUDA(cudaMalloc(&w->buf, CAL_WORK_TOUCH_BYTES));
         CAL_CUDA(cudaMemset(w->buf, 0, CAL_WORK_TOUCH_BYTES));
         CAL_CUDA(cudaMalloc((void **)&w->touch_sink, sizeof(unsigned)));
+    } else {
+        int prefill = w->kind == CAL_WORK_PREFILL;
+        w->layer = (cal_layer *)calloc(1, sizeof *w->layer);
+        if (!w->layer)
+            return -1;
+        if (cal_layer_init(w->layer, CAL_WORK_HIDDEN, prefill ? CAL_WORK_PREFILL_T : CAL_WORK_DECODE_B,
+                           prefill ? 1 : (size_t)CAL_WORK_DECODE_B * CAL_WORK_DECODE_L) != 0) {
+            free(w->layer);
+            w->layer = NULL;
+            return -1;
+        }
+        w->layer->gemm = cal_blas_open(where, sizeof where) == 0 ? CAL_GEMM_CUBLAS : CAL_GEMM_OWN;
     }
     CAL_CUDA(cudaDeviceSynchronize());
     return 0;
@@ -383,9 +409,14 @@ static void cal__work_free(cal_work *w)
         cudaFree(w->buf);
     if (w->touch_sink)
         cudaFree(w->touch_sink);
+    if (w->layer) {
+        cal_layer_fini(w->layer);
+        free(w->layer);
+    }
     w->spin_sink = NULL;
     w->buf = NULL;
     w->touch_sink = NULL;
+    w->layer = NULL;
 }
 
 /* One unit of work, waited for; its wall time in seconds, or -1. */
@@ -395,10 +426,15 @@ static double cal__work_unit(const cal_work *w)
     if (w->kind == CAL_WORK_SPIN) {
         if (cal_spin(w->spin_sink, w->sms * CAL_WORK_SPIN_BLOCKS_PER_SM, 256, w->work, 0) != 0)
             return -1.0;
-    } else {
+    } else if (w->kind == CAL_WORK_TOUCH) {
         for (int k = 0; k < w->work; k++)
             if (cal_touch(w->buf, CAL_WORK_TOUCH_BYTES, w->touch_sink, w->sms, 0) != 0)
                 return -1.0;
+    } else {
+        int prefill = w->kind == CAL_WORK_PREFILL;
+        if (cal_layer_enqueue(w->layer, w->work, prefill ? CAL_WORK_PREFILL_T : 0, prefill ? 0 : CAL_WORK_DECODE_B,
+                              prefill ? 0 : CAL_WORK_DECODE_L, 0) < 0)
+            return -1.0;
     }
     if (cudaDeviceSynchronize() != cudaSuccess)
         return -1.0;
@@ -414,16 +450,16 @@ static void cal__on_term(int sig)
 
 /* --child-work KIND,COUNT,WORK,SMS: COUNT units timed after two untimed, on
  * one line; COUNT 0: "ready", then units back to back until SIGTERM (at most
- * 10 minutes), then a clean exit (cal__stop_busy).  SMS is the whole GPU's count from the parent, so the grid is
- * the same whatever share of it this client may use. */
+ * 10 minutes), then a clean exit (cal__stop_busy).  SMS is the whole GPU's
+ * count from the parent, so the grid is the same whatever share of it this
+ * client may use. */
 int cal_share_child_work_main(int device, const char *spec)
 {
-    cal_work w = {0, 0, 0, NULL, NULL, NULL};
+    cal_work w = {0, 0, 0, NULL, NULL, NULL, NULL};
     int count = -1;
     double end;
-    if (sscanf(spec, "%d,%d,%d,%d", &w.kind, &count, &w.work, &w.sms) != 4 ||
-        (w.kind != CAL_WORK_SPIN && w.kind != CAL_WORK_TOUCH) || count < 0 || count > 100000 || w.work < 1 ||
-        w.sms < 1 || w.sms > 100000) {
+    if (sscanf(spec, "%d,%d,%d,%d", &w.kind, &count, &w.work, &w.sms) != 4 || w.kind < 0 ||
+        w.kind >= CAL_WORK_KINDS || count < 0 || count > 100000 || w.work < 1 || w.sms < 1 || w.sms > 100000) {
         cal_say_error("--child-work: bad spec '%s'", spec);
         return CAL_EXIT_USAGE;
     }
@@ -452,16 +488,19 @@ int cal_share_child_work_main(int device, const char *spec)
     }
     printf("\n");
     cal__work_free(&w);
+    cal_blas_close();
     return fflush(stdout) == 0 ? CAL_EXIT_OK : CAL_EXIT_FAILURE;
 fail:
     cal_say_error("--child-work %s: a CUDA call failed", spec);
     cal__work_free(&w);
+    cal_blas_close();
     return CAL_EXIT_FAILURE;
 }
 
 /* The step's settings: units per client, work per unit, the percentages. */
 typedef struct cal_share_plan {
-    int count, sms, work[2]; /* work[kind] for one unit of CAL_WORK_UNIT_S */
+    int count, sms, work[CAL_WORK_KINDS]; /* work[kind] for one unit of CAL_WORK_UNIT_S */
+    bool cublas;                           /* the LLM kinds' GEMMs: cuBLAS, or the own kernel */
     char dev[16];
     char *buf;
     size_t cap;
@@ -517,8 +556,8 @@ static int cal__share_client(cal_share_plan *p, int mps, int kind, int pct, int 
     return 0;
 }
 
-/* Every foreground client in fg_pcts (both kinds) beside a busy client of
- * bg_kind at bg_pct (bg_kind -1: alone).  0 or -1. */
+/* Every foreground client (each kind at each of fg_pcts) beside a busy
+ * client of bg_kind at bg_pct (bg_kind -1: alone).  0 or -1. */
 static int cal__share_round(cal_share_plan *p, int mps, const int *fg_pcts, int n_fg, int bg_kind, int bg_pct)
 {
     char spec[64], *argv[6];
@@ -533,7 +572,7 @@ static int cal__share_round(cal_share_plan *p, int mps, const int *fg_pcts, int 
             goto done;
         rc = -1;
     }
-    for (int kind = CAL_WORK_SPIN; kind <= CAL_WORK_TOUCH; kind++)
+    for (int kind = 0; kind < CAL_WORK_KINDS; kind++)
         for (int i = 0; i < n_fg; i++)
             if (cal__share_client(p, mps, kind, fg_pcts[i], bg_kind, bg_kind >= 0 ? bg_pct : 0) != 0)
                 goto done;
@@ -548,12 +587,13 @@ done:
     return rc;
 }
 
-/* The work per unit: spin iterations and buffer passes for CAL_WORK_UNIT_S
- * on the whole GPU, measured in this process before the daemon starts. */
+/* The work per unit of each kind for CAL_WORK_UNIT_S on the whole GPU: the
+ * fastest of five units of a first guess, in this process before the daemon
+ * starts, then scaled. */
 static int cal__share_units(cal_run *r, cal_share_plan *p)
 {
-    cal_work w = {CAL_WORK_SPIN, 1, r->sms, NULL, NULL, NULL};
-    double per_iter, pass = 1e30;
+    cal_work w = {CAL_WORK_SPIN, 1, r->sms, NULL, NULL, NULL, NULL};
+    double per_iter;
     CAL_CUDA(cudaSetDevice(r->cfg.device));
     if (cal__work_alloc(&w) != 0)
         goto fail;
@@ -562,21 +602,29 @@ static int cal__share_units(cal_run *r, cal_share_plan *p)
         goto fail;
     p->work[CAL_WORK_SPIN] = cal_iters_for(CAL_WORK_UNIT_S, per_iter);
     cal__work_free(&w);
-    w.kind = CAL_WORK_TOUCH;
-    if (cal__work_alloc(&w) != 0)
-        goto fail;
-    for (int k = 0; k < 6; k++) {
-        double s = cal__work_unit(&w);
-        if (s < 0)
+    for (int kind = CAL_WORK_TOUCH; kind < CAL_WORK_KINDS; kind++) {
+        double best = 1e30;
+        w.kind = kind;
+        w.work = 1; /* one pass or one layer */
+        if (cal__work_alloc(&w) != 0)
             goto fail;
-        if (k > 0 && s < pass)
-            pass = s;
+        for (int k = 0; k < 6; k++) {
+            double s = cal__work_unit(&w);
+            if (s < 0)
+                goto fail;
+            if (k > 0 && s < best)
+                best = s;
+        }
+        p->work[kind] = (int)(CAL_WORK_UNIT_S / best + 0.5) > 0 ? (int)(CAL_WORK_UNIT_S / best + 0.5) : 1;
+        if (w.layer)
+            p->cublas = w.layer->gemm == CAL_GEMM_CUBLAS;
+        cal__work_free(&w);
     }
-    p->work[CAL_WORK_TOUCH] = (int)(CAL_WORK_UNIT_S / pass + 0.5) > 0 ? (int)(CAL_WORK_UNIT_S / pass + 0.5) : 1;
-    cal__work_free(&w);
+    cal_blas_close();
     return 0;
 fail:
     cal__work_free(&w);
+    cal_blas_close();
     return -1;
 }
 
@@ -584,12 +632,14 @@ int cal_share_measure(cal_run *r)
 {
     static const int alone_full[] = {100, 75, 50, 25, 10}, alone_quick[] = {100, 50};
     static const int beside_full[] = {100, 50, 25}, beside_quick[] = {100, 50};
-    static const int bg_full[][2] = {{CAL_WORK_SPIN, 100}, {CAL_WORK_SPIN, 50}, {CAL_WORK_TOUCH, 100}, {CAL_WORK_TOUCH, 50}};
-    static const int bg_quick[][2] = {{CAL_WORK_SPIN, 100}, {CAL_WORK_TOUCH, 50}};
+    static const int bg_full[][2] = {{CAL_WORK_SPIN, 100},    {CAL_WORK_SPIN, 50},    {CAL_WORK_TOUCH, 100},
+                                     {CAL_WORK_TOUCH, 50},    {CAL_WORK_PREFILL, 100}, {CAL_WORK_PREFILL, 50},
+                                     {CAL_WORK_DECODE, 100}, {CAL_WORK_DECODE, 50}};
+    static const int bg_quick[][2] = {{CAL_WORK_SPIN, 100}, {CAL_WORK_DECODE, 50}};
     const int *alone = r->cfg.quick ? alone_quick : alone_full;
     const int *beside = r->cfg.quick ? beside_quick : beside_full;
     const int(*bg)[2] = r->cfg.quick ? bg_quick : bg_full;
-    const int n_alone = r->cfg.quick ? 2 : 5, n_beside = r->cfg.quick ? 2 : 3, n_bg = r->cfg.quick ? 2 : 4;
+    const int n_alone = r->cfg.quick ? 2 : 5, n_beside = r->cfg.quick ? 2 : 3, n_bg = r->cfg.quick ? 2 : 8;
     const int full_share[] = {100};
     cal_share_plan p;
     cal_mps_daemon daemon;
@@ -601,8 +651,8 @@ int cal_share_measure(cal_run *r)
     p.count = r->cfg.quick ? 5 : 20;
     p.sms = r->sms;
     snprintf(p.dev, sizeof p.dev, "%d", r->cfg.device);
-    cal_say_step("share: units of %.0f ms of compute- and memory-bound work, %d per client, under MPS shares and "
-                 "time-slicing",
+    cal_say_step("share: units of %.0f ms of compute- and memory-bound work and LLM prefill and decode steps, %d "
+                 "per client, under MPS shares and time-slicing",
                  CAL_WORK_UNIT_S * 1e3, p.count);
     p.table = fs_calib_table_get(&r->samples, "share", "mps,kind,pct,bg_kind,bg_pct,seconds");
     p.cap = 1 << 20;
@@ -614,8 +664,11 @@ int cal_share_measure(cal_run *r)
     if (cal__share_units(r, &p) != 0)
         goto done;
     CAL_CUDA(cudaDeviceReset());
-    fprintf(stderr, "(a unit: %d spin iterations, %d passes over 1 GiB) ", p.work[CAL_WORK_SPIN],
-            p.work[CAL_WORK_TOUCH]);
+    fprintf(stderr, "(a unit: %d spin iterations, %d passes over 1 GiB, %d prefill layers, %d decode layers) ",
+            p.work[CAL_WORK_SPIN], p.work[CAL_WORK_TOUCH], p.work[CAL_WORK_PREFILL], p.work[CAL_WORK_DECODE]);
+    fs_calib_note(&r->samples, "share: kinds 0 spin, 1 read 1 GiB, 2 prefill H%d T%d, 3 decode H%d B%d L%d; unit %d/%d/%d/%d; GEMMs %s",
+                  CAL_WORK_HIDDEN, CAL_WORK_PREFILL_T, CAL_WORK_HIDDEN, CAL_WORK_DECODE_B, CAL_WORK_DECODE_L,
+                  p.work[0], p.work[1], p.work[2], p.work[3], p.cublas ? "cuBLAS" : "own kernel");
 
     /* A fresh daemon for every round: no round inherits another's server. */
     for (int b = -1; b < n_bg; b++) {
@@ -637,7 +690,7 @@ int cal_share_measure(cal_run *r)
         fprintf(stderr, "(compute mode %d admits no second process: time-slicing pairs not measured) ",
                 r->compute_mode);
     } else {
-        for (int kind = CAL_WORK_SPIN; kind <= CAL_WORK_TOUCH; kind++)
+        for (int kind = 0; kind < CAL_WORK_KINDS; kind++)
             if (cal__share_round(&p, 0, full_share, 1, kind, 100) != 0)
                 goto done;
     }

@@ -102,10 +102,11 @@ const cal_step_info cal_steps[] = {
     {"mps", "the slicing pair again under MPS, when nvidia-cuda-mps-control can be\n"
             "             started; seconds",
      1.1, 0.6},
-    {"share", "a fixed unit of compute-bound and of memory-bound work under MPS at\n"
-              "             active-thread percentages 10 .. 100, alone and beside a second\n"
-              "             client, and under time-slicing; seconds per unit",
-     46.6, 10.9},
+    {"share", "a fixed unit of compute-bound work, memory-bound work, LLM prefill and\n"
+              "             LLM decode (layer proxy) under MPS at active-thread percentages\n"
+              "             10 .. 100, alone and beside a second client, and under\n"
+              "             time-slicing; seconds per unit",
+     223.6, 46.2},
 };
 const int cal_step_count = (int)(sizeof cal_steps / sizeof cal_steps[0]);
 

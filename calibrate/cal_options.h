@@ -47,7 +47,7 @@ typedef struct cal_config {
  * the full and the quick mode.  The times are the "done in X s" of the
  * step's progress lines in calibrate/profiles/runs/2026-11-26-h100-run3
  * (full.log, quick.log), summed over the copies step's five lines, and for
- * `share` in runs/2026-11-26-h100-run5 (share.log, share-quick.log): a user
+ * `share` in runs/2026-11-26-h100-run6 (share.log, share-quick.log): a user
  * planning a run on a GPU host needs them before the first run, not after. */
 typedef struct cal_step_info {
     const char *name;
