@@ -161,6 +161,20 @@ static void test_conservation(void **state)
             assert_int_equal(window_arrivals, rep->requests);
             assert_int_equal(window_completed, rep->completed);
             assert_int_equal(window_dropped, rep->dropped);
+            /* Every latency lands in its settling batch and its window, none
+             * twice or lost (they pass through a buffer on the way): the
+             * batches count the completions and the windows' largest
+             * latency is the run's. */
+            uint64_t batched = 0;
+            for (uint32_t b = 0; b < rep->batches.n; b++)
+                batched += rep->batches.count[b];
+            assert_int_equal(rep->batches.n, FS_SETTLE_BATCHES);
+            assert_int_equal(batched, rep->completed);
+            double window_max_ms = -1;
+            for (size_t w = 0; w < rep->n_windows; w++)
+                if (rep->windows[w].completed > 0 && rep->windows[w].max_ms > window_max_ms)
+                    window_max_ms = rep->windows[w].max_ms;
+            assert_true(window_max_ms == fs_results_hist_figure(&rep->latency, 2, 1e-6));
             total_dropped += rep->dropped;
         }
         const fs_pool_rep *pool = &r->policies[0].reps[k].pools[0];

@@ -307,12 +307,27 @@ void fs__service_drop(fs_service *svc)
     fs__count_slo_miss_all(svc); /* a dropped request never meets a latency target */
 }
 
+/* Records the buffered latencies into the batch and window histograms. */
+static void fs__flush_latencies(fs_service *svc)
+{
+    int failed = 0;
+    for (uint32_t i = 0; i < svc->latency_buffered; i++) {
+        uint64_t ns = svc->latency_buffer[i];
+        /* Histograms grow when a value opens a new octave; | keeps both records. */
+        failed |= fs_hist_record(&svc->batch_latency, ns) | fs_hist_record(&svc->window_latency, ns);
+    }
+    svc->latency_buffered = 0;
+    if (failed)
+        fs__service_no_memory(svc);
+}
+
 /* Closes every settling batch that ended at or before now (a quiet service
  * may skip whole batches: they close empty).  A completion at a boundary
  * belongs to the batch it opens. */
 static void fs__close_batches(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
+    fs__flush_latencies(svc);
     while (now >= svc->batch_end) {
         if (fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency) != 0) {
             fs__service_no_memory(svc);
@@ -332,9 +347,9 @@ static inline void fs__complete(fs_service *svc, double now, double arrival)
     uint64_t ns = (uint64_t)((now - arrival) * 1e9 + 0.5);
     if (now >= svc->batch_end)
         fs__close_batches(svc, now); /* FS_SETTLE_BATCHES - 1 times a replication */
-    /* Histograms grow when a value opens a new octave; | keeps both records. */
-    if ((fs_hist_record(&svc->batch_latency, ns) | fs_hist_record(&svc->window_latency, ns)) != 0)
-        fs__service_no_memory(svc);
+    svc->latency_buffer[svc->latency_buffered++] = ns;
+    if (svc->latency_buffered == FS_SERVICE_LATENCY_BUFFER)
+        fs__flush_latencies(svc);
     rep->completed++;
     svc->w_completed++;
     svc->all_completed++;
@@ -870,6 +885,7 @@ void fs_service_start_measuring(fs_service *svc, double now)
     rep->in_flight_start = svc->waiting + in_service;
     rep->peak_queue = svc->waiting;
     fs_hist_reset(&rep->latency);
+    svc->latency_buffered = 0; /* warm-up values: recorded, they would be reset below */
     fs_hist_reset(&svc->batch_latency);
     if (rep->batch_size_counts)
         memset(rep->batch_size_counts, 0, ((size_t)svc->spec->batching.max_batch_size + 1) * sizeof *rep->batch_size_counts);
@@ -894,6 +910,7 @@ void fs_service_start_measuring(fs_service *svc, double now)
 int fs_service_close_window(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
+    fs__flush_latencies(svc);
     /* Windows are all as long as the first but the last, so the first tells
      * how many there will be: the array is allocated once, at its size
      * (thousands of services x a fixed 64 would be mostly empty). */
@@ -938,6 +955,7 @@ int fs_service_finish(fs_service *svc, double now)
     fs_service_rep *rep = svc->rep;
     /* The open batch, and any a quiet end skipped, close at the horizon;
      * that completes rep->latency. */
+    fs__flush_latencies(svc);
     while (rep->batches.n < FS_SETTLE_BATCHES)
         if (fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency) != 0)
             return ENOMEM;

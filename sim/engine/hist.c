@@ -157,13 +157,24 @@ double fs_hist_quantile(const fs_hist *h, double q)
     if (h->total == 0)
         return 0.0;
 
+    /* The quantile's bucket is the first whose running count reaches rank.
+     * A tail quantile is found from the top: the last bucket whose counts
+     * above it stay within total - rank is the same bucket, after a scan of
+     * the few buckets above it instead of the many below (settling closes
+     * four quantiles of every service's every batch). */
     uint64_t rank = fs__hist_rank(q, h->total);
-    uint64_t seen = 0;
-    uint32_t i = h->lo;
-    for (; i < h->hi; i++) {
-        seen += h->counts[i - h->base];
-        if (seen >= rank)
-            break;
+    uint32_t i;
+    if (rank > h->total / 2) {
+        uint64_t above = 0, allowed = h->total - rank;
+        for (i = h->hi; i > h->lo && above + h->counts[i - h->base] <= allowed; i--)
+            above += h->counts[i - h->base];
+    } else {
+        uint64_t seen = 0;
+        for (i = h->lo; i < h->hi; i++) {
+            seen += h->counts[i - h->base];
+            if (seen >= rank)
+                break;
+        }
     }
 
     /* The bucket holds the integers lower .. upper-1; the middle of those is
