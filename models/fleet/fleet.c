@@ -7,6 +7,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "grow.h"
+#include "holders.h"
 #include "memsize.h"
 #include "policy.h"
 #include "queue.h"
@@ -87,9 +88,18 @@ static void fs__set(fs_fleet *f, size_t pool, fs_unit_rt *unit, fs_unit_rt next)
 {
     bool was_tenant = unit->state == FS_UNIT_WARMING || unit->state == FS_UNIT_HELD;
     bool is_tenant = next.state == FS_UNIT_WARMING || next.state == FS_UNIT_HELD;
+    bool was_job = was_tenant && unit->kind == FS_HOLDER_TRAINING;
+    bool is_job = is_tenant && next.kind == FS_HOLDER_TRAINING;
     fs__count(f, pool, unit, -1);
     if ((next.state == FS_UNIT_FREE && unit->state != FS_UNIT_FREE) || (was_tenant && !is_tenant))
         f->stale = true;
+    if ((was_job || is_job) && !f->held_scan && !(was_job && is_job && unit->owner == next.owner)) {
+        uint32_t g = (uint32_t)(f->unit_base[pool] + (size_t)(unit - f->units[pool]));
+        if (was_job)
+            fs_holders_unlink(f->held, unit->owner, g);
+        if (is_job && fs_holders_link(f->held, next.owner, g) != 0)
+            f->held_scan = true; /* the index is now incomplete: stop using it */
+    }
     *unit = next;
     fs__count(f, pool, unit, +1);
 }
@@ -496,14 +506,32 @@ void fs_fleet_release(fs_fleet *f, size_t pool, size_t u, double evict_s, double
         unit->kind = FS_HOLDER_NONE;
         return;
     }
-    unit->kind = FS_HOLDER_NONE;
+    /* The holder goes after the state changes, so fs__set still sees whose
+     * unit is leaving (the training index). */
     fs__to_switching(f, pool, u, FS_UNIT_EVICTING, now + evict_s);
+    unit->kind = FS_HOLDER_NONE;
 }
 
 void fs_fleet_release_holder(fs_fleet *f, fs_holder_kind kind, uint32_t owner, double evict_s,
                              double now)
 {
     fs_fleet_withdraw(f, kind, owner);
+    if (kind == FS_HOLDER_TRAINING && !f->held_scan) {
+        /* The job's units in pool-then-unit order, as the scan below meets
+         * them, so events are scheduled in the same order; each is checked
+         * again, since releasing one may let the queue take another. */
+        size_t n = fs_holders_list(f->held, owner, f->held_units), p = 0;
+        for (size_t i = 0; i < n; i++) {
+            while (p + 1 < f->scenario->n_pools && f->held_units[i] >= f->unit_base[p + 1])
+                p++;
+            size_t u = f->held_units[i] - f->unit_base[p];
+            const fs_unit_rt *unit = &f->units[p][u];
+            if (unit->kind == kind && unit->owner == owner &&
+                (unit->state == FS_UNIT_HELD || unit->state == FS_UNIT_WARMING))
+                fs_fleet_release(f, p, u, evict_s, now);
+        }
+        return;
+    }
     for (size_t p = 0; p < f->scenario->n_pools; p++) {
         for (size_t u = 0; u < f->placement->pools[p].n_units_max; u++) {
             const fs_unit_rt *unit = &f->units[p][u];
@@ -729,12 +757,21 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
     f->want_min = calloc(n, sizeof *f->want_min);
     f->want_units = calloc(n, sizeof *f->want_units);
     f->stale = true;
+    f->unit_base = calloc(n + 1, sizeof *f->unit_base);
+    for (size_t p = 0; f->unit_base && p < s->n_pools; p++)
+        f->unit_base[p + 1] = f->unit_base[p] + placement->pools[p].n_units_max;
+    f->held = malloc(sizeof *f->held);
+    if (f->held && f->unit_base && fs_holders_init(f->held, f->unit_base[s->n_pools]) != 0) {
+        free(f->held);
+        f->held = NULL;
+    }
+    f->held_units = f->unit_base ? malloc((f->unit_base[s->n_pools] + 1) * sizeof *f->held_units) : NULL;
     f->queue = malloc(sizeof *f->queue);
     if (f->queue)
         fs_queue_init(f->queue);
     if (!f->queue || !f->units || !f->gpus || !f->present_gpus || !f->provisioning_gpus || !f->rng || !f->chosen ||
         !f->candidates || !f->n_free || !f->n_evicting || !f->n_evictable || !f->uniform || !f->want ||
-        !f->want_min || !f->want_units)
+        !f->want_min || !f->want_units || !f->unit_base || !f->held || !f->held_units)
         goto nomem;
     int64_t k_sw = fs_sim_register(sim, fs__on_switched, f);
     int64_t k_pr = fs_sim_register(sim, fs__on_provisioned, f);
@@ -816,6 +853,11 @@ void fs_fleet_fini(fs_fleet *f)
     free(f->want);
     free(f->want_min);
     free(f->want_units);
+    if (f->held)
+        fs_holders_fini(f->held);
+    free(f->held);
+    free(f->unit_base);
+    free(f->held_units);
     fs_rng_destroy(f->rng);
     *f = (fs_fleet){0};
 }

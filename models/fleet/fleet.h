@@ -129,6 +129,14 @@ struct fs_fleet {
     uint64_t *want_units;        /* units those requests ask for, together */
     bool stale;                  /* a unit freed (or room made) since the last pass over the queue */
     struct fs__candidate *candidates; /* max_pool_units: scratch for best fit in mixed pools */
+    /* Each training job's tenant units (WARMING or HELD), by global unit
+     * number (unit_base[pool] + unit), so a job's release walks its own
+     * units; held_scan: an owner table failed to grow, so releases walk
+     * the pools as before (slower, same result). */
+    struct fs_holders *held;
+    size_t *unit_base;           /* per pool */
+    uint32_t *held_units;        /* scratch: one job's units, at most every unit */
+    bool held_scan;
 };
 
 /* 0, or ENOMEM.  Units placed at t = 0 (the static placement) start held and
