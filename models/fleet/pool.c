@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "grow.h"
 
 int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *units)
 {
@@ -25,9 +24,7 @@ int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *unit
 void fs_pool_fini(fs_pool *p)
 {
     free(p->gpu_busy_units);
-    free(p->windows);
     p->gpu_busy_units = NULL;
-    p->windows = NULL;
 }
 
 double fs_pool__stretch(const fs_pool *p, uint32_t k)
@@ -86,15 +83,11 @@ void fs_pool_start_measuring(fs_pool *p, double now)
     p->window_area_mark = 0;
 }
 
-int fs_pool_close_window(fs_pool *p, double now)
+void fs_pool_close_window(fs_pool *p, double now, fs_pool_window *row)
 {
-    fs_pool_window *windows = fs_grow(p->windows, &p->cap_windows, p->n_windows + 1, sizeof *windows, 64);
-    if (!windows)
-        return ENOMEM;
-    p->windows = windows;
     fs_level_flush(&p->busy, now);
     double busy = now > p->window_start ? (p->busy.area - p->window_area_mark) / (now - p->window_start) : 0;
-    p->windows[p->n_windows++] = (fs_pool_window){
+    *row = (fs_pool_window){
         .start_s = p->window_start,
         .end_s = now,
         .busy_gpus = busy,
@@ -103,7 +96,6 @@ int fs_pool_close_window(fs_pool *p, double now)
     };
     p->window_area_mark = p->busy.area;
     p->window_start = now;
-    return 0;
 }
 
 void fs_pool_finish(fs_pool *p, double now, fs_pool_rep *out)
@@ -116,8 +108,4 @@ void fs_pool_finish(fs_pool *p, double now, fs_pool_rep *out)
     out->busy_gpu_s = p->busy.area;
     out->switching_gpu_s = p->switching.area;
     out->idle_gpu_s = p->idle.area;
-    out->windows = p->windows;
-    out->n_windows = p->n_windows;
-    p->windows = NULL;
-    p->n_windows = p->cap_windows = 0;
 }

@@ -19,8 +19,8 @@
  * (1 when alone), from the pool's time-slicing settings.
  *
  * Ownership: fs_pool is caller-owned (init/fini); it owns its per-GPU
- * counters and window rows until fs_pool_finish moves the rows to a result;
- * it borrows the spec and the units.
+ * counters and keeps no window rows (it hands each to its caller as it
+ * closes); it borrows the spec and the units.
  */
 #ifndef FS_POOL_H
 #define FS_POOL_H
@@ -44,8 +44,6 @@ typedef struct fs_pool {
     fs_level idle;            /* present - busy - switching */
     double window_start;
     double window_area_mark;  /* busy.area when the window opened */
-    fs_pool_window *windows;
-    size_t n_windows, cap_windows;
 } fs_pool;
 
 /* 0 or ENOMEM. */
@@ -77,10 +75,11 @@ static inline double fs_pool_contention(const fs_pool *p, size_t u)
 /* Starts measuring at now (the warm-up instant): integrals restart. */
 void fs_pool_start_measuring(fs_pool *p, double now);
 
-/* Closes the current time-series window at now.  0 or ENOMEM. */
-int fs_pool_close_window(fs_pool *p, double now);
+/* Closes the current time-series window at now and writes its row into
+ * *row: where rows go (a sink, or kept) is the run's choice (windows.h). */
+void fs_pool_close_window(fs_pool *p, double now, fs_pool_window *row);
 
-/* Writes the measured figures into out and moves the window rows there. */
+/* Writes the measured figures into out. */
 void fs_pool_finish(fs_pool *p, double now, fs_pool_rep *out);
 
 #endif

@@ -112,7 +112,11 @@ int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replic
             !(rep->services[i].batch_size_counts = calloc((size_t)b->max_batch_size + 1, sizeof(uint64_t))))
             goto err;
         rep->services[i].llm = b->kind == FS_BATCHING_CONTINUOUS;
+        rep->services[i].worst_window_p99_ms = NAN; /* no window yet: no data */
     }
+    for (size_t i = 0; i < s->n_pools; i++)
+        rep->pools[i].least_headroom = NAN;
+    rep->fleet_least_headroom = NAN;
     for (size_t i = 0; i < s->n_training; i++)
         if (fs_hist_init(&rep->training[i].wait) != 0)
             goto err;
@@ -607,29 +611,11 @@ void fs_results_pool_figures(const fs_results *r, size_t policy, uint32_t replic
         fig[FS_FIG_ENERGY] += (gpu->idle_w * pr->idle_gpu_s +
                           gpu->busy_w * (pr->busy_gpu_s + pr->switching_gpu_s)) / 3.6e6;
     }
-    /* Every pool closes its windows at the same instants, so the fleet's busy
-     * and provisioned GPUs in window w are sums over pools; headroom is taken
-     * in the window with the least of it (elastic pools change size). */
-    size_t n_windows = s->n_pools ? rep->pools[first].n_windows : 0;
-    /* A window without GPUs has no headroom to measure (an elastic pool at
-     * zero): it is skipped, and a pool that never held a GPU has no data. */
-    double least = NAN;
-    for (size_t w = 0; w < n_windows; w++) {
-        double busy = 0, present = 0;
-        for (size_t p = first; p < last; p++) {
-            busy += rep->pools[p].windows[w].busy_gpus;
-            present += rep->pools[p].windows[w].gpus;
-        }
-        if (!(present > 0))
-            continue;
-        /* busy never exceeds present; the clamp keeps rounding from printing -0.0% */
-        double headroom = fmax(0.0, 1.0 - busy / present);
-        if (isnan(least) || headroom < least)
-            least = headroom;
-    }
+    /* Taken as the windows closed (windows.h): a window without GPUs has no
+     * headroom, and a pool that never held a GPU has no data. */
+    fig[FS_FIG_HEADROOM] = pool == SIZE_MAX ? rep->fleet_least_headroom : rep->pools[pool].least_headroom;
     /* No GPU-hour provisioned: utilization is no data, not 0%. */
     fig[FS_FIG_UTIL] = fig[FS_FIG_GPU_H] > 0 ? fig[FS_FIG_BUSY_H] / fig[FS_FIG_GPU_H] : NAN;
-    fig[FS_FIG_HEADROOM] = least;
     double completed = 0;
     for (size_t i = 0; i < s->n_services; i++)
         if (pool == SIZE_MAX || s->services[i].pool == pool)

@@ -14,7 +14,10 @@
  * ends (fs_results_seal_rep) its histograms are merged into its policy's,
  * the figures every output takes from them one replication at a time are
  * kept (fs_results_rep_q), and beyond FS_RESULTS_KEEP_HIST_BYTES of kept
- * counters the replication's own are freed (fs_hist_drop_counts).
+ * counters the replication's own are freed (fs_hist_drop_counts).  Nor with
+ * windows, when the run has a window sink (windows.h): each closed window
+ * goes to it instead of the per-window arrays below, which then stay empty,
+ * and the figures outputs take from windows are kept as they close.
  *
  * Ownership: fs_results owns every array and histogram in it and the
  * placement, and borrows the scenario (which must outlive it).  fs_results_destroy frees everything.
@@ -90,16 +93,25 @@ typedef struct fs_service_rep {
     double mean_ready_replicas; /* time average of replicas ready to serve */
     uint64_t replicas_added;  /* replicas that became ready during the run (autoscaling) */
     double queue_growth_per_h;/* least-squares slope of queue length at window ends */
+    /* Taken as windows close (windows.h), whether or not the rows are kept:
+     * windows closed, the busiest window's arrivals per second (0: none
+     * with a length), the worst window p99 (NaN: no window completed
+     * anything), and the running means of the growth fit's points. */
+    size_t windows_closed;
+    double peak_window_rps, worst_window_p99_ms;
+    double growth_mean_x, growth_mean_y;
     uint32_t slo_windows;     /* complete SLO windows */
     uint32_t slo_breach_windows;
     /* Requests still waiting or in service at the horizon whose age
      * (horizon - arrival) already exceeds SLO target j's threshold: misses
      * whatever their latency turns out to be (censored, not lost). */
     uint64_t unfinished_past_slo[FS_SLO_MAX_TARGETS];
+    /* Kept only when the run has no window sink (windows.h); a sink gets
+     * them as they close instead, and these stay empty. */
     double *slo_breach_starts;/* start of every breached SLO window (for heatmaps) */
     size_t n_slo_breaches, cap_slo_breaches;
     fs_service_window *windows;
-    size_t n_windows;
+    size_t n_windows, cap_windows;
     /* A replayed trace, over the whole run from t = 0 (warm-up included):
      * rows replayed = completed + dropped + in_flight_end (conservation). */
     bool traced;
@@ -143,8 +155,9 @@ typedef struct fs_pool_rep {
     double busy_gpu_s;        /* busy compute GPU-seconds (serving or training) */
     double switching_gpu_s;   /* GPU-seconds spent evicting and warming tenants */
     double idle_gpu_s;        /* the rest; provisioned = busy + switching + idle (conservation) */
-    fs_pool_window *windows;
-    size_t n_windows;
+    double least_headroom;    /* share of GPUs idle in its busiest window (NaN: never held a GPU) */
+    fs_pool_window *windows;  /* kept only without a window sink, as fs_service_rep.windows */
+    size_t n_windows, cap_windows;
 } fs_pool_rep;
 
 /* One training stream in one replication; figures cover [warmup, horizon]. */
@@ -182,6 +195,7 @@ typedef struct fs_rep_result {
     fs_pool_rep *pools;       /* scenario->n_pools */
     fs_training_rep *training;/* scenario->n_training */
     double *blocked_minutes;  /* per tenant (fs_results.tenants): SLO-breach minutes charged to it */
+    double fleet_least_headroom; /* as fs_pool_rep.least_headroom, every pool's GPUs together */
     uint64_t spot_reclaims;
     uint64_t events;
     bool sealed;              /* fs_results_seal_rep took its figures */

@@ -14,6 +14,7 @@
 #include "service.h"
 #include "sim.h"
 #include "training.h"
+#include "windows.h"
 
 /* Everything one replication builds; torn down by fs__replication_fini. */
 typedef struct fs__replication {
@@ -32,6 +33,11 @@ typedef struct fs__replication {
     bool training_ready;
     double window_start;  /* start of the open time-series window */
     struct fs__watcher *watcher; /* NULL: nobody watches */
+    /* Where closed windows go (NULL: kept in rep); with a sink, the growth
+     * fit's points wait in a spool, one segment per service (windows.h). */
+    const fs_window_sink *sink;
+    fs_spool *growth;
+    fs_pool_window *pool_rows; /* the pools' rows of the window closing, for the fleet's headroom */
 } fs__replication;
 
 /* A run's watch and where the run stands, for the engine's watcher. */
@@ -108,24 +114,52 @@ static void fs__on_warmup(fs_sim *sim, const fs_event *ev, void *ctx)
     fs__start_measuring(ctx, sim->now);
 }
 
+/* Closes every pool's and service's window at now: the figures taken from
+ * windows as they close, then the row to the sink or kept.  0 or an errno
+ * value (ENOMEM keeping a row, or the sink's). */
 static int fs__close_windows(fs__replication *run, double now)
 {
-    for (size_t i = 0; i < run->scenario->n_pools; i++)
-        if (fs_pool_close_window(&run->pools[i], now) != 0)
-            return ENOMEM;
-    for (size_t i = 0; i < run->scenario->n_services; i++)
-        if (fs_service_close_window(&run->services[i], now) != 0)
-            return ENOMEM;
+    const fs_window_sink *sink = run->sink;
+    int rc = 0;
+    for (size_t i = 0; i < run->scenario->n_pools && rc == 0; i++) {
+        fs_pool_window *row = &run->pool_rows[i];
+        fs_pool_close_window(&run->pools[i], now, row);
+        fs_windows_pool_seen(&run->rep->pools[i], row);
+        rc = !sink ? fs_windows_keep_pool(&run->rep->pools[i], row)
+             : sink->pool_window ? sink->pool_window(sink->ctx, i, row) : 0;
+    }
+    if (rc == 0)
+        fs_windows_fleet_seen(run->rep, run->pool_rows, run->scenario->n_pools);
+    for (size_t i = 0; i < run->scenario->n_services && rc == 0; i++) {
+        fs_service_window row;
+        fs_service_close_window(&run->services[i], now, &row);
+        fs_service_rep *srep = &run->rep->services[i];
+        fs_windows_service_seen(srep, &row);
+        if (run->growth)
+            rc = fs_spool_put(run->growth, i, &(fs_windows_point){row.end_s / 3600.0, (double)row.queue_end});
+        if (rc == 0)
+            rc = !sink ? fs_windows_keep_service(srep, &row)
+                 : sink->service_window ? sink->service_window(sink->ctx, i, &row) : 0;
+    }
     run->window_start = now;
-    return 0;
+    return rc;
+}
+
+static int fs__on_breach(void *ctx, size_t service, double window_start_s)
+{
+    fs__replication *run = ctx;
+    const fs_window_sink *sink = run->sink;
+    return !sink ? fs_windows_keep_breach(&run->rep->services[service], window_start_s)
+           : sink->slo_breach ? sink->slo_breach(sink->ctx, service, window_start_s) : 0;
 }
 
 static void fs__on_window(fs_sim *sim, const fs_event *ev, void *ctx)
 {
     (void)ev;
     fs__replication *run = ctx;
-    if (fs__close_windows(run, sim->now) != 0) {
-        fs_sim_fail(sim, ENOMEM, "out of memory for time-series windows");
+    int rc = fs__close_windows(run, sim->now);
+    if (rc != 0) {
+        fs_sim_fail(sim, rc, "time-series windows: %s", strerror(rc));
         return;
     }
     double next = sim->now + run->scenario->window_s;
@@ -145,6 +179,8 @@ static void fs__replication_fini(fs__replication *run)
         fs_fleet_fini(&run->fleet);
     free(run->services);
     free(run->pools);
+    free(run->pool_rows);
+    fs_spool_destroy(run->growth);
     fs_sim_fini(&run->sim);
 }
 
@@ -184,18 +220,28 @@ static void fs__charge_blocked(void *ctx, size_t service, double minutes)
 
 static int fs__run_replication(const fs_results *results, const fs_scenario *s,
                                const fs_placement *placement, uint32_t replication, fs_rep_result *rep,
-                               fs__watcher *watcher, fs_error *err)
+                               fs__watcher *watcher, const fs_window_sink *sink, fs_error *err)
 {
-    fs__replication run = {.scenario = s, .results = results, .rep = rep, .watcher = watcher};
+    fs__replication run = {.scenario = s, .results = results, .rep = rep, .watcher = watcher, .sink = sink};
     int rc = FS_OK;
     if (fs_sim_init(&run.sim) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory creating the engine");
     run.pools = calloc(s->n_pools, sizeof *run.pools);
+    run.pool_rows = calloc(s->n_pools ? s->n_pools : 1, sizeof *run.pool_rows);
     run.services = calloc(s->n_services, sizeof *run.services);
     int64_t k_warm = fs_sim_register(&run.sim, fs__on_warmup, &run);
     int64_t k_win = fs_sim_register(&run.sim, fs__on_window, &run);
-    if (!run.pools || !run.services || k_warm < 0 || k_win < 0) {
+    if (!run.pools || !run.pool_rows || !run.services || k_warm < 0 || k_win < 0) {
         rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory building replication %u", replication);
+        goto out;
+    }
+    int sprc = sink && s->n_services ? fs_spool_create(sink->scratch_dir, s->n_services,
+                                                       fs_windows_bound(s, s->window_s), sizeof(fs_windows_point),
+                                                       &run.growth)
+                                     : 0;
+    if (sprc != 0) {
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "replication %u: a scratch file for the queue growth fit in %s: %s",
+                          replication, sink->scratch_dir ? sink->scratch_dir : "$TMPDIR", strerror(sprc));
         goto out;
     }
     run.kind_warmup = (uint32_t)k_warm;
@@ -222,6 +268,8 @@ static int fs__run_replication(const fs_results *results, const fs_scenario *s,
             goto out;
         run.services[i].on_blocked_breach = fs__charge_blocked;
         run.services[i].blocked_ctx = &run;
+        run.services[i].on_breach = fs__on_breach;
+        run.services[i].breach_ctx = &run;
         run.n_services_ready++;
     }
     rc = fs_training_init(&run.training, s, &run.fleet, run.pools, &run.sim, replication,
@@ -252,12 +300,15 @@ static int fs__run_replication(const fs_results *results, const fs_scenario *s,
         goto out;
     }
     /* A last, shorter window when the horizon is not a whole number of windows. */
-    if (s->horizon_s > run.window_start + 1e-9 && fs__close_windows(&run, s->horizon_s) != 0) {
-        rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory for time-series windows");
+    int wrc = s->horizon_s > run.window_start + 1e-9 ? fs__close_windows(&run, s->horizon_s) : 0;
+    for (size_t i = 0; i < s->n_services && wrc == 0; i++) {
+        fs_service_finish(&run.services[i], s->horizon_s);
+        wrc = fs_windows_growth(&rep->services[i], run.growth, i);
+    }
+    if (wrc != 0) {
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "replication %u: time-series windows: %s", replication, strerror(wrc));
         goto out;
     }
-    for (size_t i = 0; i < s->n_services; i++)
-        fs_service_finish(&run.services[i], s->horizon_s);
     for (size_t i = 0; i < s->n_pools; i++)
         fs_pool_finish(&run.pools[i], s->horizon_s, &rep->pools[i]);
     fs_training_finish(&run.training, s->horizon_s);
@@ -337,11 +388,9 @@ static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
             mean += (double)rep->requests / measured / pol->n_reps;
             demand += rep->trace_demand_s;
             rows += (double)rep->trace_rows;
-            for (size_t w = 0; w < rep->n_windows; w++) {
-                double len = rep->windows[w].end_s - rep->windows[w].start_s;
-                if (len > 0 && (double)rep->windows[w].arrivals / len > peak)
-                    peak = (double)rep->windows[w].arrivals / len;
-            }
+            /* The busiest window, taken as windows closed (windows.h). */
+            if (rep->peak_window_rps > peak)
+                peak = rep->peak_window_rps;
         }
         /* Sized requests bring their own demand; others draw service_time.
          * An LLM service's replayed tokens give its capacity estimate. */
@@ -363,8 +412,20 @@ static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
     }
 }
 
-/* Runs replications first, first + 1, ... of every policy of r into reps[0..n_reps-1]. */
-static int fs__run_into(fs_results *r, uint32_t first, fs__watcher *watcher, fs_error *err)
+/* The sink's begin or end call for replication k of policy p: FS_OK, or
+ * FS_ERR_RUNTIME naming its errno. */
+static int fs__sink_call(int (*call)(void *, const fs_results *, size_t, uint32_t), const fs_window_sink *sink,
+                         const fs_results *r, size_t p, uint32_t k, fs_error *err)
+{
+    int rc = sink && call ? call(sink->ctx, r, p, k) : 0;
+    return rc == 0 ? FS_OK
+                   : fs_error_set(err, FS_ERR_RUNTIME, "replication %u: time-series windows: %s", k, strerror(rc));
+}
+
+/* Runs replications first, first + 1, ... of every policy of r into
+ * reps[0..n_reps-1], their windows to sink (NULL: kept in memory). */
+static int fs__run_into(fs_results *r, uint32_t first, fs__watcher *watcher, const fs_window_sink *sink,
+                        fs_error *err)
 {
     if (watcher)
         for (size_t p = 0; p < r->n_policies; p++)
@@ -380,7 +441,12 @@ static int fs__run_into(fs_results *r, uint32_t first, fs__watcher *watcher, fs_
         for (uint32_t k = 0; k < pol->n_reps; k++) {
             if (fs_rep_result_init(&pol->reps[k], pol->scenario, first + k, r->n_tenants) != 0)
                 return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
-            rc = fs__run_replication(r, pol->scenario, pol->placement, first + k, &pol->reps[k], watcher, err);
+            uint32_t rn = first + k;
+            rc = fs__sink_call(sink ? sink->begin : NULL, sink, r, p, rn, err);
+            if (rc == FS_OK)
+                rc = fs__run_replication(r, pol->scenario, pol->placement, rn, &pol->reps[k], watcher, sink, err);
+            if (rc == FS_OK)
+                rc = fs__sink_call(sink ? sink->end : NULL, sink, r, p, rn, err);
             if (rc != FS_OK)
                 return rc;
             /* Merged now, so memory does not grow with replications x services. */
@@ -406,7 +472,9 @@ static int fs__run(const fs_scenario *s, const size_t *which, size_t n, const fs
     fs_results *r;
     if (fs_results_create(s, which, n, &r) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
-    int rc = fs__run_into(r, 0, watch ? &watcher : NULL, err);
+    /* The engine's watcher only for a limit or progress to show. */
+    bool watching = watch && (watch->max_events || watch->progress);
+    int rc = fs__run_into(r, 0, watching ? &watcher : NULL, watch ? watch->windows : NULL, err);
     if (rc != FS_OK) {
         fs_results_destroy(r);
         return rc;
@@ -482,7 +550,11 @@ int fs_run_replication(const fs_scenario *s, size_t variant, uint32_t replicatio
     if (fs_results_create(s, &variant, 1, &r) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
     r->policies[0].n_reps = 1; /* the array holds s->replications >= 1 */
-    int rc = fs__run_into(r, replication, NULL, err);
+    /* A sweep's or plan's unit records figures (metrics.h), none of which
+     * reads a window row: the rows go nowhere, so a worker's memory does not
+     * grow with windows (the growth fit's scratch file goes to $TMPDIR). */
+    static const fs_window_sink nowhere = {0};
+    int rc = fs__run_into(r, replication, NULL, &nowhere, err);
     if (rc != FS_OK) {
         fs_results_destroy(r);
         return rc;

@@ -5,6 +5,10 @@
  * scenario on a fresh engine, with random streams seeded from (seed, r, name),
  * runs to the horizon, and moves the measured figures into fs_results.
  * Statistics restart at the warm-up instant; time-series windows start there.
+ * Each closed window goes to the run's window sink (fs_run_watch.windows:
+ * the command line streams them to their CSV files) or, without one, is kept
+ * in the result; the figures taken from windows are kept either way
+ * (windows.h).  Sweep and plan units (fs_run_replication) keep no rows.
  * Replications run one after another on this thread (studies spread them over
  * cores and machines elsewhere).
  *
@@ -19,6 +23,7 @@
 #include "placement.h"
 #include "results.h"
 #include "scenario.h"
+#include "windows.h"
 
 /* What a run tells its watcher while it runs (fs_run_watch.progress). */
 typedef struct fs_run_progress {
@@ -34,6 +39,9 @@ typedef struct fs_run_watch {
      * decides how often to show anything. */
     void (*progress)(void *ctx, const fs_run_progress *p);
     void *ctx;
+    /* Where closed windows go (windows.h), so that memory does not grow
+     * with them; NULL: kept in memory (fs_service_rep.windows and the like). */
+    const fs_window_sink *windows;
 } fs_run_watch;
 
 #define FS_RUN_WATCH_EVERY 4096

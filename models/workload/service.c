@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <gsl/gsl_fit.h>
 
 #include "batcher.h"
 #include "grow.h"
@@ -716,15 +715,11 @@ static void fs__on_slo_tick(fs_sim *sim, const fs_event *ev, void *ctx)
     svc->rep->slo_windows++;
     svc->rep->slo_breach_windows += breached;
     if (breached) {
-        fs_service_rep *rep = svc->rep;
-        double *starts = fs_grow(rep->slo_breach_starts, &rep->cap_slo_breaches,
-                                 rep->n_slo_breaches + 1, sizeof *starts, 64);
-        if (!starts) {
-            fs_sim_fail(sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
+        int rc = svc->on_breach(svc->breach_ctx, svc->index, sim->now - slo->window_s);
+        if (rc != 0) {
+            fs_sim_fail(sim, rc, "service \"%s\": SLO breach windows: %s", svc->spec->name, strerror(rc));
             return;
         }
-        rep->slo_breach_starts = starts;
-        starts[rep->n_slo_breaches++] = sim->now - slo->window_s;
     }
     if (breached && svc->blocked_in_window && svc->on_blocked_breach)
         svc->on_blocked_breach(svc->blocked_ctx, svc->index, slo->window_s / 60.0);
@@ -907,26 +902,15 @@ void fs_service_start_measuring(fs_service *svc, double now)
         fs__llm_start_measuring(svc, now);
 }
 
-int fs_service_close_window(fs_service *svc, double now)
+void fs_service_close_window(fs_service *svc, double now, fs_service_window *row)
 {
-    fs_service_rep *rep = svc->rep;
     fs__flush_latencies(svc);
-    /* Windows are all as long as the first but the last, so the first tells
-     * how many there will be: the array is allocated once, at its size
-     * (thousands of services x a fixed 64 would be mostly empty). */
-    double len = now - svc->window_start, expect = len > 0 ? ceil((svc->horizon - svc->window_start) / len) : 1;
-    size_t first = expect >= 1 && expect < 1e6 ? (size_t)expect : 64;
-    fs_service_window *windows =
-        fs_grow(rep->windows, &svc->cap_windows, rep->n_windows + 1, sizeof *windows, first);
-    if (!windows)
-        return ENOMEM;
-    rep->windows = windows;
     /* The window's time-average in system comes from the service-wide level's
      * integral: area since the window opened over its length. */
     fs_level_flush(&svc->in_system, now);
     double area = svc->in_system.area - svc->window_area_mark;
     const fs_hist *h = &svc->window_latency;
-    rep->windows[rep->n_windows++] = (fs_service_window){
+    *row = (fs_service_window){
         .start_s = svc->window_start,
         .end_s = now,
         .arrivals = svc->w_arrivals,
@@ -942,12 +926,11 @@ int fs_service_close_window(fs_service *svc, double now)
         .ttft_p99_ms = NAN, .tpot_p99_ms = NAN, .mean_running = NAN, .kv_occupancy = NAN,
     };
     if (svc->llm)
-        fs__llm_close_window(svc, now, &rep->windows[rep->n_windows - 1]);
+        fs__llm_close_window(svc, now, row);
     svc->window_area_mark = svc->in_system.area;
     fs_hist_reset(&svc->window_latency);
     svc->w_arrivals = svc->w_completed = svc->w_dropped = 0;
     svc->window_start = now;
-    return 0;
 }
 
 int fs_service_finish(fs_service *svc, double now)
@@ -973,23 +956,5 @@ int fs_service_finish(fs_service *svc, double now)
     if (svc->llm)
         fs__llm_finish(svc, now);
     rep->mean_in_system = fs_level_mean(&svc->in_system, now);
-    /* Growth of the queue, requests per hour: the least-squares slope of the
-     * queue length at window ends.  A stable queue has a slope near zero; an
-     * overloaded one grows at (arrival rate - capacity). */
-    rep->queue_growth_per_h = 0;
-    size_t n = rep->n_windows;
-    if (n >= 3) {
-        double *x = malloc(2 * n * sizeof *x);
-        if (x) {
-            double *y = x + n;
-            for (size_t i = 0; i < n; i++) {
-                x[i] = rep->windows[i].end_s / 3600.0;
-                y[i] = (double)rep->windows[i].queue_end;
-            }
-            double c0, c1, cov00, cov01, cov11, sumsq;
-            if (gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) == 0)
-                rep->queue_growth_per_h = c1;
-            free(x);
-        }
-    }    return 0;
+    return 0;
 }

@@ -112,6 +112,11 @@ typedef struct fs_service {
      * holds the capacity it waited for is charged the window (seed 003). */
     void (*on_blocked_breach)(void *ctx, size_t service, double minutes);
     void *blocked_ctx;
+    /* Called with the start of every SLO window in breach: the run keeps it
+     * or hands it to its window sink (windows.h).  0 or an errno value,
+     * which stops the run. */
+    int (*on_breach)(void *ctx, size_t service, double window_start_s);
+    void *breach_ctx;
     size_t *unit;             /* per replica: its unit in the pool */
     double *scale;            /* per replica: service-time multiplier from its unit's SMs */
     bool time_sliced;         /* ask the pool for contention at each start */
@@ -183,7 +188,6 @@ typedef struct fs_service {
     uint64_t w_arrivals, w_completed, w_dropped;
     double window_start;
     double window_area_mark;  /* in_system.area when the window opened */
-    size_t cap_windows;
     uint64_t slo_total, slo_bad[FS_SLO_MAX_TARGETS];
     uint64_t slo_threshold_ns[FS_SLO_MAX_TARGETS];
 } fs_service;
@@ -202,10 +206,12 @@ void fs_service_fini(fs_service *svc);
 /* Starts measuring at now (the warm-up instant). */
 void fs_service_start_measuring(fs_service *svc, double now);
 
-/* Closes the current time-series window at now.  0 or ENOMEM. */
-int fs_service_close_window(fs_service *svc, double now);
+/* Closes the current time-series window at now and writes its row into
+ * *row: where rows go (a sink, or kept) is the run's choice (windows.h). */
+void fs_service_close_window(fs_service *svc, double now, fs_service_window *row);
 
-/* Final figures at the horizon (in flight, Little's law level, growth fit).
+/* Final figures at the horizon (in flight, Little's law level; the growth
+ * fit is the run's, from the windows: windows.h).
  * 0, or ENOMEM when the latency histogram could not grow to take the last
  * batch. */
 int fs_service_finish(fs_service *svc, double now);

@@ -56,31 +56,76 @@ static void fs__cell(FILE *fp, double v)
         fprintf(fp, ",%.9g", v);
 }
 
+const char fs_results_csv_timeseries_header[] =
+    "policy,replication,service,window_start_s,window_end_s,arrivals,completed,dropped,"
+    "mean_ms,p50_ms,p95_ms,p99_ms,max_ms,mean_in_system,queue_end\n";
+const char fs_results_csv_llm_header[] =
+    "policy,replication,service,window_start_s,window_end_s,ttft_p99_ms,tpot_p99_ms,mean_running,"
+    "kv_occupancy,tokens\n";
+const char fs_results_csv_pool_header[] =
+    "policy,replication,pool,window_start_s,window_end_s,busy_gpus,gpus,utilization\n";
+const char fs_results_csv_breaches_header[] = "policy,replication,service,window_start_s,window_s\n";
+
+/* "POLICY,REPLICATION,NAME" at the start of every per-replication row. */
+static void fs__row_key(FILE *fp, const char *policy, uint32_t replication, const char *name)
+{
+    fs_results_csv_field(fp, policy);
+    fprintf(fp, ",%u,", replication);
+    fs_results_csv_field(fp, name);
+}
+
+void fs_results_csv_service_row(FILE *fp, const char *policy, uint32_t replication, const char *service,
+                                const fs_service_window *row)
+{
+    fs__row_key(fp, policy, replication, service);
+    fprintf(fp, ",%.9g,%.9g,%llu,%llu,%llu", row->start_s, row->end_s, (unsigned long long)row->arrivals,
+            (unsigned long long)row->completed, (unsigned long long)row->dropped);
+    const double latency[] = {row->mean_ms, row->p50_ms, row->p95_ms, row->p99_ms, row->max_ms};
+    for (size_t f = 0; f < sizeof latency / sizeof *latency; f++)
+        fs__cell(fp, latency[f]);
+    fprintf(fp, ",%.9g,%llu\n", row->mean_in_system, (unsigned long long)row->queue_end);
+}
+
+void fs_results_csv_llm_row(FILE *fp, const char *policy, uint32_t replication, const char *service,
+                            const fs_service_window *row)
+{
+    fs__row_key(fp, policy, replication, service);
+    fprintf(fp, ",%.9g,%.9g", row->start_s, row->end_s);
+    fs__cell(fp, row->ttft_p99_ms);
+    fs__cell(fp, row->tpot_p99_ms);
+    fs__cell(fp, row->mean_running);
+    fs__cell(fp, row->kv_occupancy);
+    fprintf(fp, ",%llu\n", (unsigned long long)row->tokens);
+}
+
+void fs_results_csv_pool_row(FILE *fp, const char *policy, uint32_t replication, const char *pool,
+                             const fs_pool_window *row)
+{
+    fs__row_key(fp, policy, replication, pool);
+    fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%.9g\n", row->start_s, row->end_s, row->busy_gpus, row->gpus,
+            row->utilization);
+}
+
+void fs_results_csv_breach_row(FILE *fp, const char *policy, uint32_t replication, const char *service,
+                               double window_start_s, double window_s)
+{
+    fs__row_key(fp, policy, replication, service);
+    fprintf(fp, ",%.9g,%.9g\n", window_start_s, window_s);
+}
+
+/* The rows kept in memory (a run without a window sink), in the order the
+ * streaming sink writes them: policy, replication, service, window. */
 int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
 {
-    fputs("policy,replication,service,window_start_s,window_end_s,arrivals,completed,dropped,"
-          "mean_ms,p50_ms,p95_ms,p99_ms,max_ms,mean_in_system,queue_end\n",
-          fp);
+    fputs(fs_results_csv_timeseries_header, fp);
     for (size_t p = 0; p < r->n_policies; p++) {
         const fs_policy_result *pol = &r->policies[p];
-        for (uint32_t k = 0; k < pol->n_reps; k++) {
-            for (size_t i = 0; i < pol->scenario->n_services; i++) {
-                const fs_service_rep *rep = &pol->reps[k].services[i];
-                for (size_t w = 0; w < rep->n_windows; w++) {
-                    const fs_service_window *row = &rep->windows[w];
-                    fs_results_csv_field(fp, pol->name);
-                    fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs_results_csv_field(fp, pol->scenario->services[i].name);
-                    fprintf(fp, ",%.9g,%.9g,%llu,%llu,%llu", row->start_s, row->end_s,
-                            (unsigned long long)row->arrivals, (unsigned long long)row->completed,
-                            (unsigned long long)row->dropped);
-                    const double latency[] = {row->mean_ms, row->p50_ms, row->p95_ms, row->p99_ms, row->max_ms};
-                    for (size_t f = 0; f < sizeof latency / sizeof *latency; f++)
-                        fs__cell(fp, latency[f]);
-                    fprintf(fp, ",%.9g,%llu\n", row->mean_in_system, (unsigned long long)row->queue_end);
-                }
-            }
-        }
+        for (uint32_t k = 0; k < pol->n_reps; k++)
+            for (size_t i = 0; i < pol->scenario->n_services; i++)
+                for (size_t w = 0; w < pol->reps[k].services[i].n_windows; w++)
+                    fs_results_csv_service_row(fp, pol->name, pol->reps[k].replication,
+                                               pol->scenario->services[i].name,
+                                               &pol->reps[k].services[i].windows[w]);
     }
     return fs_results_csv_check(fp, err, "the time series");
 }
@@ -96,50 +141,30 @@ bool fs_results_csv_has_llm(const fs_results *r)
 
 int fs_results_csv_llm_timeseries(const fs_results *r, FILE *fp, fs_error *err)
 {
-    fputs("policy,replication,service,window_start_s,window_end_s,ttft_p99_ms,tpot_p99_ms,mean_running,"
-          "kv_occupancy,tokens\n",
-          fp);
+    fputs(fs_results_csv_llm_header, fp);
     for (size_t p = 0; p < r->n_policies; p++) {
         const fs_policy_result *pol = &r->policies[p];
-        for (uint32_t k = 0; k < pol->n_reps; k++) {
+        for (uint32_t k = 0; k < pol->n_reps; k++)
             for (size_t i = 0; i < pol->scenario->n_services; i++) {
                 const fs_service_rep *rep = &pol->reps[k].services[i];
-                for (size_t w = 0; rep->llm && w < rep->n_windows; w++) {
-                    const fs_service_window *row = &rep->windows[w];
-                    fs_results_csv_field(fp, pol->name);
-                    fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs_results_csv_field(fp, pol->scenario->services[i].name);
-                    fprintf(fp, ",%.9g,%.9g", row->start_s, row->end_s);
-                    fs__cell(fp, row->ttft_p99_ms);
-                    fs__cell(fp, row->tpot_p99_ms);
-                    fs__cell(fp, row->mean_running);
-                    fs__cell(fp, row->kv_occupancy);
-                    fprintf(fp, ",%llu\n", (unsigned long long)row->tokens);
-                }
+                for (size_t w = 0; rep->llm && w < rep->n_windows; w++)
+                    fs_results_csv_llm_row(fp, pol->name, pol->reps[k].replication,
+                                           pol->scenario->services[i].name, &rep->windows[w]);
             }
-        }
     }
     return fs_results_csv_check(fp, err, "the LLM time series");
 }
 
 int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err)
 {
-    fputs("policy,replication,pool,window_start_s,window_end_s,busy_gpus,gpus,utilization\n", fp);
+    fputs(fs_results_csv_pool_header, fp);
     for (size_t p = 0; p < r->n_policies; p++) {
         const fs_policy_result *pol = &r->policies[p];
-        for (uint32_t k = 0; k < pol->n_reps; k++) {
-            for (size_t i = 0; i < pol->scenario->n_pools; i++) {
-                const fs_pool_rep *rep = &pol->reps[k].pools[i];
-                for (size_t w = 0; w < rep->n_windows; w++) {
-                    const fs_pool_window *row = &rep->windows[w];
-                    fs_results_csv_field(fp, pol->name);
-                    fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs_results_csv_field(fp, pol->scenario->pools[i].name);
-                    fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%.9g\n", row->start_s, row->end_s, row->busy_gpus,
-                            row->gpus, row->utilization);
-                }
-            }
-        }
+        for (uint32_t k = 0; k < pol->n_reps; k++)
+            for (size_t i = 0; i < pol->scenario->n_pools; i++)
+                for (size_t w = 0; w < pol->reps[k].pools[i].n_windows; w++)
+                    fs_results_csv_pool_row(fp, pol->name, pol->reps[k].replication, pol->scenario->pools[i].name,
+                                            &pol->reps[k].pools[i].windows[w]);
     }
     return fs_results_csv_check(fp, err, "the pool time series");
 }
@@ -196,9 +221,7 @@ int fs_results_csv_training_waits(const fs_results *r, FILE *fp, fs_error *err)
             for (size_t i = 0; i < pol->scenario->n_training; i++) {
                 const fs_training_rep *t = &pol->reps[k].training[i];
                 for (size_t j = 0; j < t->n_waits; j++) {
-                    fs_results_csv_field(fp, pol->name);
-                    fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs_results_csv_field(fp, pol->scenario->training[i].name);
+                    fs__row_key(fp, pol->name, pol->reps[k].replication, pol->scenario->training[i].name);
                     fprintf(fp, ",%.9g,%.9g\n", t->waits[j].submitted_s, t->waits[j].wait_s);
                 }
             }
@@ -209,21 +232,17 @@ int fs_results_csv_training_waits(const fs_results *r, FILE *fp, fs_error *err)
 
 int fs_results_csv_slo_breaches(const fs_results *r, FILE *fp, fs_error *err)
 {
-    fputs("policy,replication,service,window_start_s,window_s\n", fp);
+    fputs(fs_results_csv_breaches_header, fp);
     for (size_t p = 0; p < r->n_policies; p++) {
         const fs_policy_result *pol = &r->policies[p];
-        for (uint32_t k = 0; k < pol->n_reps; k++) {
+        for (uint32_t k = 0; k < pol->n_reps; k++)
             for (size_t i = 0; i < pol->scenario->n_services; i++) {
                 const fs_service_rep *rep = &pol->reps[k].services[i];
-                for (size_t j = 0; j < rep->n_slo_breaches; j++) {
-                    fs_results_csv_field(fp, pol->name);
-                    fprintf(fp, ",%u,", pol->reps[k].replication);
-                    fs_results_csv_field(fp, pol->scenario->services[i].name);
-                    fprintf(fp, ",%.9g,%.9g\n", rep->slo_breach_starts[j],
-                            pol->scenario->services[i].slo.window_s);
-                }
+                for (size_t j = 0; j < rep->n_slo_breaches; j++)
+                    fs_results_csv_breach_row(fp, pol->name, pol->reps[k].replication,
+                                              pol->scenario->services[i].name, rep->slo_breach_starts[j],
+                                              pol->scenario->services[i].slo.window_s);
             }
-        }
     }
     return fs_results_csv_check(fp, err, "the SLO breaches");
 }

@@ -11,14 +11,32 @@
 #define FS_RESULTS_CSV_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
 #include "results.h"
 
+/* The window tables from rows kept in memory (a run without a window sink,
+ * windows.h); `fleetsim run` streams them instead (window_csv.h), through
+ * the same headers and row writers below, so both give the same bytes. */
 int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err);
 int fs_results_csv_pool_timeseries(const fs_results *r, FILE *fp, fs_error *err);
 int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err);
+
+/* The window tables' header lines (newline included) and one row of each:
+ * the policy's name, the replication's number and the service's or pool's
+ * name, then the window's figures. */
+extern const char fs_results_csv_timeseries_header[], fs_results_csv_llm_header[], fs_results_csv_pool_header[],
+    fs_results_csv_breaches_header[];
+void fs_results_csv_service_row(FILE *fp, const char *policy, uint32_t replication, const char *service,
+                                const fs_service_window *row);
+void fs_results_csv_llm_row(FILE *fp, const char *policy, uint32_t replication, const char *service,
+                            const fs_service_window *row);
+void fs_results_csv_pool_row(FILE *fp, const char *policy, uint32_t replication, const char *pool,
+                             const fs_pool_window *row);
+void fs_results_csv_breach_row(FILE *fp, const char *policy, uint32_t replication, const char *service,
+                               double window_start_s, double window_s);
 
 /* llm_timeseries.csv: policy,replication,service,window_start_s,
  * window_end_s,ttft_p99_ms,tpot_p99_ms,mean_running,kv_occupancy,tokens —

@@ -49,14 +49,11 @@ static double m_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { retur
 static double m_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(fs__svc(r, p, k, i)->latency_figs, 0.95, 1e-6); }
 static double m_p99(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(fs__svc(r, p, k, i)->latency_figs, 0.99, 1e-6); }
 
+/* Taken as the windows closed (the rows themselves went to the CSV):
+ * NaN when no window completed anything. */
 static double m_worst_p99(const fs_results *r, size_t p, uint32_t k, size_t i)
 {
-    const fs_service_rep *s = fs__svc(r, p, k, i);
-    double worst = NAN; /* no window with a completion: no data */
-    for (size_t w = 0; w < s->n_windows; w++)
-        if (s->windows[w].p99_ms > worst || (isnan(worst) && !isnan(s->windows[w].p99_ms)))
-            worst = s->windows[w].p99_ms;
-    return worst;
+    return fs__svc(r, p, k, i)->worst_window_p99_ms;
 }
 
 /* Whether policy p's service i has an SLO: without one there is nothing to

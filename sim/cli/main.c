@@ -36,6 +36,7 @@
 #include "table.h"
 #include "terminal.h"
 #include "training.h"
+#include "window_csv.h"
 
 #define FS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -123,29 +124,21 @@ static int run_identity(const fs_results *r, char id[17])
 }
 
 /* Writes the run's files into an output set opened before the run (so a
- * directory that cannot be created fails in a second, not after the run);
+ * directory that cannot be created fails in a second, not after the run),
+ * which already holds the window tables the run streamed (window_csv.h);
  * compare adds compare.json. */
 static int write_outputs(const fs_results *r, fs_output *out, bool timing, bool comparison)
 {
     fs_error err = {0};
-    FILE *json, *series, *pools, *waits, *breaches, *cmp = NULL, *llm = NULL;
-    bool has_llm = fs_results_csv_has_llm(r);
+    FILE *json, *waits, *cmp = NULL;
     char run_id[17];
     int rc = run_identity(r, run_id) == FS_OK ? FS_OK : fs_error_set(&err, FS_ERR_RUNTIME, "out of memory");
     fs_output_own(out, fs__run_files);
     if (rc != FS_OK || fs_output_open(out, "results.json", &json, &err) != FS_OK ||
-        fs_output_open(out, "timeseries.csv", &series, &err) != FS_OK ||
-        fs_output_open(out, "pools_timeseries.csv", &pools, &err) != FS_OK ||
         fs_output_open(out, "training_waits.csv", &waits, &err) != FS_OK ||
-        fs_output_open(out, "slo_breaches.csv", &breaches, &err) != FS_OK ||
         (comparison && fs_output_open(out, "compare.json", &cmp, &err) != FS_OK) ||
-        (has_llm && fs_output_open(out, "llm_timeseries.csv", &llm, &err) != FS_OK) ||
         fs_results_json_write_run(r, timing, run_id, json, &err) != FS_OK ||
-        fs_results_csv_timeseries(r, series, &err) != FS_OK ||
-        fs_results_csv_pool_timeseries(r, pools, &err) != FS_OK ||
-        fs_results_csv_training_waits(r, waits, &err) != FS_OK ||
-        fs_results_csv_slo_breaches(r, breaches, &err) != FS_OK ||
-        (llm && fs_results_csv_llm_timeseries(r, llm, &err) != FS_OK))
+        fs_results_csv_training_waits(r, waits, &err) != FS_OK)
         rc = FS_ERR_RUNTIME;
     if (rc == FS_OK && cmp) {
         json_t *doc = fs_compare_json(r);
@@ -312,19 +305,40 @@ static int execute(fs__job *job, bool comparison)
 {
     fs_error err = {0};
     fs_results *r = NULL;
-    int rc;
+    int rc = FS_OK;
+    /* The windows stream to their tables in --out as the run goes, so memory
+     * does not grow with them; without --out nothing reads a window row (the
+     * figures taken from windows are kept as they close) and they go nowhere. */
+    fs_window_csv *tables = NULL;
+    fs_window_sink windows = {0};
+    if (job->has_out) {
+        rc = fs_window_csv_begin(&job->out, &tables, &err);
+        if (rc == FS_OK)
+            windows = fs_window_csv_sink(tables);
+    }
     const char *list = job->opt.values[RUN_POLICIES];
-    if (comparison && list) {
+    if (rc != FS_OK) {
+        /* err says why the tables could not be opened */
+    } else if (comparison && list) {
         char *copy = strdup(list);
         const char *names[64];
         size_t n = 0;
         for (char *tok = copy ? strtok(copy, ",") : NULL; tok && n < 64; tok = strtok(NULL, ","))
             names[n++] = tok;
-        rc = copy ? fs_progress_run(job->s, names, n, job->max_events, &r, &err)
+        rc = copy ? fs_progress_run(job->s, names, n, job->max_events, &windows, &r, &err)
                   : fs_error_set(&err, FS_ERR_RUNTIME, "out of memory");
         free(copy);
     } else {
-        rc = fs_progress_run(job->s, NULL, 0, job->max_events, &r, &err);
+        rc = fs_progress_run(job->s, NULL, 0, job->max_events, &windows, &r, &err);
+    }
+    if (tables) {
+        fs_error end_err = {0};
+        if (fs_window_csv_end(tables, &end_err) != FS_OK && rc == FS_OK) {
+            err = end_err;
+            rc = FS_ERR_RUNTIME;
+            fs_results_destroy(r);
+            r = NULL;
+        }
     }
     if (rc != FS_OK) {
         fs_terminal_error(err.msg);

@@ -63,7 +63,7 @@ static void fs__draw(void *ctx, const fs_run_progress *p)
 }
 
 int fs_progress_run(const fs_scenario *s, const char *const *names, size_t n_names, uint64_t max_events,
-                    fs_results **out, fs_error *err)
+                    const fs_window_sink *windows, fs_results **out, fs_error *err)
 {
     size_t policies = names ? n_names : s->policies ? s->n_policies : 1;
     double estimate = fs_run_estimate_events(s) * (double)policies * s->replications;
@@ -75,8 +75,9 @@ int fs_progress_run(const fs_scenario *s, const char *const *names, size_t n_nam
     clock_gettime(CLOCK_MONOTONIC, &shown.start);
     /* Only a terminal gets the line: in a file or a pipe it would be noise. */
     bool tty = isatty(STDERR_FILENO) == 1;
-    fs_run_watch watch = {.max_events = max_events, .progress = tty ? fs__draw : NULL, .ctx = &shown};
-    int rc = fs_run_watched(s, names, n_names, tty || max_events ? &watch : NULL, out, err);
+    fs_run_watch watch = {
+        .max_events = max_events, .progress = tty ? fs__draw : NULL, .ctx = &shown, .windows = windows};
+    int rc = fs_run_watched(s, names, n_names, &watch, out, err);
     if (shown.drawn) {
         fputs("\r\033[K", stderr);
         fflush(stderr);

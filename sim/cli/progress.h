@@ -22,15 +22,17 @@
 #include "error.h"
 #include "results.h"
 #include "scenario.h"
+#include "windows.h"
 
 #define FS_PROGRESS_LARGE_EVENTS 5e8
 
 #define FS_PROGRESS_ROW_MAX_EVENTS {"max-events", 0, "N", "stop a run that passes N events (exit 1, nothing written)"}
 
 /* fs_run_watched (names NULL: every policy) with the estimate, progress and
- * limit above; max_events 0 is no limit. */
+ * limit above; max_events 0 is no limit.  The windows go to `windows`
+ * (windows.h; never NULL: a command keeps no window rows in memory). */
 int fs_progress_run(const fs_scenario *s, const char *const *names, size_t n_names, uint64_t max_events,
-                    fs_results **out, fs_error *err);
+                    const fs_window_sink *windows, fs_results **out, fs_error *err);
 
 /* Parses --max-events: 0 and *out (0 when text is NULL), or -1 after
  * printing "fleetsim CMD: --max-events: expected ...". */
