@@ -317,7 +317,7 @@ static void test_windows(void **state)
                  "scen.json: window: longer than horizon - warm-up (1h): no window would be judged");
     expect_error(TOP("'horizon': '1d', 'window': '1ms'"),
                  "scen.json: window: so short that horizon - warm-up (1d) holds 8.64e+07 windows, more than "
-                 "the 1000000 allowed");
+                 "the 10000000 allowed");
     expect_error(SERVICE(", 'slo': {'p99_ms': 250, 'window': '2d'}"),
                  "services[0].slo.window: the SLO window (2d) is longer than horizon - warm-up (1d)");
     /* the default window too, when an SLO uses it */
