@@ -57,6 +57,7 @@ static void hist_init_ok(fs_hist *h)
 {
     assert_int_equal(fs_hist_init(h), 0);
     assert_null(h->counts); /* counters come with the first record */
+    assert_null(h->carries);
     assert_int_equal(fs_hist_bytes(h), 0);
 }
 
@@ -396,7 +397,8 @@ static void test_reset(void **state)
     assert_empty(&h);
     for (uint32_t i = 0; i < FS_HIST_BUCKETS; i++)
         assert_int_equal(fs_hist_count(&h, i), 0);
-    assert_int_equal(fs_hist_bytes(&h), FS_HIST_BUCKETS * sizeof(uint64_t)); /* kept for the next window */
+    assert_null(h.carries); /* no bucket passed 65,535 */
+    assert_int_equal(fs_hist_bytes(&h), FS_HIST_BUCKETS * sizeof(uint16_t)); /* kept for the next window */
 
     for (int i = 0; i < 50000; i++) {
         uint64_t v = to_ns(gsl_ran_exponential(r, 1e7));
@@ -437,7 +439,7 @@ static void test_huge_values(void **state)
         fs_hist_record(&h, huge[i]);
     assert_int_equal(h.total, 5);
     assert_int_equal(fs_hist_count(&h, last), 5);
-    assert_int_equal(fs_hist_bytes(&h), FS_HIST_SUB_COUNT * sizeof(uint64_t)); /* the last octave only */
+    assert_int_equal(fs_hist_bytes(&h), FS_HIST_SUB_COUNT * sizeof(uint16_t)); /* the last octave only */
     assert_int_equal(h.lo, last);
     assert_int_equal(h.hi, last);
     assert_int_equal(h.min_ns, FS_HIST_MAX_NS - 1);
@@ -467,14 +469,14 @@ static void test_fixed_memory(void **state)
 {
     (void)state;
     assert_int_equal(FS_HIST_BUCKETS, 5888);
-    assert_true(FS_HIST_BUCKETS * sizeof(uint64_t) < 64 * 1024);
+    assert_true(FS_HIST_BUCKETS * (sizeof(uint16_t) + sizeof(uint64_t)) < 64 * 1024);
     if (sizeof(void *) == 8)
-        assert_int_equal(sizeof(fs_hist), 56);
+        assert_int_equal(sizeof(fs_hist), 64);
 
     fs_hist h;
     hist_init_ok(&h);
     uint64_t x = 88172645463325252u; /* xorshift64: cheap, no GSL needed */
-    uint64_t *before = NULL;
+    uint16_t *before = NULL;
     for (int round = 0; round < 2; round++) {
         for (int i = 0; i < 1000000; i++) {
             x ^= x << 13;
@@ -482,7 +484,10 @@ static void test_fixed_memory(void **state)
             x ^= x << 17;
             assert_int_equal(fs_hist_record(&h, x >> (x & 63)), 0);
         }
-        assert_int_equal(fs_hist_bytes(&h), FS_HIST_BUCKETS * sizeof(uint64_t));
+        /* Every bucket has its 16-bit counter, and the high parts once
+         * a bucket has passed 65,535 (test_carry covers when). */
+        assert_int_equal(fs_hist_bytes(&h),
+                         FS_HIST_BUCKETS * (sizeof(uint16_t) + (h.carries ? sizeof(uint64_t) : 0)));
         if (round == 0)
             before = h.counts;
     }
@@ -507,9 +512,9 @@ static void test_lazy_growth(void **state)
     hist_init_ok(&merged);
     assert_int_equal(fs_hist_cover(&full, 0), 0);
     assert_int_equal(fs_hist_cover(&full, FS_HIST_BUCKETS - 1), 0);
-    assert_int_equal(fs_hist_bytes(&full), FS_HIST_BUCKETS * sizeof(uint64_t));
+    assert_int_equal(fs_hist_bytes(&full), FS_HIST_BUCKETS * sizeof(uint16_t));
 
-    const size_t chunk = FS_HIST_SUB_COUNT * sizeof(uint64_t);
+    const size_t chunk = FS_HIST_SUB_COUNT * sizeof(uint16_t);
     /* [2^20, 2^21) ns (about 1 to 2 ms) is one octave: one chunk. */
     for (uint64_t v = UINT64_C(1) << 20; v < UINT64_C(1) << 21; v += 997) {
         assert_int_equal(fs_hist_record(&h, v), 0);
@@ -551,6 +556,125 @@ static void test_lazy_growth(void **state)
     assert_int_equal(fs_hist_bytes(&h), 0);
 }
 
+/* Counters are 16 bits: the 65,536th value of a bucket carries into its
+ * high part, allocated then.  Every count stays exact through records,
+ * merges (a sum that wraps, a source with high parts), counts added by
+ * index, growth at either end and reset, and quantiles keep their bound. */
+static void test_carry(void **state)
+{
+    (void)state;
+    const uint64_t v = 5000, far = 123456789; /* two buckets octaves apart */
+    const uint32_t iv = fs_hist_index(v), ifar = fs_hist_index(far);
+    fs_hist h, a, b, both, big;
+    hist_init_ok(&h);
+    hist_init_ok(&a);
+    hist_init_ok(&b);
+    hist_init_ok(&both);
+    hist_init_ok(&big);
+
+    for (uint32_t n = 0; n < UINT16_MAX; n++)
+        assert_int_equal(fs_hist_record(&h, v), 0);
+    assert_null(h.carries);
+    assert_int_equal(fs_hist_count(&h, iv), UINT16_MAX);
+    assert_int_equal(fs_hist_bytes(&h), FS_HIST_SUB_COUNT * sizeof(uint16_t));
+    assert_int_equal(fs_hist_record(&h, v), 0); /* the 65,536th */
+    assert_non_null(h.carries);
+    assert_int_equal(fs_hist_count(&h, iv), 65536);
+    assert_int_equal(fs_hist_bytes(&h), FS_HIST_SUB_COUNT * (sizeof(uint16_t) + sizeof(uint64_t)));
+    for (uint32_t n = 0; n < 2 * 65536 + 5; n++)
+        fs_hist_record(&h, v);
+    assert_int_equal(fs_hist_count(&h, iv), 3 * 65536 + 5);
+    assert_int_equal(h.total, 3 * 65536 + 5);
+
+    /* Growth upwards and downwards moves the high parts with the counters. */
+    fs_hist_record(&h, far);
+    fs_hist_record(&h, 3);
+    assert_int_equal(fs_hist_count(&h, iv), 3 * 65536 + 5);
+    assert_int_equal(fs_hist_count(&h, ifar), 1);
+    assert_int_equal(fs_hist_count(&h, 3), 1);
+    assert_int_equal(fs_hist_bytes(&h), h.cap * (sizeof(uint16_t) + sizeof(uint64_t)));
+    /* Quantiles: rank 1 is the 3, the last the far value, the rest v. */
+    assert_true(fs_hist_quantile(&h, 0.0) == 3.0);
+    double mid = (double)fs_hist_bucket_lower(iv) + (double)(fs_hist_bucket_upper(iv) - fs_hist_bucket_lower(iv) - 1) / 2;
+    assert_true(fs_hist_quantile(&h, 0.5) == mid);
+    assert_true(fabs(fs_hist_quantile(&h, 0.5) - (double)v) <= (double)v / 256.0);
+    assert_true(fs_hist_quantile(&h, 1.0) == (double)far);
+
+    /* Two 16-bit histograms whose sum wraps merge exactly, as one that
+     * recorded every value; so does a source with high parts. */
+    for (uint32_t n = 0; n < 40000; n++) {
+        fs_hist_record(&a, v);
+        fs_hist_record(&b, v);
+        fs_hist_record(&both, v);
+        fs_hist_record(&both, v);
+    }
+    fs_hist_record(&b, far);
+    fs_hist_record(&both, far);
+    assert_null(a.carries);
+    assert_null(b.carries);
+    assert_int_equal(fs_hist_merge(&a, &b), 0);
+    assert_non_null(a.carries);
+    assert_non_null(both.carries);
+    assert_same_hist(&a, &both, 0);
+    assert_int_equal(fs_hist_count(&a, iv), 80000);
+    fs_hist_reset(&b);
+    assert_int_equal(fs_hist_merge(&b, &a), 0); /* into 16 bits from a source with high parts */
+    assert_same_hist(&b, &both, 1);
+
+    /* Counts added by index: beyond 16 bits, and onto counts with high parts. */
+    assert_int_equal(fs_hist_add_count(&big, ifar, UINT64_C(1) << 40), 0);
+    assert_int_equal(fs_hist_add_count(&big, ifar, 70000), 0);
+    assert_int_equal(fs_hist_count(&big, ifar), (UINT64_C(1) << 40) + 70000);
+    assert_int_equal(fs_hist_add_count(&big, iv, 7), 0);
+    assert_int_equal(fs_hist_count(&big, iv), 7);
+    assert_int_equal(fs_hist_count(&big, ifar), (UINT64_C(1) << 40) + 70000);
+
+    /* Reset clears the high parts too, and keeps them allocated. */
+    fs_hist_reset(&h);
+    assert_non_null(h.carries);
+    for (uint32_t i = 0; i < FS_HIST_BUCKETS; i++)
+        assert_int_equal(fs_hist_count(&h, i), 0);
+    fs_hist_record(&h, v);
+    assert_int_equal(fs_hist_count(&h, iv), 1);
+
+    fs_hist_fini(&h);
+    fs_hist_fini(&a);
+    fs_hist_fini(&b);
+    fs_hist_fini(&both);
+    fs_hist_fini(&big);
+    assert_null(h.carries);
+}
+
+/* A narrow distribution (two buckets take every value, hundreds of
+ * thousands each) against the sorted sample: quantiles keep their bound
+ * and the mean its precision with every counter carrying. */
+static void test_carry_accuracy(void **state)
+{
+    (void)state;
+    enum { N = 400000 };
+    uint64_t *v = malloc(N * sizeof *v);
+    assert_non_null(v);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    assert_non_null(r);
+    gsl_rng_set(r, SEED + 9);
+    fs_hist h;
+    hist_init_ok(&h);
+    for (size_t i = 0; i < N; i++) {
+        v[i] = 10000 + gsl_rng_uniform_int(r, 128); /* buckets 64 ns wide: two */
+        assert_int_equal(fs_hist_record(&h, v[i]), 0);
+    }
+    assert_non_null(h.carries);
+    qsort(v, N, sizeof *v, cmp_u64);
+    check_against_sorted(&h, v, N);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < FS_HIST_BUCKETS; i++)
+        sum += fs_hist_count(&h, i);
+    assert_int_equal(sum, N);
+    fs_hist_fini(&h);
+    gsl_rng_free(r);
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -568,6 +692,8 @@ int main(void)
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_reset),
         cmocka_unit_test(test_huge_values),
+        cmocka_unit_test(test_carry),
+        cmocka_unit_test(test_carry_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

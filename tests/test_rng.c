@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -70,6 +71,21 @@ static void test_different_keys_differ(void **state)
     assert_true(fs_rng_stream_seed(1, 0, "x") != fs_rng_stream_seed(0, 1, "x"));
     assert_true(fs_rng_stream_seed(1, 1, "x") != fs_rng_stream_seed(0, 0, "x"));
     assert_true(fs_rng_stream_seed(7, 0, "") != fs_rng_stream_seed(7, 0, "a"));
+}
+
+/* A name hashed in pieces gives the seed of the whole name. */
+static void test_hash_in_pieces(void **state)
+{
+    (void)state;
+    const char *name = "{\"policies\": [1, 2.5, \"arrivals/chat\"]}";
+    size_t n = strlen(name);
+    for (size_t cut = 0; cut <= n; cut++) {
+        uint64_t h = fs_rng_hash_piece(FS_RNG_HASH_START, name, cut);
+        h = fs_rng_hash_piece(h, name + cut, n - cut);
+        assert_true(fs_rng_seed_of_hash(7, 2, h) == fs_rng_stream_seed(7, 2, name));
+        assert_true(fs_rng_seed_of_hash(7, 3, h) != fs_rng_stream_seed(7, 2, name));
+    }
+    assert_true(fs_rng_seed_of_hash(0, 0, FS_RNG_HASH_START) == fs_rng_stream_seed(0, 0, ""));
 }
 
 /* Many keys: pairwise distinct 64-bit seeds, and distinct generator output,
@@ -205,6 +221,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_key_same_sequence),
         cmocka_unit_test(test_different_keys_differ),
+        cmocka_unit_test(test_hash_in_pieces),
         cmocka_unit_test(test_many_keys_distinct),
         cmocka_unit_test(test_streams_isolated),
         cmocka_unit_test(test_streams_uncorrelated),

@@ -47,7 +47,8 @@ extern const double fs_results_rep_q[FS_RESULTS_REP_FIGS]; /* -1, 0.50, 0.95, 0.
 /* Counters of replications' own histograms a run keeps, all together, for
  * who reads them one replication at a time (a sweep's run record, tests);
  * past it a replication keeps only its figures and summary (a run of 5,000
- * services would otherwise keep about 15 KB per service per replication). */
+ * services would otherwise keep about 4 KB per service per replication,
+ * 16-bit counters over some fifteen octaves). */
 #define FS_RESULTS_KEEP_HIST_BYTES ((size_t)32 << 20)
 
 /* One time-series window of one service. */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(FS_HIST_BUCKETS * sizeof(uint64_t) < 64 * 1024,
-               "histogram counters should stay well under 64 KiB");
+_Static_assert(FS_HIST_BUCKETS * (sizeof(uint16_t) + sizeof(uint64_t)) < 64 * 1024,
+               "histogram counters, high parts included, should stay well under 64 KiB");
 
 static void fs__hist_clear_summary(fs_hist *h)
 {
@@ -24,6 +24,7 @@ int fs_hist_init(fs_hist *h)
 {
     assert(h);
     h->counts = NULL;
+    h->carries = NULL;
     h->base = h->cap = 0;
     fs__hist_clear_summary(h);
     return 0;
@@ -33,8 +34,25 @@ void fs_hist_fini(fs_hist *h)
 {
     assert(h);
     free(h->counts);
+    free(h->carries);
     h->counts = NULL;
+    h->carries = NULL;
     h->base = h->cap = 0;
+}
+
+/* Moves the cap elements (of `size` bytes) of a block that covered
+ * [base, base + cap) and is already large enough to cover [lo, hi) to their
+ * buckets' places, zeroing the new ones. */
+static void fs__hist_spread(void *block, size_t size, uint32_t base, uint32_t cap, uint32_t lo, uint32_t hi)
+{
+    char *c = block;
+    if (cap && lo < base) { /* grown downwards: the old counters move up */
+        memmove(c + (size_t)(base - lo) * size, c, (size_t)cap * size);
+        memset(c, 0, (size_t)(base - lo) * size);
+    }
+    uint32_t old_end = cap ? base + cap : lo;
+    if (hi > old_end)
+        memset(c + (size_t)(old_end - lo) * size, 0, (size_t)(hi - old_end) * size);
 }
 
 int fs_hist_cover(fs_hist *h, uint32_t i)
@@ -48,20 +66,55 @@ int fs_hist_cover(fs_hist *h, uint32_t i)
     uint32_t lo = h->cap && h->base < chunk ? h->base : chunk;
     uint32_t hi = h->cap && h->base + h->cap > chunk + FS_HIST_SUB_COUNT ? h->base + h->cap
                                                                           : chunk + FS_HIST_SUB_COUNT;
-    uint64_t *c = realloc(h->counts, (size_t)(hi - lo) * sizeof *c);
+    /* Both blocks grow before anything moves: if the second realloc fails,
+     * the first block is larger but holds its elements where they were, and
+     * base and cap are unchanged, so h is as it was. */
+    uint16_t *c = realloc(h->counts, (size_t)(hi - lo) * sizeof *c);
     if (!c)
         return ENOMEM;
-    if (h->cap && lo < h->base) { /* grown downwards: the old counters move up */
-        memmove(c + (h->base - lo), c, (size_t)h->cap * sizeof *c);
-        memset(c, 0, (size_t)(h->base - lo) * sizeof *c);
-    }
-    uint32_t old_end = h->cap ? h->base + h->cap : lo;
-    if (hi > old_end)
-        memset(c + (old_end - lo), 0, (size_t)(hi - old_end) * sizeof *c);
     h->counts = c;
+    if (h->carries) {
+        uint64_t *k = realloc(h->carries, (size_t)(hi - lo) * sizeof *k);
+        if (!k)
+            return ENOMEM;
+        h->carries = k;
+        fs__hist_spread(k, sizeof *k, h->base, h->cap, lo, hi);
+    }
+    fs__hist_spread(c, sizeof *c, h->base, h->cap, lo, hi);
     h->base = lo;
     h->cap = hi - lo;
     return 0;
+}
+
+/* Allocates the high parts (zero) beside the counters.  0, or ENOMEM. */
+static int fs__hist_widen(fs_hist *h)
+{
+    if (h->carries)
+        return 0;
+    h->carries = calloc(h->cap ? h->cap : 1, sizeof *h->carries);
+    return h->carries ? 0 : ENOMEM;
+}
+
+int fs_hist_carry(fs_hist *h, uint32_t i)
+{
+    assert(h && i - h->base < h->cap && h->counts[i - h->base] == 0);
+    if (fs__hist_widen(h) != 0) {
+        h->counts[i - h->base] = UINT16_MAX;
+        return ENOMEM;
+    }
+    h->carries[i - h->base]++;
+    return 0;
+}
+
+/* Sets covered bucket i's count to n (its high parts allocated if n needs
+ * them: the caller has checked). */
+static void fs__hist_set(fs_hist *h, uint32_t i, uint64_t n)
+{
+    uint32_t k = i - h->base;
+    assert(k < h->cap && (h->carries || n <= UINT16_MAX));
+    h->counts[k] = (uint16_t)n;
+    if (h->carries)
+        h->carries[k] = n >> 16;
 }
 
 int fs_hist_add_count(fs_hist *h, uint32_t i, uint64_t c)
@@ -69,7 +122,10 @@ int fs_hist_add_count(fs_hist *h, uint32_t i, uint64_t c)
     assert(h && i < FS_HIST_BUCKETS);
     if (fs_hist_cover(h, i) != 0)
         return ENOMEM;
-    h->counts[i - h->base] += c;
+    uint64_t n = fs_hist_count(h, i) + c;
+    if (n > UINT16_MAX && fs__hist_widen(h) != 0)
+        return ENOMEM;
+    fs__hist_set(h, i, n);
     if (i < h->lo) h->lo = i;
     if (i > h->hi) h->hi = i;
     return 0;
@@ -78,8 +134,11 @@ int fs_hist_add_count(fs_hist *h, uint32_t i, uint64_t c)
 void fs_hist_reset(fs_hist *h)
 {
     assert(h);
-    if (h->lo <= h->hi)
+    if (h->lo <= h->hi) {
         memset(h->counts + (h->lo - h->base), 0, (size_t)(h->hi - h->lo + 1) * sizeof *h->counts);
+        if (h->carries)
+            memset(h->carries + (h->lo - h->base), 0, (size_t)(h->hi - h->lo + 1) * sizeof *h->carries);
+    }
     fs__hist_clear_summary(h);
 }
 
@@ -90,8 +149,19 @@ int fs_hist_merge(fs_hist *dst, const fs_hist *src)
         return 0; /* empty: also keeps dst's sum bit-identical */
     if (fs_hist_cover(dst, src->lo) != 0 || fs_hist_cover(dst, src->hi) != 0)
         return ENOMEM;
-    for (uint32_t i = src->lo; i <= src->hi; i++)
-        dst->counts[i - dst->base] += src->counts[i - src->base];
+    /* 16-bit sums first (the common case: neither has high parts and no sum
+     * wraps); otherwise the high parts, then whole counts. */
+    bool wide = src->carries || dst->carries;
+    for (uint32_t i = src->lo; i <= src->hi && !wide; i++)
+        wide = (uint32_t)dst->counts[i - dst->base] + src->counts[i - src->base] > UINT16_MAX;
+    if (wide && fs__hist_widen(dst) != 0)
+        return ENOMEM;
+    if (!dst->carries)
+        for (uint32_t i = src->lo; i <= src->hi; i++)
+            dst->counts[i - dst->base] += src->counts[i - src->base];
+    else
+        for (uint32_t i = src->lo; i <= src->hi; i++)
+            fs__hist_set(dst, i, fs_hist_count(dst, i) + fs_hist_count(src, i));
     dst->total += src->total;
     dst->sum_ns += src->sum_ns;
     if (src->min_ns < dst->min_ns) dst->min_ns = src->min_ns;
@@ -112,7 +182,7 @@ void fs_hist_drop_counts(fs_hist *h)
 
 size_t fs_hist_bytes(const fs_hist *h)
 {
-    return (size_t)h->cap * sizeof *h->counts;
+    return (size_t)h->cap * (sizeof *h->counts + (h->carries ? sizeof *h->carries : 0));
 }
 
 uint64_t fs_hist_bucket_lower(uint32_t i)
@@ -166,12 +236,12 @@ double fs_hist_quantile(const fs_hist *h, double q)
     uint32_t i;
     if (rank > h->total / 2) {
         uint64_t above = 0, allowed = h->total - rank;
-        for (i = h->hi; i > h->lo && above + h->counts[i - h->base] <= allowed; i--)
-            above += h->counts[i - h->base];
+        for (i = h->hi; i > h->lo && above + fs_hist_count(h, i) <= allowed; i--)
+            above += fs_hist_count(h, i);
     } else {
         uint64_t seen = 0;
         for (i = h->lo; i < h->hi; i++) {
-            seen += h->counts[i - h->base];
+            seen += fs_hist_count(h, i);
             if (seen >= rank)
                 break;
         }

@@ -14,17 +14,28 @@
  * min and max are exact; the sum is a double, exact while it stays below
  * 2^53 ns (about 104 days of latency).
  *
- * Memory is bounded (at most FS_HIST_BUCKETS counters, 46 KB), independent
- * of how many values are recorded: a billion samples cost what a thousand
- * do.  Counters are allocated lazily, on the first record and only for the
+ * Memory is bounded (at most FS_HIST_BUCKETS counters), independent of how
+ * many values are recorded: a billion samples cost what a thousand do.
+ * Counters are allocated lazily, on the first record and only for the
  * octaves actually used (one contiguous run of FS_HIST_SUB_COUNT-bucket
  * chunks, grown at either end when a value falls outside it): a histogram
- * nobody records into costs nothing, and a latency spanning ten octaves
- * costs 10 KB, compact enough that thousands of services' counters stay in
- * cache.  The bucket layout is the same whatever is allocated, so quantiles
- * do not depend on it.  Two histograms merge exactly by adding counters, so
- * replications and shards split across machines combine into the same
- * answer however the work was divided.
+ * nobody records into costs nothing.
+ *
+ * A counter is 16 bits, its count's low 16 bits, and most counts never
+ * need more: a service keeps three or four live histograms (window, batch,
+ * replication, all replications), and a bucket holds a fraction of a
+ * percent of an exponential latency's values, so a counter passes 65,535
+ * only past millions of values.  The first counter that wraps allocates
+ * the high parts, 64 bits per bucket beside the 16 (`carries`, the count's
+ * bits 16 and up, never near overflowing: a count is at most `total`, a
+ * uint64_t): no count is ever lost or capped, and the histograms that never
+ * need them (nearly all) cost 256 bytes an octave instead of 1 KB; a
+ * latency spanning ten octaves costs 2.5 KB.  Recording stays one 16-bit
+ * increment and a test for the wrap that is almost never taken.  The bucket
+ * layout is the same whatever is allocated, so quantiles do not depend on
+ * it.  Two histograms merge exactly by adding counts, so replications and
+ * shards split across machines combine into the same answer however the
+ * work was divided.
  *
  * Ownership: fs_hist is a plain caller-owned struct (init/fini pair); it
  * allocates its counters as values arrive and frees them in fini.  A
@@ -45,7 +56,8 @@
 #define FS_HIST_BUCKETS ((FS_HIST_MAX_EXP - FS_HIST_SUB_BITS + 1) * FS_HIST_SUB_COUNT)
 
 typedef struct fs_hist {
-    uint64_t *counts;   /* counters of buckets [base, base + cap); NULL until the first record */
+    uint16_t *counts;   /* low 16 bits of the counts of buckets [base, base + cap); NULL until the first record */
+    uint64_t *carries;  /* the counts' bits 16 and up, beside counts; NULL until a counter first wraps */
     uint32_t base, cap; /* in buckets, whole chunks of FS_HIST_SUB_COUNT */
     uint64_t total;     /* values recorded */
     uint64_t min_ns;    /* exact; UINT64_MAX when empty */
@@ -75,15 +87,23 @@ void fs_hist_fini(fs_hist *h);
  * between it and those allocated).  0, or ENOMEM leaving h as it was. */
 int fs_hist_cover(fs_hist *h, uint32_t i);
 
+/* Bucket i's 16-bit counter has just wrapped to 0: adds 2^16 to its high
+ * part (allocating the high parts on the first wrap).  0, or ENOMEM with
+ * the counter put back to 65,535 (h is as it was before the increment). */
+int fs_hist_carry(fs_hist *h, uint32_t i);
+
 /* Records one value. Hot path: one index computation, one range check that
- * fails only when the value opens a new octave, and a few stores.  0, or
- * ENOMEM (the value is not recorded and h is as it was). */
+ * fails only when the value opens a new octave, a 16-bit increment whose
+ * wrap (every 65,536th value of one bucket at most) carries out of line,
+ * and a few stores.  0, or ENOMEM (the value is not recorded and h is as it
+ * was). */
 static inline int fs_hist_record(fs_hist *h, uint64_t ns)
 {
     uint32_t i = fs_hist_index(ns);
     if (__builtin_expect(i - h->base >= h->cap, 0) && fs_hist_cover(h, i) != 0)
         return ENOMEM;
-    h->counts[i - h->base]++;
+    if (__builtin_expect(++h->counts[i - h->base] == 0, 0) && fs_hist_carry(h, i) != 0)
+        return ENOMEM;
     h->total++;
     h->sum_ns += (double)ns;
     if (ns < h->min_ns) h->min_ns = ns;
@@ -96,7 +116,10 @@ static inline int fs_hist_record(fs_hist *h, uint64_t ns)
 /* Values recorded in bucket i (0 where nothing is allocated). */
 static inline uint64_t fs_hist_count(const fs_hist *h, uint32_t i)
 {
-    return i - h->base < h->cap ? h->counts[i - h->base] : 0;
+    uint32_t k = i - h->base;
+    if (k >= h->cap)
+        return 0;
+    return h->counts[k] + (h->carries ? h->carries[k] << 16 : 0);
 }
 
 /* Adds c values to bucket i's counter and its dirty range, leaving total,
@@ -111,7 +134,8 @@ void fs_hist_reset(fs_hist *h);
 /* dst += src, exactly.  0, or ENOMEM leaving dst as it was. */
 int fs_hist_merge(fs_hist *dst, const fs_hist *src);
 
-/* Counters allocated, in bytes (what the histogram costs beyond its struct). */
+/* Counters allocated, their high parts included, in bytes (what the
+ * histogram costs beyond its struct). */
 size_t fs_hist_bytes(const fs_hist *h);
 
 /* Frees the counters of a histogram whose values live on elsewhere (merged

@@ -5,8 +5,8 @@
 
 #include <assert.h>
 #include <stddef.h>
+#include <string.h>
 
-#define FNV64_OFFSET UINT64_C(0xcbf29ce484222325)
 #define FNV64_PRIME UINT64_C(0x100000001b3)
 
 /* Offsets the replication number before mixing so that replication 0 does not
@@ -25,23 +25,29 @@ static uint64_t splitmix64(uint64_t x)
     return z ^ (z >> 31);
 }
 
-static uint64_t fnv1a64(const char *s)
+/* FNV-1a over n more bytes. */
+uint64_t fs_rng_hash_piece(uint64_t h, const char *piece, size_t n)
 {
-    uint64_t h = FNV64_OFFSET;
-    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+    assert(piece != NULL || n == 0);
+    for (const unsigned char *p = (const unsigned char *)piece, *end = p + n; p < end; p++) {
         h ^= *p;
         h *= FNV64_PRIME;
     }
     return h;
 }
 
-uint64_t fs_rng_stream_seed(uint64_t seed, uint32_t replication, const char *name)
+uint64_t fs_rng_seed_of_hash(uint64_t seed, uint32_t replication, uint64_t h)
 {
-    assert(name != NULL);
     /* FNV-1a alone mixes poorly in its high bits; the outer splitmix64 makes
      * every input bit reach every output bit before the 32-bit fold. */
     uint64_t rep = splitmix64((uint64_t)replication + REPLICATION_SALT);
-    return splitmix64(seed ^ rep ^ fnv1a64(name));
+    return splitmix64(seed ^ rep ^ h);
+}
+
+uint64_t fs_rng_stream_seed(uint64_t seed, uint32_t replication, const char *name)
+{
+    assert(name != NULL);
+    return fs_rng_seed_of_hash(seed, replication, fs_rng_hash_piece(FS_RNG_HASH_START, name, strlen(name)));
 }
 
 gsl_rng *fs_rng_create(uint64_t seed, uint32_t replication, const char *name)

@@ -18,11 +18,21 @@
 #ifndef FS_RNG_H
 #define FS_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
 
 /* The 64-bit seed of stream `name` for (seed, replication). Pure. */
 uint64_t fs_rng_stream_seed(uint64_t seed, uint32_t replication, const char *name);
+
+/* The same for a name that arrives in pieces (a document hashed as it is
+ * dumped, never held whole): h = FS_RNG_HASH_START, then
+ * h = fs_rng_hash_piece(h, piece, n) for each piece in order, then
+ * fs_rng_seed_of_hash(seed, replication, h) is fs_rng_stream_seed of the
+ * pieces joined (a name holds no NUL byte). Pure. */
+#define FS_RNG_HASH_START UINT64_C(0xcbf29ce484222325) /* FNV-1a's offset basis */
+uint64_t fs_rng_hash_piece(uint64_t h, const char *piece, size_t n);
+uint64_t fs_rng_seed_of_hash(uint64_t seed, uint32_t replication, uint64_t h);
 
 /* A new generator for that stream, or NULL when out of memory (only once the
  * program has called gsl_set_error_handler_off(): GSL's default handler
