@@ -89,7 +89,7 @@ static void test_hash_in_pieces(void **state)
 }
 
 /* Many keys: pairwise distinct 64-bit seeds, and distinct generator output,
- * which also catches collisions in the 32-bit fold MT19937 actually sees. */
+ * which also catches collisions in the 32-bit fold taus2 actually sees. */
 static void test_many_keys_distinct(void **state)
 {
     (void)state;
@@ -210,6 +210,23 @@ static void test_uniform_mean(void **state)
     assert_true(fabs(sum / 1e6 - 0.5) < 0.002);
 }
 
+/* A stream is small (thousands per run: two per service) and gives full
+ * 32-bit words (the ziggurat reads them so). */
+static void test_stream_small_full_words(void **state)
+{
+    (void)state;
+    gsl_rng *r = fs_rng_create(18, 3, "service/chat");
+    assert_non_null(r);
+    assert_true(gsl_rng_size(r) <= 64);
+    assert_int_equal(gsl_rng_min(r), 0);
+    assert_true(gsl_rng_max(r) == UINT32_MAX);
+    unsigned long high = 0;
+    for (int i = 0; i < 1000; i++)
+        high |= gsl_rng_get(r) & UINT32_C(0x80000000);
+    assert_true(high != 0); /* the top bit is drawn too */
+    fs_rng_destroy(r);
+}
+
 static void test_destroy_null(void **state)
 {
     (void)state;
@@ -226,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_streams_isolated),
         cmocka_unit_test(test_streams_uncorrelated),
         cmocka_unit_test(test_uniform_mean),
+        cmocka_unit_test(test_stream_small_full_words),
         cmocka_unit_test(test_destroy_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -213,6 +213,11 @@ static void test_heavy_load_short_run_is_flagged(void **state)
         assert_true(sum.ci_from_batches == (reps == 1));
         assert_int_not_equal(sum.settling[FS_SETTLE_P99].why, 0);
         assert_int_not_equal(sum.settling[FS_SETTLE_P999].why, 0);
+        /* A quantile above an unsettled one is flagged for it, whatever its
+         * own diagnostics say; the mean (f 0) and p50 inherit nothing. */
+        for (size_t f = FS_SETTLE_P95; f < FS_SETTLE_FIGURES; f++)
+            assert_true(((sum.settling[f].why & FS_SETTLE_BELOW) != 0) == (sum.settling[f - 1].why != 0));
+        assert_int_equal(sum.settling[FS_SETTLE_P50].why & FS_SETTLE_BELOW, 0);
     }
 }
 

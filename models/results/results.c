@@ -510,6 +510,9 @@ static void fs__settling(const fs_policy_result *pol, size_t service, fs_service
                 st->ci95 = st->diag.ci.half_width;
         }
         st->why = fs_settle_judge(point[f], st->ci95, steady ? &st->diag : NULL);
+        /* The quantiles come in rising order (p50, p95, p99, p99.9). */
+        if (f > FS_SETTLE_P50 && out->settling[f - 1].why != 0 && !(st->why & FS_SETTLE_NO_INTERVAL))
+            st->why |= FS_SETTLE_BELOW;
     }
 }
 

@@ -56,7 +56,7 @@ static json_t *fs__settling_json(const fs_service_summary *sum)
         const char *name;
     } reasons[] = {{FS_SETTLE_NO_INTERVAL, "no_interval"}, {FS_SETTLE_WIDE, "wide"},
                    {FS_SETTLE_CORRELATED, "correlated"},   {FS_SETTLE_TRANSIENT, "transient"},
-                   {FS_SETTLE_UNEVEN, "uneven"}};
+                   {FS_SETTLE_UNEVEN, "uneven"},           {FS_SETTLE_BELOW, "lower_quantile_unsettled"}};
     json_t *o = json_object();
     bool any_ci = false;
     for (size_t f = 0; f < FS_SETTLE_FIGURES; f++)

@@ -77,7 +77,7 @@ int fs_dist_empirical(fs_dist *d, const double *samples, size_t n)
 {
     assert(d != NULL);
     /* gsl_rng_uniform_int accepts n up to the generator's range, 2^32 - 1 for
-     * MT19937; beyond that a draw would fail, so refuse it here. */
+     * every fs_rng stream (taus2); beyond that a draw would fail, so refuse it here. */
     if (samples == NULL || n == 0 || n > UINT32_MAX || n > SIZE_MAX / sizeof(double))
         return EINVAL;
     for (size_t i = 0; i < n; i++)

@@ -13,8 +13,8 @@
  * feed splitmix64 a zero input that other terms could cancel trivially. */
 #define REPLICATION_SALT UINT64_C(0x2545f4914f6cdd1d)
 
-/* MT19937 in GSL replaces seed 0 with its default 4357; map a zero fold to a
- * constant of our own so no stream silently shares GSL's default sequence. */
+/* taus2 in GSL replaces seed 0 with 1; map a zero fold to a constant of our
+ * own so the stream that folds to 0 does not share the one that folds to 1. */
 #define ZERO_FOLD_SEED UINT32_C(0x6a09e667)
 
 static uint64_t splitmix64(uint64_t x)
@@ -56,10 +56,12 @@ gsl_rng *fs_rng_create(uint64_t seed, uint32_t replication, const char *name)
      * by default; it returns NULL only if the program has turned the handler
      * off (gsl_set_error_handler_off), which is a process-wide choice left to
      * the application. */
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
     if (r == NULL)
         return NULL;
 
+    /* taus2 reads only the low 32 bits of its seed: fold the high ones in
+     * rather than drop them. */
     uint64_t x = fs_rng_stream_seed(seed, replication, name);
     uint32_t folded = (uint32_t)(x ^ (x >> 32));
     if (folded == 0)

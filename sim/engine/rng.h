@@ -8,9 +8,16 @@
  * comparisons between policies are paired.  Adding a stream never shifts
  * another stream's numbers.
  *
- * Streams are GSL generators (gsl_rng_mt19937: fast, period 2^19937 - 1).
+ * Streams are GSL generators: gsl_rng_taus2, L'Ecuyer's maximally
+ * equidistributed combined Tausworthe generator (Math. Comp. 65, 1996),
+ * period 2^88, 32-bit output, which GSL lists among its fastest
+ * simulation-quality generators.  Its state is 24 bytes; MT19937's (used
+ * until issue 18) was about 5 KB, and with two streams per service that
+ * was 50 MB of state at 5,000 services, for a period no run comes near.
  * The seed is a 64-bit hash (FNV-1a of the name, mixed with seed and
- * replication through splitmix64), folded to the 32 bits MT19937 accepts.
+ * replication through splitmix64), folded to 32 bits: taus2 seeds its three
+ * components from an LCG of the low 32 bits of the seed it is given, and
+ * treats seed 0 as 1, so the fold is all it would read anyway.
  *
  * Ownership: fs_rng_create returns a gsl_rng the caller frees with
  * gsl_rng_free (or fs_rng_destroy).

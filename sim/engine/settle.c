@@ -164,6 +164,9 @@ char *fs_settle_why(unsigned why, double point, double hw, const fs_settle_diag 
     if ((why & FS_SETTLE_TRANSIENT) && d)
         fs__why_add(buf, size, &used, "the warm-up leaves a transient: MSER drops the first %zu of %zu batches",
                     d->mser_cut, d->ci.n);
+    if (why & FS_SETTLE_BELOW)
+        fs__why_add(buf, size, &used,
+                    "a lower quantile of this run has not settled, and one further in the tail settles no sooner");
     if ((why & FS_SETTLE_UNEVEN) && d) {
         char whole[32], batches[32], spread[32];
         fs__why_add(buf, size, &used,

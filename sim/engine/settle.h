@@ -92,6 +92,14 @@ enum {
     FS_SETTLE_TRANSIENT = 1u << 2,   /* MSER: the warm-up leaves a transient in */
     FS_SETTLE_NO_INTERVAL = 1u << 3, /* no interval can be claimed (see fs_settle_why) */
     FS_SETTLE_UNEVEN = 1u << 4,      /* the whole run's figure is outside its batches' interval */
+    /* A lower quantile of the same run has not settled.  A quantile further
+     * in the tail rests on fewer values and follows the queue's slowest
+     * excursions, so it settles no sooner (Heidelberger & Lewis 1984: the
+     * variance of a quantile estimate grows as 1 - q shrinks); its own
+     * diagnostics, on the rarer values, can miss what the lower one shows
+     * (p99 flagged while p99.9's batch interval happens to fall inside the
+     * threshold). */
+    FS_SETTLE_BELOW = 1u << 5,
 };
 
 /* The batches of one replication. */

@@ -15,7 +15,7 @@
  * within it, so a draw is an odd multiple of X[layer] / 2^25: never 0, and
  * neighbouring values at most 8.7 / 2^24 = 5.2e-7 of the mean apart, far
  * finer than a latency histogram's 1/256.  It reads the generator with gsl_rng_get, so the
- * generator must return full 32-bit words (gsl_rng_mt19937, which every
+ * generator must return full 32-bit words (gsl_rng_taus2, which every
  * fs_rng stream is; asserted).  It draws from the caller's stream, so same
  * seed, same draws; but not the same draws as gsl_ran_exponential.
  *
