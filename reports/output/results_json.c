@@ -1,5 +1,8 @@
 #include "results_json.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <math.h>
 #include <stdint.h>
 
@@ -439,7 +442,14 @@ static json_t *fs__fleet_json(const fs_results *r, size_t policy)
     return o;
 }
 
-json_t *fs_results_json(const fs_results *r, bool timing)
+/* The services array of policy p, in a skeleton document: one string,
+ * found again in the dumped text by its array's opening (an unescaped quote
+ * and bracket only structure can write, never a user's string). */
+#define FS__SERVICES_MARK "fleetsim-services-of-policy-"
+
+/* The document; with `skeleton`, each policy's services array holds only
+ * its mark (fs_results_json_emit puts the services in as text). */
+static json_t *fs__results_doc(const fs_results *r, bool timing, bool skeleton)
 {
     const fs_scenario *s = r->scenario;
     json_t *doc = json_object();
@@ -465,7 +475,12 @@ json_t *fs_results_json(const fs_results *r, bool timing)
         json_object_set_new(pol, "name", json_string(r->policies[p].name));
         json_object_set_new(pol, "services", services);
         json_object_set_new(pol, "pools", pools);
-        for (size_t i = 0; i < s->n_services; i++) {
+        if (skeleton && s->n_services > 0) {
+            char mark[64];
+            snprintf(mark, sizeof mark, FS__SERVICES_MARK "%zu", p);
+            json_array_append_new(services, json_string(mark));
+        }
+        for (size_t i = 0; i < s->n_services && !skeleton; i++) {
             json_t *svc = fs__service_json(r, p, i);
             if (!svc)
                 goto fail;
@@ -537,6 +552,97 @@ fail:
     return NULL;
 }
 
+json_t *fs_results_json(const fs_results *r, bool timing)
+{
+    return fs__results_doc(r, timing, false);
+}
+
+/* A piece of a service object dumped on its own, passed on with `indent`
+ * after each newline: what its depth in the whole document adds. */
+typedef struct fs__indenter {
+    json_dump_callback_t emit;
+    void *data;
+    const char *indent;
+    size_t indent_len;
+} fs__indenter;
+
+static int fs__indent_piece(const char *buf, size_t size, void *data)
+{
+    const fs__indenter *in = data;
+    for (const char *end = buf + size; buf < end;) {
+        const char *nl = memchr(buf, '\n', (size_t)(end - buf));
+        size_t n = nl ? (size_t)(nl - buf) + 1 : (size_t)(end - buf);
+        if (in->emit(buf, n, in->data) != 0 || (nl && in->emit(in->indent, in->indent_len, in->data) != 0))
+            return -1;
+        buf += n;
+    }
+    return 0;
+}
+
+int fs_results_json_emit(const fs_results *r, bool timing, const char *run_id, size_t flags,
+                         json_dump_callback_t emit, void *data)
+{
+    json_t *doc = fs__results_doc(r, timing, true);
+    if (doc && run_id && json_object_set_new(doc, "run_id", json_string(run_id)) != 0) {
+        json_decref(doc);
+        doc = NULL;
+    }
+    char *text = doc ? json_dumps(doc, flags) : NULL;
+    json_decref(doc);
+    if (!text)
+        return -1;
+    bool indented = (flags & JSON_MAX_INDENT) != 0;
+    const char *at = text;
+    int rc = 0;
+    for (size_t p = 0; p < r->n_policies && rc == 0 && r->scenario->n_services > 0; p++) {
+        /* The mark as the array's only element: "[", then (indented) a
+         * newline and the element's indent, then the quoted mark. */
+        char mark[64];
+        snprintf(mark, sizeof mark, "\"" FS__SERVICES_MARK "%zu\"", p);
+        const char *found = at, *open = NULL;
+        /* A tenant named like the mark is an object key, not after a "[". */
+        while ((found = strstr(found, mark)) != NULL) {
+            open = found;
+            while (open > at && (open[-1] == ' ' || open[-1] == '\n'))
+                open--;
+            if (open > at && open[-1] == '[')
+                break;
+            found += strlen(mark);
+        }
+        if (!found) {
+            rc = -1;
+            break;
+        }
+        const char *line = found;
+        while (line > text && line[-1] == ' ')
+            line--;
+        fs__indenter in = {emit, data, line, indented ? (size_t)(found - line) : 0};
+        rc = emit(at, (size_t)(found - at), data);
+        for (size_t i = 0; i < r->scenario->n_services && rc == 0; i++) {
+            json_t *svc = fs__service_json(r, p, i);
+            if (!svc) {
+                rc = -1;
+                break;
+            }
+            if (i > 0)
+                rc = emit(",", 1, data) || (indented && (emit("\n", 1, data) || emit(line, in.indent_len, data)));
+            if (rc == 0)
+                rc = json_dump_callback(svc, indented ? fs__indent_piece : emit, indented ? (void *)&in : data, flags);
+            json_decref(svc);
+        }
+        at = found + strlen(mark);
+    }
+    if (rc == 0)
+        rc = emit(at, strlen(at), data);
+    free(text);
+    return rc == 0 ? 0 : -1;
+}
+
+static int fs__file_piece(const char *buf, size_t size, void *data)
+{
+    return fwrite(buf, 1, size, (FILE *)data) == size ? 0 : -1;
+}
+
 int fs_results_json_write(const fs_results *r, bool timing, FILE *fp, fs_error *err)
 {
     return fs_results_json_write_run(r, timing, NULL, fp, err);
@@ -544,18 +650,10 @@ int fs_results_json_write(const fs_results *r, bool timing, FILE *fp, fs_error *
 
 int fs_results_json_write_run(const fs_results *r, bool timing, const char *run_id, FILE *fp, fs_error *err)
 {
-    json_t *doc = fs_results_json(r, timing);
-    if (doc && run_id && json_object_set_new(doc, "run_id", json_string(run_id)) != 0) {
-        json_decref(doc);
-        doc = NULL;
-    }
-    if (!doc)
-        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory building the results JSON");
     /* Ten significant digits: plenty for any figure here, and short enough to
      * read; fixed so the same run gives the same bytes. */
-    int rc = json_dumpf(doc, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    json_decref(doc);
-    if (rc != 0 || fputc('\n', fp) == EOF)
-        return fs_error_set(err, FS_ERR_RUNTIME, "cannot write the results JSON");
+    if (fs_results_json_emit(r, timing, run_id, JSON_INDENT(2) | JSON_REAL_PRECISION(10), fs__file_piece, fp) != 0 ||
+        fputc('\n', fp) == EOF)
+        return fs_error_set(err, FS_ERR_RUNTIME, "cannot write the results JSON (out of memory, or a write failed)");
     return FS_OK;
 }

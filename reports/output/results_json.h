@@ -23,6 +23,15 @@
 /* A new JSON document (caller json_decref's it), or NULL when out of memory. */
 json_t *fs_results_json(const fs_results *r, bool timing);
 
+/* The document as json_dump_callback(fs_results_json(r, timing) with
+ * "run_id" last when run_id is not NULL, flags, emit, data) would write it,
+ * byte for byte, but built one service at a time: each policy's services
+ * are dumped in turn into the text of the rest, so a run of thousands of
+ * services never holds their whole tree (70 MB at 5,000 services).  0, or
+ * -1 when out of memory or when emit failed. */
+int fs_results_json_emit(const fs_results *r, bool timing, const char *run_id, size_t flags,
+                         json_dump_callback_t emit, void *data);
+
 /* Writes the document, pretty-printed, to fp.  FS_OK or FS_ERR_RUNTIME. */
 int fs_results_json_write(const fs_results *r, bool timing, FILE *fp, fs_error *err);
 

@@ -174,7 +174,7 @@ static int fs__hash_file(const char *path, uint64_t *h, fs_error *err)
     return failed ? fs_error_set(err, FS_ERR_INPUT, "%s: cannot read", path) : FS_OK;
 }
 
-int fs_page_results_id(const char *dir, char id[FS_PAGE_ID_MAX], fs_error *err)
+int fs_page_results_id(const char *dir, const char *known_run_id, char id[FS_PAGE_ID_MAX], fs_error *err)
 {
     char *plan = fs_page_path(dir, "plan.json");
     if (!plan)
@@ -189,11 +189,11 @@ int fs_page_results_id(const char *dir, char id[FS_PAGE_ID_MAX], fs_error *err)
         return rc;
     }
     free(plan);
-    json_t *results = fs_page_load(dir, "results.json", true, err, &rc);
-    if (!results)
+    json_t *results = known_run_id ? NULL : fs_page_load(dir, "results.json", true, err, &rc);
+    if (!results && !known_run_id)
         return rc;
     /* An id that is not a plain token (a hand-edited file) marks nothing. */
-    const char *run_id = json_string_value(json_object_get(results, "run_id"));
+    const char *run_id = known_run_id ? known_run_id : json_string_value(json_object_get(results, "run_id"));
     size_t len = run_id ? strlen(run_id) : 0;
     bool plain = len > 0 && len < FS_PAGE_ID_MAX;
     for (size_t i = 0; i < len && plain; i++)

@@ -71,9 +71,11 @@ typedef void (*fs_page_body)(fs_page_doc *d, void *ctx);
 int fs_page_write_pages(const char *out_dir, const char *run_id, fs_page_body body, void *ctx, fs_error *err);
 
 /* The id of the results in dir (see FS_PAGE_ID_MAX): of plan.json when dir
- * holds one, else of results.json.  FS_OK, or FS_ERR_INPUT naming a file
- * that is missing or cannot be read. */
-int fs_page_results_id(const char *dir, char id[FS_PAGE_ID_MAX], fs_error *err);
+ * holds one, else of results.json: its "run_id", or known_run_id when the
+ * caller has just written that file and knows it (NULL: read the file, a
+ * whole document's tree for a single key).  FS_OK, or FS_ERR_INPUT naming a
+ * file that is missing or cannot be read. */
+int fs_page_results_id(const char *dir, const char *known_run_id, char id[FS_PAGE_ID_MAX], fs_error *err);
 
 /* Removes from dir the pages (index.html, report.md) fleetsim wrote about
  * results other than id, found by their marker, and then every chart file

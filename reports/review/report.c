@@ -509,11 +509,12 @@ int fs_report_check_out(const char *out_dir, fs_error *err)
     return fs_page_check_replaceable(out_dir, err);
 }
 
-int fs_report_forget(const char *results_dir, const char *skip_dir, fs_error *warn, fs_error *err)
+int fs_report_forget(const char *results_dir, const char *skip_dir, const char *known_run_id, fs_error *warn,
+                     fs_error *err)
 {
     *warn = (fs_error){0};
     char id[FS_PAGE_ID_MAX];
-    int rc = fs_page_results_id(results_dir, id, err);
+    int rc = fs_page_results_id(results_dir, known_run_id, id, err);
     char *sub = fs_page_path(results_dir, "report");
     if (!sub)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
@@ -553,7 +554,7 @@ int fs_report_write(const char *results_dir, const char *out_dir, fs_error *err)
                                 "compare): give each its own --out directory",
                                 results_dir, results_dir);
         char id[FS_PAGE_ID_MAX];
-        int rc = fs_page_results_id(results_dir, id, err);
+        int rc = fs_page_results_id(results_dir, NULL, id, err);
         if (rc == FS_OK)
             rc = fs__prepare_out(out_dir, id, err);
         return rc == FS_OK ? fs_plan_report_write(results_dir, out_dir, id, err) : rc;
@@ -563,7 +564,7 @@ int fs_report_write(const char *results_dir, const char *out_dir, fs_error *err)
                             "%s: no results.json or plan.json: expected the --out directory of run, compare or plan",
                             results_dir);
     char id[FS_PAGE_ID_MAX];
-    int rc = fs_page_results_id(results_dir, id, err);
+    int rc = fs_page_results_id(results_dir, NULL, id, err);
     json_t *results = rc == FS_OK ? fs_page_load(results_dir, "results.json", true, err, &rc) : NULL;
     if (!results)
         return rc;

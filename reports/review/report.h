@@ -49,9 +49,11 @@ int fs_report_write(const char *results_dir, const char *out_dir, fs_error *err)
  * now holds) are removed, with their charts.  skip_dir (may be NULL) is
  * left alone: the report about to be written there handles it.  A page
  * without the marker is never removed: *warn names it (msg empty when there
- * is none).  FS_OK, FS_ERR_INPUT (the results cannot be read) or
+ * is none).  known_run_id: the run_id of the results.json the caller has
+ * just written, or NULL (it is read; see fs_page_results_id).  FS_OK, FS_ERR_INPUT (the results cannot be read) or
  * FS_ERR_RUNTIME. */
-int fs_report_forget(const char *results_dir, const char *skip_dir, fs_error *warn, fs_error *err);
+int fs_report_forget(const char *results_dir, const char *skip_dir, const char *known_run_id, fs_error *warn,
+                     fs_error *err);
 
 /* Whether fs_report_write may write into out_dir, checked before a run so a
  * refusal comes before the simulation, not after: FS_OK, or FS_ERR_INPUT

@@ -203,7 +203,7 @@ int fs_cli_plan(int argc, char **argv)
     if (rc == FS_OK)
         rc = fs__write(&plan, dir, grid_runs, &err);
     /* A report on an earlier plan (DIR/report) describes another plan. */
-    int forgot = rc == FS_OK ? fs_cli_forget_pages(dir, NULL) : FS_EXIT_OK;
+    int forgot = rc == FS_OK ? fs_cli_forget_pages(dir, NULL, NULL) : FS_EXIT_OK;
     if (rc == FS_OK)
         rc = fs_plan_print(&plan, grid_runs, stdout, &err);
     status = rc == FS_OK ? forgot : rc == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;

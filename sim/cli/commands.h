@@ -32,9 +32,10 @@ extern const fs_cli_table fs_cli_run_options, fs_cli_compare_options, fs_cli_rep
  * removes the report pages there and in results_dir/report that describe
  * other results (report.h, fs_report_forget), leaving report_dir (may be
  * NULL) to the report about to be written; warns on stderr of a page that
- * is not fleetsim's, which stays.  An exit status: FS_EXIT_OK or the
- * failure's, after its message. */
-int fs_cli_forget_pages(const char *results_dir, const char *report_dir);
+ * is not fleetsim's, which stays.  known_run_id: the run_id of the
+ * results.json just written there, or NULL to read it.  An exit status:
+ * FS_EXIT_OK or the failure's, after its message. */
+int fs_cli_forget_pages(const char *results_dir, const char *report_dir, const char *known_run_id);
 
 /* fleetsim check SCENARIO --baseline FILE [--tolerance LIST] [--update]:
  * 0 no metric worse (or baseline updated), 1 a metric worse or a runtime

@@ -119,14 +119,13 @@ static int hash_piece(const char *buffer, size_t size, void *data)
  * wall-clock figures, so it is the same for the same scenario, seed and
  * options (same seed, same bytes) and differs when any figure differs.  The
  * hash is the engine's string hash (what names its random streams). */
-/* The text is hashed as jansson dumps it, piece by piece: held whole it was
- * the largest thing a run of 5,000 services allocated (30 MB). */
+/* The text is hashed as it is written, piece by piece and one service at a
+ * time (fs_results_json_emit): held whole, the text was the largest thing a
+ * run of 5,000 services allocated (30 MB), and the tree behind it 70 MB. */
 static int run_identity(const fs_results *r, char id[17])
 {
-    json_t *doc = fs_results_json(r, false);
     uint64_t h = FS_RNG_HASH_START;
-    int rc = doc ? json_dump_callback(doc, hash_piece, &h, JSON_COMPACT | JSON_REAL_PRECISION(17)) : -1;
-    json_decref(doc);
+    int rc = fs_results_json_emit(r, false, NULL, JSON_COMPACT | JSON_REAL_PRECISION(17), hash_piece, &h);
     if (rc != 0)
         return FS_ERR_RUNTIME;
     snprintf(id, 17, "%016" PRIx64, fs_rng_seed_of_hash(0, 0, h));
@@ -137,11 +136,10 @@ static int run_identity(const fs_results *r, char id[17])
  * directory that cannot be created fails in a second, not after the run),
  * which already holds the window tables the run streamed (window_csv.h);
  * compare adds compare.json. */
-static int write_outputs(const fs_results *r, fs_output *out, bool timing, bool comparison)
+static int write_outputs(const fs_results *r, fs_output *out, bool timing, bool comparison, char run_id[17])
 {
     fs_error err = {0};
     FILE *json, *waits, *cmp = NULL;
-    char run_id[17];
     int rc = run_identity(r, run_id) == FS_OK ? FS_OK : fs_error_set(&err, FS_ERR_RUNTIME, "out of memory");
     fs_output_own(out, fs__run_files);
     if (rc != FS_OK || fs_output_open(out, "results.json", &json, &err) != FS_OK ||
@@ -298,10 +296,10 @@ static void warn_empty_traces(const fs_results *r)
 }
 
 /* No page may describe a run its directory no longer holds (commands.h). */
-int fs_cli_forget_pages(const char *results_dir, const char *report_dir)
+int fs_cli_forget_pages(const char *results_dir, const char *report_dir, const char *known_run_id)
 {
     fs_error warn, err = {0};
-    if (fs_report_forget(results_dir, report_dir, &warn, &err) != FS_OK) {
+    if (fs_report_forget(results_dir, report_dir, known_run_id, &warn, &err) != FS_OK) {
         fs_terminal_error(err.msg);
         return err.code == FS_ERR_INPUT ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
     }
@@ -359,11 +357,14 @@ static int execute(fs__job *job, bool comparison)
     }
     warn_overloaded(r);
     warn_empty_traces(r);
-    int status = job->has_out ? write_outputs(r, &job->out, job->timing, comparison) : FS_EXIT_OK;
+    char run_id[17];
+    int status = job->has_out ? write_outputs(r, &job->out, job->timing, comparison, run_id) : FS_EXIT_OK;
     const char *report_dir = job->opt.values[RUN_REPORT];
     const char *results_dir = job->opt.values[RUN_OUT] ? job->opt.values[RUN_OUT] : report_dir;
+    /* The run_id just written: reading results.json back for it would hold
+     * the whole document's tree (60 MB at 5,000 services). */
     if (status == FS_EXIT_OK && job->has_out)
-        status = fs_cli_forget_pages(results_dir, report_dir);
+        status = fs_cli_forget_pages(results_dir, report_dir, run_id);
     if (status == FS_EXIT_OK && report_dir) {
         if (fs_report_write(results_dir, report_dir, &err) != FS_OK) {
             fs_terminal_error(err.msg);
@@ -439,7 +440,7 @@ int fs_cli_report(int argc, char **argv)
     }
     /* Pages of other results beside the ones just read (an older fleetsim's
      * run, files copied in) go too. */
-    status = fs_cli_forget_pages(opt.positional[0], out);
+    status = fs_cli_forget_pages(opt.positional[0], out, NULL);
     if (status != FS_EXIT_OK) {
         free(dir);
         return status;
