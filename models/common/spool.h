@@ -30,8 +30,12 @@
 /* Write buffer of a spool, all segments together, and the most records a
  * segment buffers: a write of a segment's run of records costs one system
  * call, so runs of hundreds make the calls' cost small beside the copying,
- * and a few services' runs stay small beside what the spool replaces. */
-#define FS_SPOOL_BUFFER_BYTES ((size_t)4 << 20)
+ * and a few services' runs stay small beside what the spool replaces.  A
+ * run keeps four spools (the window tables' three and the growth one): at
+ * 1 MiB each they are 4 MiB of a run's memory (12.7 MB at 4 MiB each, a
+ * tenth of a 5,000-service run's peak); with 5,000 services a window row is
+ * then written as it closes, one system call each. */
+#define FS_SPOOL_BUFFER_BYTES ((size_t)1 << 20)
 #define FS_SPOOL_BATCH_MAX 512
 
 typedef struct fs_spool fs_spool;
