@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cal_clock.h"
@@ -163,4 +164,51 @@ void cal_child_abandon(cal_child *c)
     cal_child_reap(c, true);
     cal_child_relay(c);
     cal_child_fini(c);
+}
+
+int cal_child_start_ready(cal_child *c, char *const argv[], const char *what)
+{
+    char line[128], how[64];
+    if (cal_child_start(c, argv) != 0)
+        return -1;
+    if (cal_child_read(c, line, sizeof line, true, 120.0, what) < 0 || strncmp(line, "ready", 5) != 0) {
+        cal_child_describe(cal_child_reap(c, true), how, sizeof how);
+        cal_say_error("%s %s before it was ready", what, how);
+        return -1;
+    }
+    close(c->fd);
+    c->fd = -1;
+    return 0;
+}
+
+bool cal_child_running(cal_child *c, const char *what)
+{
+    char how[64];
+    int status = 0;
+    if (c->pid > 0 && waitpid(c->pid, &status, WNOHANG) == c->pid) {
+        c->pid = 0;
+        cal_child_describe(status, how, sizeof how);
+        cal_say_error("%s %s during the measurement", what, how);
+        return false;
+    }
+    return c->pid > 0;
+}
+
+void cal_child_stop(cal_child *c, double grace_s)
+{
+    const struct timespec tick = {0, 10 * 1000 * 1000};
+    double end = cal_clock_now() + grace_s;
+    int status;
+    if (c->pid <= 0)
+        return;
+    kill(c->pid, SIGTERM);
+    while (cal_clock_now() < end) {
+        pid_t got = waitpid(c->pid, &status, WNOHANG);
+        if (got == c->pid || (got < 0 && errno != EINTR)) {
+            c->pid = 0;
+            return;
+        }
+        nanosleep(&tick, NULL);
+    }
+    cal_child_reap(c, true);
 }

@@ -51,6 +51,22 @@ int cal_child_reap(cal_child *c, bool kill_it);
 /* Reaps (killing) if still running and drops the saved stderr. */
 void cal_child_fini(cal_child *c);
 
+/* Starts a child that keeps the GPU busy and says "ready" on its first line
+ * once it is: 0, after which its stdout is closed (it writes nothing more),
+ * or -1 after a message naming `what` (the child then reaped; the caller
+ * relays its stderr and finishes it). */
+int cal_child_start_ready(cal_child *c, char *const argv[], const char *what);
+
+/* Whether a busy child is still running; false, after a message naming
+ * `what` and how it ended (it is then reaped), when it died: samples taken
+ * beside it were not shared. */
+bool cal_child_running(cal_child *c, const char *what);
+
+/* Asks the child to stop (SIGTERM) and reaps it, killing it after grace_s.
+ * For a child that must end cleanly: an MPS client killed mid-kernel leaves
+ * the MPS server refusing new clients.  Safe on a child never started. */
+void cal_child_stop(cal_child *c, double grace_s);
+
 /* After a failure: kills and reaps the child if still running, relays its
  * stderr and finishes it (cal_child_fini). */
 void cal_child_abandon(cal_child *c);

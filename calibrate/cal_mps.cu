@@ -225,64 +225,6 @@ static void cal__mps_stop(cal_run *r, cal_mps_daemon *d, const char *step)
     d->dir[0] = '\0';
 }
 
-/* A second process, started and told to keep the GPU busy until killed: 0
- * once it said "ready", or -1 after a message (it is then reaped; the caller
- * relays its stderr and finishes it). */
-static int cal__start_busy(cal_child *c, char *const argv[], const char *what)
-{
-    char line[128], how[64];
-    int status;
-    if (cal_child_start(c, argv) != 0)
-        return -1;
-    if (cal_child_read(c, line, sizeof line, true, 120.0, what) < 0 || strncmp(line, "ready", 5) != 0) {
-        status = cal_child_reap(c, true);
-        cal_child_describe(status, how, sizeof how);
-        cal_say_error("%s %s before it was ready", what, how);
-        return -1;
-    }
-    close(c->fd); /* it writes nothing more */
-    c->fd = -1;
-    return 0;
-}
-
-/* Asks a busy client to stop (SIGTERM: it finishes its unit, frees its memory
- * and exits) and reaps it; killed after 20 s.  An MPS client killed mid-kernel
- * leaves the daemon's server refusing new clients ("CUDA-capable device(s)
- * is/are busy or unavailable"), so the share step never kills one. */
-static void cal__stop_busy(cal_child *c)
-{
-    const struct timespec tick = {0, 10 * 1000 * 1000};
-    double end = cal_clock_now() + 20.0;
-    int status;
-    if (c->pid <= 0)
-        return;
-    kill(c->pid, SIGTERM);
-    while (cal_clock_now() < end) {
-        pid_t got = waitpid(c->pid, &status, WNOHANG);
-        if (got == c->pid || (got < 0 && errno != EINTR)) {
-            c->pid = 0;
-            return;
-        }
-        nanosleep(&tick, NULL);
-    }
-    cal_child_reap(c, true);
-}
-
-/* Whether a busy second process is still running: samples taken beside one
- * that died were not shared. */
-static bool cal__still_busy(cal_child *c, const char *what)
-{
-    char how[64];
-    int status = 0;
-    if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
-        c->pid = 0;
-        cal_child_describe(status, how, sizeof how);
-        cal_say_error("%s %s during the measurement", what, how);
-        return false;
-    }
-    return true;
-}
-
 int cal_mps_measure(cal_run *r)
 {
     char spec[64], dev[16];
@@ -323,7 +265,7 @@ int cal_mps_measure(cal_run *r)
         fs_calib_note(&r->samples, "mps: a client process failed under the MPS daemon; not measured");
         goto done;
     }
-    if (cal__start_busy(&hog, argv_hog, "MPS hog") != 0)
+    if (cal_child_start_ready(&hog, argv_hog, "MPS hog") != 0)
         goto done;
     if (cal__slice_child(r, spec, "mps_shared", buf, 1 << 20) != 0)
         goto done;
@@ -403,12 +345,9 @@ fail:
 
 static void cal__work_free(cal_work *w)
 {
-    if (w->spin_sink)
-        cudaFree(w->spin_sink);
-    if (w->buf)
-        cudaFree(w->buf);
-    if (w->touch_sink)
-        cudaFree(w->touch_sink);
+    cudaFree(w->spin_sink); /* cudaFree(NULL) does nothing */
+    cudaFree(w->buf);
+    cudaFree(w->touch_sink);
     if (w->layer) {
         cal_layer_fini(w->layer);
         free(w->layer);
@@ -450,7 +389,7 @@ static void cal__on_term(int sig)
 
 /* --child-work KIND,COUNT,WORK,SMS: COUNT units timed after two untimed, on
  * one line; COUNT 0: "ready", then units back to back until SIGTERM (at most
- * 10 minutes), then a clean exit (cal__stop_busy).  SMS is the whole GPU's
+ * 10 minutes), then a clean exit (cal_child_stop).  SMS is the whole GPU's
  * count from the parent, so the grid is the same whatever share of it this
  * client may use. */
 int cal_share_child_work_main(int device, const char *spec)
@@ -566,7 +505,7 @@ static int cal__share_round(cal_share_plan *p, int mps, const int *fg_pcts, int 
     if (bg_kind >= 0) {
         cal__work_argv(p, bg_kind, 0, spec, argv);
         cal__set_share(mps ? bg_pct : 0);
-        rc = cal__start_busy(&busy, argv, "share's second client");
+        rc = cal_child_start_ready(&busy, argv, "share's second client");
         cal__set_share(0);
         if (rc != 0)
             goto done;
@@ -576,11 +515,11 @@ static int cal__share_round(cal_share_plan *p, int mps, const int *fg_pcts, int 
         for (int i = 0; i < n_fg; i++)
             if (cal__share_client(p, mps, kind, fg_pcts[i], bg_kind, bg_kind >= 0 ? bg_pct : 0) != 0)
                 goto done;
-    if (bg_kind >= 0 && !cal__still_busy(&busy, "share's second client"))
+    if (bg_kind >= 0 && !cal_child_running(&busy, "share's second client"))
         goto done;
     rc = 0;
 done:
-    cal__stop_busy(&busy);
+    cal_child_stop(&busy, 20.0); /* never killed at once: see cal_child_stop */
     if (rc != 0)
         cal_child_relay(&busy);
     cal_child_fini(&busy);

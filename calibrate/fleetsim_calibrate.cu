@@ -526,12 +526,12 @@ fail:
 
 static int cal__measure_slicing(cal_run *r)
 {
-    char dev[16], line[128], how[64];
+    char dev[16];
     char *argv[] = {(char *)CAL_PROG, (char *)"--child-hog", (char *)"600", (char *)"--device", dev, NULL};
     cal_child hog = CAL_CHILD_NONE;
     float *sink = NULL;
     double per_iter;
-    int iters, status = 0, rc = -1;
+    int iters, rc = -1;
     long alone, shared;
     const double kernel_s = 50e-6;
     const double budget_s = r->cfg.quick ? 15.0 : 60.0;
@@ -557,28 +557,11 @@ static int cal__measure_slicing(cal_run *r)
         rc = 0;
         goto fail;
     }
-    if (cal_child_start(&hog, argv) != 0)
+    if (cal_child_start_ready(&hog, argv, "time-slicing hog") != 0)
         goto fail;
-    if (cal_child_read(&hog, line, sizeof line, true, 120.0, "time-slicing hog") < 0)
-        goto fail;
-    if (strncmp(line, "ready", 5) != 0) {
-        status = cal_child_reap(&hog, true);
-        cal_child_describe(status, how, sizeof how);
-        cal_say_error("time-slicing hog %s before its context was up", how);
-        goto fail;
-    }
-    close(hog.fd); /* it writes nothing more */
-    hog.fd = -1;
     shared = cal__slice_series(r, "slice_shared", sink, iters, r->slice_kernels, budget_s);
-    if (shared < 0)
+    if (shared < 0 || !cal_child_running(&hog, "time-slicing hog"))
         goto fail;
-    /* Still running?  If it died during the measurement, the samples were not shared. */
-    if (waitpid(hog.pid, &status, WNOHANG) == hog.pid) {
-        hog.pid = 0;
-        cal_child_describe(status, how, sizeof how);
-        cal_say_error("time-slicing hog %s during the measurement", how);
-        goto fail;
-    }
     cal_child_reap(&hog, true);
     if (shared < r->slice_kernels)
         fprintf(stderr, "(shared: %ld kernels within %.0f s) ", shared, budget_s);
