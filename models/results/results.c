@@ -77,6 +77,7 @@ void fs_results_destroy(fs_results *r)
         fs__hists_free(pol->ttft, r->scenario->n_services);
         fs__hists_free(pol->tpot, r->scenario->n_services);
         fs__hists_free(pol->wait, r->scenario->n_training);
+        free(pol->settle);
         fs_placement_destroy(pol->placement);
     }
     free(r->policies);
@@ -99,9 +100,11 @@ int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replic
     rep->pools = calloc(s->n_pools ? s->n_pools : 1, sizeof *rep->pools);
     rep->training = calloc(s->n_training ? s->n_training : 1, sizeof *rep->training);
     rep->blocked_minutes = calloc(n_tenants ? n_tenants : 1, sizeof *rep->blocked_minutes);
-    if (!rep->services || !rep->pools || !rep->training || !rep->blocked_minutes)
+    rep->settle = calloc(s->n_services ? s->n_services : 1, sizeof *rep->settle);
+    if (!rep->services || !rep->pools || !rep->training || !rep->blocked_minutes || !rep->settle)
         goto err;
     for (size_t i = 0; i < s->n_services; i++) {
+        rep->services[i].batches = &rep->settle[i];
         /* Every histogram initialised (they allocate nothing until used), so
          * sealing merges them all alike: a non-LLM service's ttft stays empty. */
         if (fs_hist_init(&rep->services[i].latency) != 0 || fs_hist_init(&rep->services[i].ttft) != 0 ||
@@ -150,6 +153,7 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
     free(rep->pools);
     free(rep->training);
     free(rep->blocked_minutes);
+    free(rep->settle);
     rep->services = NULL;
     rep->pools = NULL;
 }
@@ -359,6 +363,46 @@ static size_t fs__n_of(const fs_scenario *s, fs__kind kind)
     return kind == FS__WAIT ? s->n_training : s->n_services;
 }
 
+/* Folds replication k's settling batches into the policy's (in replication
+ * order, each term as fs__settling took it when it read every
+ * replication's: the same sums, bit for bit) and frees them. */
+static int fs__fold_settling(fs_policy_result *pol, uint32_t k)
+{
+    fs_rep_result *rep = &pol->reps[k];
+    /* Allocated as the first replication ends, when the run's own state is
+     * gone: a one-replication run's peak never holds both. */
+    if (!pol->settle) {
+        size_t n = pol->scenario->n_services;
+        if (!(pol->settle = calloc(n ? n : 1, sizeof *pol->settle)))
+            return ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+            pol->settle[i].complete = true;
+            for (size_t f = 0; f < FS_SETTLE_FIGURES; f++)
+                pol->settle[i].comparable[f] = true;
+        }
+    }
+    for (size_t i = 0; i < pol->scenario->n_services; i++) {
+        fs_service_rep *sr = &rep->services[i];
+        const fs_settle_batches *b = sr->batches;
+        fs_settle_fold *fold = &pol->settle[i];
+        fold->complete = fold->complete && fs_settle_complete(b) && b->n == FS_SETTLE_BATCHES;
+        for (size_t f = 0; f < FS_SETTLE_FIGURES; f++) {
+            fold->comparable[f] = fold->comparable[f] && fs_settle_comparable(b, (fs_settle_figure)f);
+            for (size_t j = 0; j < FS_SETTLE_BATCHES; j++)
+                fold->avg_ms[f][j] += b->value[f][j] * FS__NS_TO_MS / pol->n_reps;
+            fold->lag1[f] += fs_settle_lag1(b->value[f], FS_SETTLE_BATCHES) / pol->n_reps;
+        }
+        sr->batches_closed = b->n;
+        sr->batched = 0;
+        for (uint32_t j = 0; j < b->n; j++)
+            sr->batched += b->count[j];
+        sr->batches = NULL;
+    }
+    free(rep->settle);
+    rep->settle = NULL;
+    return 0;
+}
+
 int fs_results_seal_rep(fs_results *r, size_t policy, uint32_t k)
 {
     fs_policy_result *pol = &r->policies[policy];
@@ -373,20 +417,23 @@ int fs_results_seal_rep(fs_results *r, size_t policy, uint32_t k)
             double *figs = fs__figs_at(pol, k, kind, i);
             for (int f = 0; f < FS_RESULTS_REP_FIGS; f++)
                 figs[f] = fs_results_hist_figure(own, fs_results_rep_q[f], 1.0);
-            if (fs_hist_merge(fs__merged_at(pol, kind, i), own) != 0)
-                return ENOMEM;
             bytes += fs_hist_bytes(own);
         }
-    rep->sealed = true;
-    if (r->kept_hist_bytes + bytes <= FS_RESULTS_KEEP_HIST_BYTES) {
-        r->kept_hist_bytes += bytes;
-        return 0;
-    }
-    /* Over the budget: the merged histograms hold these values now. */
+    /* Past the budget the merged histograms hold these values alone: the
+     * first replication's counters become them (fs_hist_merge_drop). */
+    bool keep = r->kept_hist_bytes + bytes <= FS_RESULTS_KEEP_HIST_BYTES;
     for (fs__kind kind = FS__LATENCY; kind < FS__UNKNOWN; kind++)
-        for (size_t i = 0; i < fs__n_of(s, kind); i++)
-            fs_hist_drop_counts(fs__own_at(pol, k, kind, i));
-    rep->counts_dropped = true;
+        for (size_t i = 0; i < fs__n_of(s, kind); i++) {
+            fs_hist *own = fs__own_at(pol, k, kind, i), *merged = fs__merged_at(pol, kind, i);
+            if ((keep ? fs_hist_merge(merged, own) : fs_hist_merge_drop(merged, own)) != 0)
+                return ENOMEM;
+        }
+    if (fs__fold_settling(pol, k) != 0)
+        return ENOMEM;
+    rep->sealed = true;
+    rep->counts_dropped = !keep;
+    if (keep)
+        r->kept_hist_bytes += bytes;
     return 0;
 }
 
@@ -478,11 +525,9 @@ static void fs__settling(const fs_policy_result *pol, size_t service, fs_service
     /* A load that changes over time (diurnal, bursts, a trace, an autoscaler)
      * makes batches differ by design: neither their spread nor their
      * correlation then says anything about run length. */
+    const fs_settle_fold *fold = pol->settle ? &pol->settle[service] : NULL; /* NULL: nothing sealed */
     bool steady = load->peak_rps <= load->mean_rps * (1 + 1e-9) &&
-                  !pol->scenario->services[service].autoscale.enabled;
-    for (uint32_t k = 0; k < pol->n_reps && steady; k++)
-        steady = fs_settle_complete(&pol->reps[k].services[service].batches) &&
-                 pol->reps[k].services[service].batches.n == FS_SETTLE_BATCHES;
+                  !pol->scenario->services[service].autoscale.enabled && fold && fold->complete;
     out->ci_from_batches = steady && pol->n_reps == 1;
     const double point[FS_SETTLE_FIGURES] = {out->merged_mean_ms, out->merged_p50_ms, out->merged_p95_ms,
                                              out->merged_p99_ms, out->merged_p999_ms};
@@ -493,19 +538,9 @@ static void fs__settling(const fs_policy_result *pol, size_t service, fs_service
         *st = (fs_settling){.value = point[f], .ci95 = spread[f]->valid ? spread[f]->half_width : NAN,
                             .diagnosed = steady};
         if (steady) {
-            double avg[FS_SETTLE_BATCHES] = {0}, lag1 = 0;
-            bool comparable = true;
-            for (uint32_t k = 0; k < pol->n_reps; k++) {
-                const fs_settle_batches *batches = &pol->reps[k].services[service].batches;
-                const double *v = batches->value[f];
-                comparable = comparable && fs_settle_comparable(batches, (fs_settle_figure)f);
-                for (size_t b = 0; b < FS_SETTLE_BATCHES; b++)
-                    avg[b] += v[b] * FS__NS_TO_MS / pol->n_reps;
-                lag1 += fs_settle_lag1(v, FS_SETTLE_BATCHES) / pol->n_reps;
-            }
-            st->diag = fs_settle_diagnose(avg, FS_SETTLE_BATCHES);
-            st->diag.lag1 = lag1;
-            st->diag.comparable = comparable;
+            st->diag = fs_settle_diagnose(fold->avg_ms[f], FS_SETTLE_BATCHES);
+            st->diag.lag1 = fold->lag1[f];
+            st->diag.comparable = fold->comparable[f];
             if (out->ci_from_batches)
                 st->ci95 = st->diag.ci.half_width;
         }

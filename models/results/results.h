@@ -45,11 +45,14 @@
 extern const double fs_results_rep_q[FS_RESULTS_REP_FIGS]; /* -1, 0.50, 0.95, 0.99, 0.999, 2 */
 
 /* Counters of replications' own histograms a run keeps, all together, for
- * who reads them one replication at a time (a sweep's run record, tests);
+ * who reads them one replication at a time (tests; a sweep's run record is
+ * a run of one replication, whose accessor gives the merged histogram);
  * past it a replication keeps only its figures and summary (a run of 5,000
  * services would otherwise keep about 4 KB per service per replication,
- * 16-bit counters over some fifteen octaves). */
-#define FS_RESULTS_KEEP_HIST_BYTES ((size_t)32 << 20)
+ * 16-bit counters over some fifteen octaves).  4 MiB holds every shipped
+ * scenario's and a test's; 32 MiB was a third of a 5,000-service run's
+ * memory for nobody's use. */
+#define FS_RESULTS_KEEP_HIST_BYTES ((size_t)4 << 20)
 
 /* One time-series window of one service. */
 typedef struct fs_service_window {
@@ -88,7 +91,13 @@ typedef struct fs_service_rep {
     /* Figures of latency, ttft and tpot at fs_results_rep_q, in ns (NaN: no
      * value recorded), taken when the replication ended. */
     double latency_figs[FS_RESULTS_REP_FIGS], ttft_figs[FS_RESULTS_REP_FIGS], tpot_figs[FS_RESULTS_REP_FIGS];
-    fs_settle_batches batches;/* the same in FS_SETTLE_BATCHES time batches (settle.h) */
+    /* The same in FS_SETTLE_BATCHES time batches (settle.h), while the
+     * replication runs: an entry of fs_rep_result.settle, NULL once sealed
+     * (folded into the policy's fs_settle_fold).  What they held stays:
+     * batches closed and values in them (= completed: none lost). */
+    fs_settle_batches *batches;
+    uint32_t batches_closed;
+    uint64_t batched;
     double mean_in_system;    /* time average, for Little's law */
     uint64_t peak_queue;      /* most requests waiting at once */
     double mean_ready_replicas; /* time average of replicas ready to serve */
@@ -196,6 +205,7 @@ typedef struct fs_rep_result {
     fs_pool_rep *pools;       /* scenario->n_pools */
     fs_training_rep *training;/* scenario->n_training */
     double *blocked_minutes;  /* per tenant (fs_results.tenants): SLO-breach minutes charged to it */
+    fs_settle_batches *settle;/* per service, the batches its entry points to; NULL once sealed */
     double fleet_least_headroom; /* as fs_pool_rep.least_headroom, every pool's GPUs together */
     uint64_t spot_reclaims;
     uint64_t events;
@@ -211,6 +221,16 @@ typedef struct fs_service_load {
     double peak_offered_load;
 } fs_service_load;
 
+/* A service's settling batches over a policy's sealed replications, folded
+ * as each is sealed (fs_results_seal_rep), so a replication's 1 KB of batch
+ * figures is not kept per service: what the settling diagnostics read. */
+typedef struct fs_settle_fold {
+    double avg_ms[FS_SETTLE_FIGURES][FS_SETTLE_BATCHES]; /* each batch's figure, mean over the replications */
+    double lag1[FS_SETTLE_FIGURES];                       /* the lag-1 autocorrelation, mean over them */
+    bool complete;                                        /* every one closed all its batches, none empty */
+    bool comparable[FS_SETTLE_FIGURES];                   /* fs_settle_comparable held in every one */
+} fs_settle_fold;
+
 /* One policy (fleet) of the scenario: its variant, where its replicas ran,
  * the services' loads on it, and its replications. */
 typedef struct fs_policy_result {
@@ -224,6 +244,7 @@ typedef struct fs_policy_result {
      * order (owned): latency, ttft and tpot per service (the LLM ones empty
      * for another), queue wait per training stream. */
     fs_hist *latency, *ttft, *tpot, *wait;
+    fs_settle_fold *settle;      /* per service (owned) */
 } fs_policy_result;
 
 typedef struct fs_results {

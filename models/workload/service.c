@@ -313,11 +313,22 @@ static void fs__flush_latencies(fs_service *svc)
     for (uint32_t i = 0; i < svc->latency_buffered; i++) {
         uint64_t ns = svc->latency_buffer[i];
         /* Histograms grow when a value opens a new octave; | keeps both records. */
-        failed |= fs_hist_record(&svc->batch_latency, ns) | fs_hist_record(&svc->window_latency, ns);
+        failed |= fs_tally_record(&svc->batch_latency, ns) | fs_tally_record(&svc->window_latency, ns);
     }
     svc->latency_buffered = 0;
     if (failed)
         fs__service_no_memory(svc);
+}
+
+/* Closes the open settling batch: its figures kept, its values merged into
+ * the replication's histogram.  0 or ENOMEM. */
+static int fs__close_batch(fs_service *svc)
+{
+    fs_hist *batch = fs_tally_hist(&svc->batch_latency, &svc->sim->scratch);
+    if (!batch || fs_settle_close(svc->rep->batches, batch, &svc->rep->latency) != 0)
+        return ENOMEM;
+    fs_tally_reset(&svc->batch_latency);
+    return 0;
 }
 
 /* Closes every settling batch that ended at or before now (a quiet service
@@ -328,12 +339,12 @@ static void fs__close_batches(fs_service *svc, double now)
     fs_service_rep *rep = svc->rep;
     fs__flush_latencies(svc);
     while (now >= svc->batch_end) {
-        if (fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency) != 0) {
+        if (fs__close_batch(svc) != 0) {
             fs__service_no_memory(svc);
             return;
         }
-        svc->batch_end = rep->batches.n + 1 < FS_SETTLE_BATCHES
-                             ? svc->batch_start + (rep->batches.n + 1) * svc->batch_len
+        svc->batch_end = rep->batches->n + 1 < FS_SETTLE_BATCHES
+                             ? svc->batch_start + (rep->batches->n + 1) * svc->batch_len
                              : INFINITY;
     }
 }
@@ -779,8 +790,8 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->ring = malloc((svc->ring_mask + 1) * sizeof *svc->ring);
     if (!svc->arrival_rng || !svc->service_rng || !svc->load || !svc->next || !svc->prev ||
         !svc->bucket_head || !svc->state || !svc->unit || !svc->scale || !svc->ring ||
-        fs_hist_init(&svc->window_latency) != 0 || fs_hist_init(&svc->scale_latency) != 0 ||
-        fs_hist_init(&svc->batch_latency) != 0)
+        fs_tally_init(&svc->window_latency) != 0 || fs_hist_init(&svc->scale_latency) != 0 ||
+        fs_tally_init(&svc->batch_latency) != 0)
         goto nomem;
     for (uint32_t r = 0; r < fs_service_placed(spec); r++) {
         uint32_t slot = r < spec->replicas ? r : svc->n_slots + (r - spec->replicas);
@@ -866,8 +877,8 @@ void fs_service_fini(fs_service *svc)
     free(svc->ring);
     free(svc->ring_demand);
     fs_trace_close(svc->trace);
-    fs_hist_fini(&svc->window_latency);
-    fs_hist_fini(&svc->batch_latency);
+    fs_tally_fini(&svc->window_latency);
+    fs_tally_fini(&svc->batch_latency);
     *svc = (fs_service){0};
 }
 
@@ -884,17 +895,17 @@ void fs_service_start_measuring(fs_service *svc, double now)
     rep->peak_queue = svc->waiting;
     fs_hist_reset(&rep->latency);
     svc->latency_buffered = 0; /* warm-up values: recorded, they would be reset below */
-    fs_hist_reset(&svc->batch_latency);
+    fs_tally_reset(&svc->batch_latency);
     if (rep->batch_size_counts)
         memset(rep->batch_size_counts, 0, ((size_t)svc->spec->batching.max_batch_size + 1) * sizeof *rep->batch_size_counts);
-    fs_settle_reset(&rep->batches);
+    fs_settle_reset(rep->batches);
     svc->batch_start = now;
     svc->batch_len = (svc->horizon - now) / FS_SETTLE_BATCHES;
     svc->batch_end = now + svc->batch_len;
     rep->n_slo_breaches = 0;
     fs_level_restart(&svc->in_system, now);
     svc->window_area_mark = 0;
-    fs_hist_reset(&svc->window_latency);
+    fs_tally_reset(&svc->window_latency);
     svc->w_arrivals = svc->w_completed = svc->w_dropped = 0;
     svc->window_start = now;
     svc->slo_total = 0;
@@ -912,7 +923,11 @@ void fs_service_close_window(fs_service *svc, double now, fs_service_window *row
      * integral: area since the window opened over its length. */
     fs_level_flush(&svc->in_system, now);
     double area = svc->in_system.area - svc->window_area_mark;
-    const fs_hist *h = &svc->window_latency;
+    const fs_hist *h = fs_tally_hist(&svc->window_latency, &svc->sim->scratch);
+    if (!h) {
+        fs__service_no_memory(svc);
+        h = &svc->sim->scratch; /* the run stops; the row is not kept */
+    }
     *row = (fs_service_window){
         .start_s = svc->window_start,
         .end_s = now,
@@ -931,7 +946,7 @@ void fs_service_close_window(fs_service *svc, double now, fs_service_window *row
     if (svc->llm)
         fs__llm_close_window(svc, now, row);
     svc->window_area_mark = svc->in_system.area;
-    fs_hist_reset(&svc->window_latency);
+    fs_tally_reset(&svc->window_latency);
     svc->w_arrivals = svc->w_completed = svc->w_dropped = 0;
     svc->window_start = now;
 }
@@ -942,8 +957,8 @@ int fs_service_finish(fs_service *svc, double now)
     /* The open batch, and any a quiet end skipped, close at the horizon;
      * that completes rep->latency. */
     fs__flush_latencies(svc);
-    while (rep->batches.n < FS_SETTLE_BATCHES)
-        if (fs_settle_close(&rep->batches, &svc->batch_latency, &rep->latency) != 0)
+    while (rep->batches->n < FS_SETTLE_BATCHES)
+        if (fs__close_batch(svc) != 0)
             return ENOMEM;
     rep->in_flight_end = svc->waiting + svc->in_service;
     fs__late_waiting(svc, now, rep->unfinished_past_slo);

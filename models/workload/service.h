@@ -66,6 +66,7 @@
 #include "error.h"
 #include "hist.h"
 #include "level.h"
+#include "tally.h"
 #include "fleet.h"
 #include "nhpp.h"
 #include "placement.h"
@@ -170,12 +171,14 @@ typedef struct fs_service {
     fs_level in_system;
     /* Latencies of the open settling batch (settle.h): merged into
      * rep->latency when it closes, so each completion is recorded here once
-     * instead of into rep->latency.  batch_end: when the open batch closes
+     * instead of into rep->latency.  It and window_latency are tallies
+     * (tally.h), read through the engine's scratch histogram: a span's
+     * values cost 2 bytes each, not a histogram's range.  batch_end: when the open batch closes
      * (INFINITY before measuring and for the last batch, which
      * fs_service_finish closes); batch_len: the measured interval / batches. */
-    fs_hist batch_latency;
+    fs_tally batch_latency;
     double batch_start, batch_len, batch_end;
-    fs_hist window_latency;
+    fs_tally window_latency;
     /* Latencies completed since the last flush into batch_latency and
      * window_latency (FS_SERVICE_LATENCY_BUFFER at most): with thousands of
      * services each record is a cache miss into a cold counter array, and a

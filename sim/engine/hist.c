@@ -180,6 +180,27 @@ void fs_hist_drop_counts(fs_hist *h)
     h->hi = 0;
 }
 
+int fs_hist_merge_drop(fs_hist *dst, fs_hist *src)
+{
+    assert(dst && src && fs_hist_has_counts(src) && fs_hist_has_counts(dst));
+    if (dst->total == 0 && dst->lo > dst->hi) {
+        /* Merging into nothing adds 0 to every figure: 0.0 + sum is sum and
+         * the empty extremes give way, so taking src whole is exact. */
+        fs_hist_fini(dst);
+        *dst = *src;
+        src->counts = NULL;
+        src->carries = NULL;
+        src->base = src->cap = 0;
+        src->lo = UINT32_MAX;
+        src->hi = 0;
+        return 0;
+    }
+    if (fs_hist_merge(dst, src) != 0)
+        return ENOMEM;
+    fs_hist_drop_counts(src);
+    return 0;
+}
+
 size_t fs_hist_bytes(const fs_hist *h)
 {
     return (size_t)h->cap * (sizeof *h->counts + (h->carries ? sizeof *h->carries : 0));

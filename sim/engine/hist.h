@@ -134,6 +134,13 @@ void fs_hist_reset(fs_hist *h);
 /* dst += src, exactly.  0, or ENOMEM leaving dst as it was. */
 int fs_hist_merge(fs_hist *dst, const fs_hist *src);
 
+/* dst += src, then src's counters dropped (fs_hist_drop_counts): when dst
+ * holds nothing yet, src's counters become dst's instead of being copied and
+ * freed, so the hand-over costs no second set of counters (the first
+ * replication's histograms into the policy's).  The same counts, total,
+ * extremes and sum as merging.  0, or ENOMEM leaving both as they were. */
+int fs_hist_merge_drop(fs_hist *dst, fs_hist *src);
+
 /* Counters allocated, their high parts included, in bytes (what the
  * histogram costs beyond its struct). */
 size_t fs_hist_bytes(const fs_hist *h);

@@ -12,12 +12,14 @@
 int fs_sim_init(fs_sim *sim)
 {
     *sim = (fs_sim){0};
+    fs_hist_init(&sim->scratch);
     return fs_evq_init(&sim->queue);
 }
 
 void fs_sim_fini(fs_sim *sim)
 {
     fs_evq_fini(&sim->queue);
+    fs_hist_fini(&sim->scratch);
     free(sim->handlers);
     sim->handlers = NULL;
     sim->n_handlers = sim->cap_handlers = 0;

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "hist.h"
 
 typedef struct fs_sim fs_sim;
 typedef void (*fs_handler_fn)(fs_sim *sim, const fs_event *ev, void *ctx);
@@ -46,6 +47,10 @@ struct fs_sim {
     fs_watch_fn watch;     /* NULL: none (fs_sim_watch) */
     void *watch_ctx;
     uint64_t watch_every;
+    /* A histogram any handler may load and read within one event: the
+     * scratch every tally of the run is read through (tally.h), one at a
+     * time, so the run keeps one set of dense counters for them all. */
+    fs_hist scratch;
 };
 
 int fs_sim_init(fs_sim *sim);  /* 0 or ENOMEM */
