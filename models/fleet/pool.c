@@ -10,8 +10,13 @@ int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *unit
     *p = (fs_pool){.spec = spec, .units = units, .slice_stretch = 1.0};
     uint32_t max_gpus = spec->max_gpus > spec->gpus ? spec->max_gpus : spec->gpus;
     p->gpu_busy_units = calloc(max_gpus, sizeof *p->gpu_busy_units);
-    if (!p->gpu_busy_units)
+    p->load = malloc((units->n_units_max ? units->n_units_max : 1) * sizeof *p->load);
+    if (!p->gpu_busy_units || !p->load) {
+        fs_pool_fini(p);
         return ENOMEM;
+    }
+    for (size_t u = 0; u < units->n_units_max; u++)
+        p->load[u] = (fs_pool_unit_load){units->units[u].gpu, units->units[u].compute_share};
     if (spec->partitioning == FS_PARTITION_TIME_SLICED)
         p->slice_stretch = 1.0 + spec->time_slicing.switch_overhead_s / spec->time_slicing.slice_s;
     fs_level_init(&p->present, 0, spec->gpus);
@@ -24,7 +29,9 @@ int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *unit
 void fs_pool_fini(fs_pool *p)
 {
     free(p->gpu_busy_units);
+    free(p->load);
     p->gpu_busy_units = NULL;
+    p->load = NULL;
 }
 
 double fs_pool__stretch(const fs_pool *p, uint32_t k)
@@ -38,7 +45,7 @@ double fs_pool__stretch(const fs_pool *p, uint32_t k)
 
 void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta)
 {
-    const fs_unit *unit = &p->units->units[u];
+    const fs_pool_unit_load *unit = &p->load[u];
     uint32_t before = p->gpu_busy_units[unit->gpu];
     p->gpu_busy_units[unit->gpu] = before + delta;
     double change;
