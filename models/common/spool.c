@@ -41,30 +41,38 @@ int fs_spool_create(const char *dir, size_t n_segments, size_t cap, size_t size,
         fs_spool_destroy(sp);
         return ENOMEM;
     }
-    if (!dir) {
-        const char *tmp = getenv("TMPDIR");
-        dir = tmp && tmp[0] ? tmp : "/tmp";
-    }
-    size_t len = strlen(dir) + sizeof "/.fleetsim-spool-XXXXXX";
-    char *path = malloc(len);
-    if (!path) {
-        fs_spool_destroy(sp);
-        return ENOMEM;
-    }
-    snprintf(path, len, "%s/.fleetsim-spool-XXXXXX", dir);
-    sp->fd = mkstemp(path);
-    int rc = sp->fd < 0 ? errno : 0;
-    /* Unlinked at once: the open descriptor keeps the data, and no exit,
-     * crash or kill can leave the file behind. */
-    if (sp->fd >= 0 && unlink(path) != 0)
-        rc = errno;
-    free(path);
+    int rc = fs_spool_scratch_fd(dir, &sp->fd);
     if (rc != 0) {
         fs_spool_destroy(sp);
         return rc;
     }
     *out = sp;
     return 0;
+}
+
+int fs_spool_scratch_fd(const char *dir, int *fd)
+{
+    *fd = -1;
+    if (!dir) {
+        const char *tmp = getenv("TMPDIR");
+        dir = tmp && tmp[0] ? tmp : "/tmp";
+    }
+    size_t len = strlen(dir) + sizeof "/.fleetsim-spool-XXXXXX";
+    char *path = malloc(len);
+    if (!path)
+        return ENOMEM;
+    snprintf(path, len, "%s/.fleetsim-spool-XXXXXX", dir);
+    *fd = mkstemp(path);
+    int rc = *fd < 0 ? errno : 0;
+    /* Unlinked at once: the open descriptor keeps the data, and no exit,
+     * crash or kill can leave the file behind. */
+    if (*fd >= 0 && unlink(path) != 0) {
+        rc = errno;
+        close(*fd);
+        *fd = -1;
+    }
+    free(path);
+    return rc;
 }
 
 /* Writes len bytes at offset, resuming after short writes. */

@@ -57,6 +57,11 @@ size_t fs_spool_count(const fs_spool *sp, size_t segment);
  * ended early). */
 int fs_spool_read(fs_spool *sp, size_t segment, size_t first, size_t n, void *buf);
 
+/* A new scratch file in dir (NULL: $TMPDIR, else /tmp), made with mkstemp
+ * and unlinked at once: *fd is its descriptor (the caller closes it).  0,
+ * or the errno of malloc, mkstemp or unlink. */
+int fs_spool_scratch_fd(const char *dir, int *fd);
+
 /* Empties every segment and gives the file's disk back.  0 or errno. */
 int fs_spool_clear(fs_spool *sp);
 

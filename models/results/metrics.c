@@ -85,7 +85,7 @@ static int fs__record_llm(const fs_results *r, size_t policy, uint32_t k, size_t
 {
     const char *name = r->policies[policy].scenario->services[i].name;
     const fs_hist *ttft = fs_results_ttft_hist(r, policy, k, i), *tpot = fs_results_tpot_hist(r, policy, k, i);
-    const fs_service_rep *sr = &r->policies[policy].reps[k].services[i];
+    const fs_service_rep *sr = fs_rep_service(&r->policies[policy].reps[k], i);
     double fig[FS_LFIG_COUNT];
     fs_results_llm_figures(r, policy, k, i, fig);
     if (fs__add(m, "service", name, "ttft_p50", fs_results_rep_figure(sr->ttft_figs, 0.50, 1e-6)) ||
@@ -112,7 +112,7 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
         for (size_t f = 0; f < FS_SFIG_COUNT; f++)
             if (fs__add(m, "service", name, fs__service_figure_names[f], fig[f]))
                 return ENOMEM;
-        const fs_service_rep *sr = &rep->services[i];
+        const fs_service_rep *sr = fs_rep_service(rep, i);
         double arrivals = fig[FS_SFIG_REQUESTS];
         /* Past the tightest threshold: a miss of at least one target. */
         uint64_t late = 0;
@@ -147,8 +147,9 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
     /* Fleet-wide service totals: one constraint for every service at once. */
     double breaches = 0, dropped = 0;
     for (size_t i = 0; i < s->n_services; i++) {
-        breaches += (double)rep->services[i].slo_breach_windows;
-        dropped += (double)rep->services[i].dropped;
+        const fs_service_rep *sr = fs_rep_service(rep, i);
+        breaches += (double)sr->slo_breach_windows;
+        dropped += (double)sr->dropped;
     }
     if (fs__add(m, "fleet", "", "spot_reclaims", (double)rep->spot_reclaims) ||
         fs__add(m, "fleet", "", "slo_breach_windows", breaches) || fs__add(m, "fleet", "", "dropped", dropped))
@@ -193,6 +194,11 @@ int fs_metrics_from_run(const fs_results *r, size_t policy, uint32_t rep, fs_met
     if (fs__record(r, policy, rep, out) != 0) {
         fs_metrics_fini(out);
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory recording a run");
+    }
+    if (fs_results_spill_error(r)) {
+        fs_metrics_fini(out);
+        return fs_error_set(err, FS_ERR_RUNTIME, "cannot read back the replication's records from the scratch file: %s",
+                            strerror(fs_results_spill_error(r)));
     }
     return FS_OK;
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spool.h"
+
 #define FS_WEEK_S (7 * 86400.0)
 
 int fs_results_create(const fs_scenario *s, const size_t *which, size_t n, fs_results **out)
@@ -15,8 +17,12 @@ int fs_results_create(const fs_scenario *s, const size_t *which, size_t n, fs_re
     if (!r)
         return ENOMEM;
     r->scenario = s;
+    r->keep_hist_max = FS_RESULTS_KEEP_HIST_BYTES;
+    r->keep_rep_max = FS_RESULTS_KEEP_REP_BYTES;
+    r->keep_merged_max = FS_RESULTS_KEEP_MERGED_BYTES;
     r->tenants = calloc(s->n_services + s->n_training + 1, sizeof *r->tenants);
-    if (!r->tenants)
+    r->spill_error = calloc(1, sizeof *r->spill_error);
+    if (!r->tenants || !r->spill_error)
         goto err;
     for (size_t i = 0; i < s->n_services + s->n_training; i++) {
         const char *t = i < s->n_services ? s->services[i].tenant : s->training[i - s->n_services].tenant;
@@ -78,10 +84,13 @@ void fs_results_destroy(fs_results *r)
         fs__hists_free(pol->tpot, r->scenario->n_services);
         fs__hists_free(pol->wait, r->scenario->n_training);
         free(pol->settle);
+        fs_results__park_free(pol);
         fs_placement_destroy(pol->placement);
     }
     free(r->policies);
     free(r->tenants);
+    fs_spool_destroy(r->rep_spool);
+    free(r->spill_error);
     free(r);
 }
 
@@ -154,6 +163,7 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
     free(rep->training);
     free(rep->blocked_minutes);
     free(rep->settle);
+    fs_rep__free_spilled(rep, s->n_services);
     rep->services = NULL;
     rep->pools = NULL;
 }
@@ -201,7 +211,7 @@ static const fs__service_field fs__service_fields[FS_SFIG_COUNT] = {
 void fs_results_service_figures(const fs_results *r, size_t policy, uint32_t replication, size_t service,
                                 double fig[FS_SFIG_COUNT])
 {
-    const fs_service_rep *rep = &r->policies[policy].reps[replication].services[service];
+    const fs_service_rep *rep = fs_results_service_rep(r, policy, replication, service);
     double measured = fs_results_measured_s(r);
     for (size_t k = 0; k < FS_SFIG_COUNT; k++)
         fig[k] = fs__service_fields[k](rep, measured);
@@ -212,7 +222,7 @@ static fs_summary fs__summarize(const fs_policy_result *pol, size_t service, dou
 {
     fs__service_field field = fs__service_fields[figure];
     for (uint32_t k = 0; k < pol->n_reps; k++)
-        scratch[k] = field(&pol->reps[k].services[service], measured_s);
+        scratch[k] = field(fs_rep_service(&pol->reps[k], service), measured_s);
     return fs_results_summary_known(scratch, 1, pol->n_reps);
 }
 
@@ -253,7 +263,7 @@ static fs_batch_figures fs__batch_figures(const fs_results *r, size_t policy, si
     uint64_t n = 0;
     double sum = 0;
     for (uint32_t k = k0; counts && k < k1; k++) {
-        const fs_service_rep *rep = &pol->reps[k].services[service];
+        const fs_service_rep *rep = fs_rep_service(&pol->reps[k], service);
         for (uint32_t size = 1; rep->batch_size_counts && size <= max; size++) {
             counts[size] += rep->batch_size_counts[size];
             n += rep->batch_size_counts[size];
@@ -310,16 +320,20 @@ double fs_results_rep_figure(const double figs[FS_RESULTS_REP_FIGS], double q, d
 /* The histograms a replication fills, by accessor. */
 typedef enum fs__kind { FS__LATENCY, FS__TTFT, FS__TPOT, FS__WAIT, FS__UNKNOWN } fs__kind;
 
-static fs_hist *fs__own_at(const fs_policy_result *pol, uint32_t k, fs__kind kind, size_t i)
+/* Replication k's own histogram of a kind (read through fs_rep_service:
+ * the record of a spilled replication is its block's copy). */
+static const fs_hist *fs__own_at(const fs_policy_result *pol, uint32_t k, fs__kind kind, size_t i)
 {
-    fs_service_rep *sr = kind == FS__WAIT ? NULL : &pol->reps[k].services[i];
+    const fs_service_rep *sr = kind == FS__WAIT ? NULL : fs_rep_service(&pol->reps[k], i);
     return kind == FS__LATENCY ? &sr->latency
            : kind == FS__TTFT  ? &sr->ttft
            : kind == FS__TPOT  ? &sr->tpot
                                : &pol->reps[k].training[i].wait;
 }
 
-static fs_hist *fs__merged_at(const fs_policy_result *pol, fs__kind kind, size_t i)
+/* The merged histogram of a kind as it is in memory (the seal's: parked
+ * ones are read back one by one there). */
+static fs_hist *fs__merged_live(const fs_policy_result *pol, fs__kind kind, size_t i)
 {
     return kind == FS__LATENCY ? &pol->latency[i]
            : kind == FS__TTFT  ? &pol->ttft[i]
@@ -327,13 +341,20 @@ static fs_hist *fs__merged_at(const fs_policy_result *pol, fs__kind kind, size_t
                                : &pol->wait[i];
 }
 
-static double *fs__figs_at(const fs_policy_result *pol, uint32_t k, fs__kind kind, size_t i)
+static const double *fs__figs_at(const fs_policy_result *pol, uint32_t k, fs__kind kind, size_t i)
 {
-    fs_service_rep *sr = kind == FS__WAIT ? NULL : &pol->reps[k].services[i];
+    const fs_service_rep *sr = kind == FS__WAIT ? NULL : fs_rep_service(&pol->reps[k], i);
     return kind == FS__LATENCY ? sr->latency_figs
            : kind == FS__TTFT  ? sr->ttft_figs
            : kind == FS__TPOT  ? sr->tpot_figs
                                : pol->reps[k].training[i].wait_figs;
+}
+
+/* The merged histogram of a kind, for reading: back from disk if parked. */
+static fs_hist *fs__merged_at(const fs_policy_result *pol, fs__kind kind, size_t i)
+{
+    fs_policy_result_unpark(pol);
+    return fs__merged_live(pol, kind, i);
 }
 
 /* A replication's own histogram, or with one replication whose counters
@@ -412,19 +433,26 @@ int fs_results_seal_rep(fs_results *r, size_t policy, uint32_t k)
     size_t bytes = 0;
     for (fs__kind kind = FS__LATENCY; kind < FS__UNKNOWN; kind++)
         for (size_t i = 0; i < fs__n_of(s, kind); i++) {
-            fs_hist *own = fs__own_at(pol, k, kind, i);
+            /* The replication being sealed is in memory (a spill comes after),
+             * so its records may be written through these. */
+            fs_hist *own = (fs_hist *)fs__own_at(pol, k, kind, i);
             /* fs_results_hist_figure's value at scale 1: the ns, bit for bit. */
-            double *figs = fs__figs_at(pol, k, kind, i);
+            double *figs = (double *)fs__figs_at(pol, k, kind, i);
             for (int f = 0; f < FS_RESULTS_REP_FIGS; f++)
                 figs[f] = fs_results_hist_figure(own, fs_results_rep_q[f], 1.0);
             bytes += fs_hist_bytes(own);
         }
     /* Past the budget the merged histograms hold these values alone: the
      * first replication's counters become them (fs_hist_merge_drop). */
-    bool keep = r->kept_hist_bytes + bytes <= FS_RESULTS_KEEP_HIST_BYTES;
+    bool keep = r->kept_hist_bytes + bytes <= r->keep_hist_max;
     for (fs__kind kind = FS__LATENCY; kind < FS__UNKNOWN; kind++)
         for (size_t i = 0; i < fs__n_of(s, kind); i++) {
-            fs_hist *own = fs__own_at(pol, k, kind, i), *merged = fs__merged_at(pol, kind, i);
+            fs_hist *own = (fs_hist *)fs__own_at(pol, k, kind, i), *merged = fs__merged_live(pol, kind, i);
+            /* Parked between replications: back one at a time, as the
+             * replication's own go, so the two sets are never both whole. */
+            int rc = fs_results__parked(pol) ? fs_results__unpark_next(pol, merged) : 0;
+            if (rc != 0)
+                return rc;
             if ((keep ? fs_hist_merge(merged, own) : fs_hist_merge_drop(merged, own)) != 0)
                 return ENOMEM;
         }
@@ -434,6 +462,10 @@ int fs_results_seal_rep(fs_results *r, size_t policy, uint32_t k)
     rep->counts_dropped = !keep;
     if (keep)
         r->kept_hist_bytes += bytes;
+    /* A failed spill or park leaves them in memory: the run goes on. */
+    (void)fs_results_spill_rep(r, policy, k);
+    if (k + 1 < pol->n_reps || policy + 1 < r->n_policies)
+        (void)fs_results__park(r, pol);
     return 0;
 }
 
@@ -512,7 +544,7 @@ static void fs__slo_verdict(const fs_policy_result *pol, size_t service, const f
 {
     double late = 0;
     for (uint32_t k = 0; k < pol->n_reps; k++)
-        late += (double)pol->reps[k].services[service].unfinished_past_slo[j];
+        late += (double)fs_rep_service(&pol->reps[k], service)->unfinished_past_slo[j];
     fs_results_judge(merged, late, &pol->scenario->services[service].slo.targets[j], &out->slo_quantile_ms[j],
                       &out->slo_verdict[j]);
 }
@@ -578,20 +610,20 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     out->slo_breach_windows_per_week = fs__summarize(pol, service, measured, FS_SFIG_SLO_BREACH_WINDOWS_PER_WEEK, x);
     out->queue_growth_per_h = fs__summarize(pol, service, measured, FS_SFIG_QUEUE_GROWTH_PER_H, x);
     out->mean_ready_replicas = fs__summarize(pol, service, measured, FS_SFIG_MEAN_READY_REPLICAS, x);
-    out->slo_windows = pol->reps[0].services[service].slo_windows;
+    out->slo_windows = fs_rep_service(&pol->reps[0], service)->slo_windows;
     const fs_service_spec *spec = &pol->scenario->services[service];
     out->queue = pol->loads[service].offered_load < 1.0         ? FS_QUEUE_STABLE
                  : spec->queue_limit == FS_QUEUE_UNLIMITED ? FS_QUEUE_UNBOUNDED
                                                            : FS_QUEUE_AT_LIMIT;
     out->queue_unbounded = out->queue == FS_QUEUE_UNBOUNDED;
     for (uint32_t k = 0; k < pol->n_reps; k++) {
-        const fs_service_rep *rep = &pol->reps[k].services[service];
+        const fs_service_rep *rep = fs_rep_service(&pol->reps[k], service);
         x[k] = rep->requests ? (double)rep->dropped / (double)rep->requests : NAN;
     }
     out->drop_fraction = fs_results_summary_known(x, 1, pol->n_reps);
     for (size_t j = 0; j < spec->slo.n_targets; j++) {
         for (uint32_t k = 0; k < pol->n_reps; k++)
-            x[k] = (double)pol->reps[k].services[service].unfinished_past_slo[j];
+            x[k] = (double)fs_rep_service(&pol->reps[k], service)->unfinished_past_slo[j];
         out->unfinished_past_slo[j] = fs_summary_of(x, 1, pol->n_reps);
     }
 
@@ -616,7 +648,7 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     out->merged_max_ms = pc[5].value;
     fs__settling(pol, service, out);
     for (size_t j = 0; j < spec->slo.n_targets; j++)
-        fs__slo_verdict(pol, service, &pol->latency[service], j, out);
+        fs__slo_verdict(pol, service, fs__merged_at(pol, FS__LATENCY, service), j, out);
     free(x);
     return 0;
 }
@@ -657,7 +689,7 @@ void fs_results_pool_figures(const fs_results *r, size_t policy, uint32_t replic
     double completed = 0;
     for (size_t i = 0; i < s->n_services; i++)
         if (pool == SIZE_MAX || s->services[i].pool == pool)
-            completed += (double)rep->services[i].completed;
+            completed += (double)fs_rep_service(rep, i)->completed;
     /* Nothing completed: a cost per request is no data, not free. */
     fig[FS_FIG_COST_PER_M] = completed > 0 ? fig[FS_FIG_COST] / (completed / 1e6) : NAN;
 }

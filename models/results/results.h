@@ -14,7 +14,10 @@
  * ends (fs_results_seal_rep) its histograms are merged into its policy's,
  * the figures every output takes from them one replication at a time are
  * kept (fs_results_rep_q), and beyond FS_RESULTS_KEEP_HIST_BYTES of kept
- * counters the replication's own are freed (fs_hist_drop_counts).  Nor with
+ * counters the replication's own are freed (fs_hist_drop_counts); past
+ * FS_RESULTS_KEEP_REP_BYTES its records go to disk (fs_results_service_rep
+ * reads them back), and between replications the merged histograms may wait
+ * on disk (FS_RESULTS_KEEP_MERGED_BYTES).  Nor with
  * windows, when the run has a window sink (windows.h): each closed window
  * goes to it instead of the per-window arrays below, which then stay empty,
  * and the figures outputs take from windows are kept as they close.
@@ -53,6 +56,17 @@ extern const double fs_results_rep_q[FS_RESULTS_REP_FIGS]; /* -1, 0.50, 0.95, 0.
  * scenario's and a test's; 32 MiB was a third of a 5,000-service run's
  * memory for nobody's use. */
 #define FS_RESULTS_KEEP_HIST_BYTES ((size_t)4 << 20)
+
+/* Sealed replications' service records (fs_service_rep, some 800 bytes
+ * each) a run keeps in memory, all together.  Past it a sealed
+ * replication's records go to a scratch file (spool.h) and are read back a
+ * block at a time (fs_results_service_rep): 5,000 services would otherwise
+ * keep 4 MB a replication, 400 MB at 100.  A replication whose histograms
+ * kept their counters, or whose windows were kept in memory (no window
+ * sink), stays in memory: its records point into them. */
+#define FS_RESULTS_KEEP_REP_BYTES ((size_t)8 << 20)
+/* Records of one spilled replication read back at once. */
+#define FS_RESULTS_REP_BLOCK 32
 
 /* One time-series window of one service. */
 typedef struct fs_service_window {
@@ -211,6 +225,11 @@ typedef struct fs_rep_result {
     uint64_t events;
     bool sealed;              /* fs_results_seal_rep took its figures */
     bool counts_dropped;      /* and freed its histograms' counters (merged into the policy's) */
+    /* Spilled (FS_RESULTS_KEEP_REP_BYTES): services is NULL and its
+     * records are in the results' spool; this holds where, the block of
+     * FS_RESULTS_REP_BLOCK of them last read (fs_rep_service) and their
+     * batch counts (owned; results_spill.c). */
+    struct fs_rep_block *spilled;
 } fs_rep_result;
 
 /* Analytic load of a service over the measured interval. */
@@ -245,6 +264,11 @@ typedef struct fs_policy_result {
      * for another), queue wait per training stream. */
     fs_hist *latency, *ttft, *tpot, *wait;
     fs_settle_fold *settle;      /* per service (owned) */
+    /* Between replications, with more to run, the merged histograms' counters
+     * may wait on disk (FS_RESULTS_KEEP_MERGED_BYTES): parked, read back
+     * one by one as the next replication is sealed, or all at once by the
+     * first reader (fs_policy_result_unpark).  Owned; NULL: never parked. */
+    struct fs_park *park;
 } fs_policy_result;
 
 typedef struct fs_results {
@@ -257,7 +281,65 @@ typedef struct fs_results {
     double wall_s;
     double peak_rss_mb;
     size_t kept_hist_bytes;      /* counters of replications' own histograms kept (FS_RESULTS_KEEP_HIST_BYTES) */
+    size_t kept_rep_bytes;       /* sealed replications' service records in memory (FS_RESULTS_KEEP_REP_BYTES) */
+    /* The budgets: FS_RESULTS_KEEP_HIST_BYTES, _REP_BYTES and _MERGED_BYTES
+     * unless the run was given others (fs_run_watch.keep_bytes). */
+    size_t keep_hist_max, keep_rep_max, keep_merged_max;
+    struct fs_spool *rep_spool;  /* spilled replications' records (owned; NULL until the first) */
+    int *spill_error;            /* owned: 0, or the errno of the first failed read of spilled records */
 } fs_results;
+
+/* Service `service`'s record in replication `rep` of a policy, the one way
+ * outputs read a sealed replication's records: in memory, or for a spilled
+ * replication a copy in its block (valid until the next call for the same
+ * policy and replication that reads another block: take what is needed from
+ * one record before asking for the next).  A failed read gives a record
+ * with no data (NaN figures, zero counts) and sets fs_results_spill_error,
+ * which every writer of outputs checks before it keeps them. */
+const fs_service_rep *fs_rep__spilled(const fs_rep_result *rep, size_t service);
+static inline const fs_service_rep *fs_rep_service(const fs_rep_result *rep, size_t service)
+{
+    return rep->services ? &rep->services[service] : fs_rep__spilled(rep, service);
+}
+static inline const fs_service_rep *fs_results_service_rep(const fs_results *r, size_t policy, uint32_t rep,
+                                                           size_t service)
+{
+    return fs_rep_service(&r->policies[policy].reps[rep], service);
+}
+
+/* 0, or the errno of the first failed read of spilled records. */
+int fs_results_spill_error(const fs_results *r);
+
+/* Moves sealed replication k's records to the results' spool when the
+ * records kept would pass FS_RESULTS_KEEP_REP_BYTES (fs_results_seal_rep
+ * calls it).  0, or the errno of a failed write (the records then stay). */
+int fs_results_spill_rep(fs_results *r, size_t policy, uint32_t k);
+/* Merged histograms' counters a policy keeps in memory between its
+ * replications while more are to run (its own or another policy's); past it
+ * they are parked on disk until the next replication's seal merges into
+ * them one by one: a run of 5,000 services would otherwise hold them (20
+ * MB) beside the running replication's own. */
+#define FS_RESULTS_KEEP_MERGED_BYTES ((size_t)4 << 20)
+
+/* The policy's merged histograms in memory again if parked: every reader of
+ * pol->latency, ttft, tpot and wait calls it first (through
+ * fs_results_merged and the summaries).  A failed read leaves them without
+ * counters (no quantile) and sets fs_results_spill_error. */
+void fs_policy_result_unpark(const fs_policy_result *pol);
+
+/* Parks the policy's merged histograms when they pass
+ * FS_RESULTS_KEEP_MERGED_BYTES (fs_results_seal_rep, with more replications
+ * to run).  0, or the errno of a failed write (they then stay in memory). */
+int fs_results__park(fs_results *r, fs_policy_result *pol);
+/* Seal: the next parked histogram's counters back into h (the order
+ * fs_results__park wrote them), the last one ending the parking.  0 or
+ * errno. */
+int fs_results__unpark_next(fs_policy_result *pol, fs_hist *h);
+bool fs_results__parked(const fs_policy_result *pol);
+void fs_results__park_free(fs_policy_result *pol);
+
+/* Frees a spilled replication's block and batch counts (fs_rep_result_fini). */
+void fs_rep__free_spilled(fs_rep_result *rep, size_t n_services);
 
 /* Batch sizes of a batched service over all replications of a policy (their
  * counts merged): batches per replication, mean, p50, p95 and largest size.

@@ -21,7 +21,7 @@ void fs_results_llm_figures(const fs_results *r, size_t policy, uint32_t k, size
     const fs_policy_result *pol = &r->policies[policy];
     const fs_scenario *s = pol->scenario;
     const fs_service_spec *spec = &s->services[service];
-    const fs_service_rep *rep = &pol->reps[k].services[service];
+    const fs_service_rep *rep = fs_rep_service(&pol->reps[k], service);
     for (int f = 0; f < FS_LFIG_COUNT; f++)
         fig[f] = NAN;
     if (!rep->llm)
@@ -72,14 +72,15 @@ int fs_results_llm_slo(const fs_results *r, size_t policy, size_t service, bool 
     const fs_slo *slo = &pol->scenario->services[service].slo;
     const fs_slo_target *t = tpot ? &slo->tpot : &slo->ttft;
     *out = (fs_llm_slo){NAN, FS_SLO_NO_DATA};
-    if (t->threshold_s <= 0 || !pol->reps[0].services[service].llm)
+    if (t->threshold_s <= 0 || !fs_rep_service(&pol->reps[0], service)->llm)
         return 0;
     double late = 0;
     for (uint32_t k = 0; k < pol->n_reps; k++) {
-        const fs_service_rep *rep = &pol->reps[k].services[service];
+        const fs_service_rep *rep = fs_rep_service(&pol->reps[k], service);
         late += (double)(tpot ? rep->tpot_late_end : rep->ttft_late_end);
     }
     fs_slo_verdict v;
+    fs_policy_result_unpark(pol);
     fs_results_judge(tpot ? &pol->tpot[service] : &pol->ttft[service], late, t, &out->quantile_ms, &v);
     out->verdict = v;
     return 0;

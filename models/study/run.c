@@ -384,7 +384,7 @@ static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
             continue;
         double mean = 0, peak = 0, demand = 0, rows = 0;
         for (uint32_t k = 0; k < pol->n_reps; k++) {
-            const fs_service_rep *rep = &pol->reps[k].services[i];
+            const fs_service_rep *rep = fs_rep_service(&pol->reps[k], i);
             mean += (double)rep->requests / measured / pol->n_reps;
             demand += rep->trace_demand_s;
             rows += (double)rep->trace_rows;
@@ -400,8 +400,9 @@ static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
         if (s->services[i].batching.kind == FS_BATCHING_CONTINUOUS && llm->tokens_from_trace && rows > 0) {
             double prompt = 0, output = 0;
             for (uint32_t k = 0; k < pol->n_reps; k++) {
-                prompt += pol->reps[k].services[i].all_prompt_tokens;
-                output += pol->reps[k].services[i].all_output_tokens;
+                const fs_service_rep *rep = fs_rep_service(&pol->reps[k], i);
+                prompt += rep->all_prompt_tokens;
+                output += rep->all_output_tokens;
             }
             fs_error err = {0};
             double seconds = 0;
@@ -472,6 +473,8 @@ static int fs__run(const fs_scenario *s, const size_t *which, size_t n, const fs
     fs_results *r;
     if (fs_results_create(s, which, n, &r) != 0)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for results");
+    if (watch && watch->keep_bytes)
+        r->keep_hist_max = r->keep_rep_max = r->keep_merged_max = watch->keep_bytes;
     /* The engine's watcher only for a limit or progress to show. */
     bool watching = watch && (watch->max_events || watch->progress);
     int rc = fs__run_into(r, 0, watching ? &watcher : NULL, watch ? watch->windows : NULL, err);

@@ -42,6 +42,13 @@ typedef struct fs_run_watch {
     /* Where closed windows go (windows.h), so that memory does not grow
      * with them; NULL: kept in memory (fs_service_rep.windows and the like). */
     const fs_window_sink *windows;
+    /* 0: the results' budgets (results.h: FS_RESULTS_KEEP_HIST_BYTES,
+     * _REP_BYTES, _MERGED_BYTES); else each of them, in bytes: what a run
+     * keeps in memory of replications' own counters, of sealed records and
+     * of merged histograms between replications before it drops or parks
+     * them (1: everything that may go, goes; tests use it to run the disk
+     * paths on a small scenario). */
+    size_t keep_bytes;
 } fs_run_watch;
 
 #define FS_RUN_WATCH_EVERY 4096

@@ -122,10 +122,10 @@ int fs_results_csv_timeseries(const fs_results *r, FILE *fp, fs_error *err)
         const fs_policy_result *pol = &r->policies[p];
         for (uint32_t k = 0; k < pol->n_reps; k++)
             for (size_t i = 0; i < pol->scenario->n_services; i++)
-                for (size_t w = 0; w < pol->reps[k].services[i].n_windows; w++)
+                for (size_t w = 0; w < fs_rep_service(&pol->reps[k], i)->n_windows; w++)
                     fs_results_csv_service_row(fp, pol->name, pol->reps[k].replication,
                                                pol->scenario->services[i].name,
-                                               &pol->reps[k].services[i].windows[w]);
+                                               &fs_rep_service(&pol->reps[k], i)->windows[w]);
     }
     return fs_results_csv_check(fp, err, "the time series");
 }
@@ -134,7 +134,7 @@ bool fs_results_csv_has_llm(const fs_results *r)
 {
     for (size_t p = 0; p < r->n_policies; p++)
         for (size_t i = 0; r->policies[p].n_reps && i < r->policies[p].scenario->n_services; i++)
-            if (r->policies[p].reps[0].services[i].llm)
+            if (fs_rep_service(&r->policies[p].reps[0], i)->llm)
                 return true;
     return false;
 }
@@ -146,7 +146,7 @@ int fs_results_csv_llm_timeseries(const fs_results *r, FILE *fp, fs_error *err)
         const fs_policy_result *pol = &r->policies[p];
         for (uint32_t k = 0; k < pol->n_reps; k++)
             for (size_t i = 0; i < pol->scenario->n_services; i++) {
-                const fs_service_rep *rep = &pol->reps[k].services[i];
+                const fs_service_rep *rep = fs_rep_service(&pol->reps[k], i);
                 for (size_t w = 0; rep->llm && w < rep->n_windows; w++)
                     fs_results_csv_llm_row(fp, pol->name, pol->reps[k].replication,
                                            pol->scenario->services[i].name, &rep->windows[w]);
@@ -237,7 +237,7 @@ int fs_results_csv_slo_breaches(const fs_results *r, FILE *fp, fs_error *err)
         const fs_policy_result *pol = &r->policies[p];
         for (uint32_t k = 0; k < pol->n_reps; k++)
             for (size_t i = 0; i < pol->scenario->n_services; i++) {
-                const fs_service_rep *rep = &pol->reps[k].services[i];
+                const fs_service_rep *rep = fs_rep_service(&pol->reps[k], i);
                 for (size_t j = 0; j < rep->n_slo_breaches; j++)
                     fs_results_csv_breach_row(fp, pol->name, pol->reps[k].replication,
                                               pol->scenario->services[i].name, rep->slo_breach_starts[j],

@@ -193,7 +193,7 @@ static json_t *fs__llm_json(const fs_results *r, size_t policy, size_t i)
     for (uint32_t size = 1; size <= pol->scenario->services[i].batching.max_batch_size; size++) {
         double n = 0;
         for (uint32_t k = 0; k < pol->n_reps; k++) {
-            const uint64_t *counts = pol->reps[k].services[i].batch_size_counts;
+            const uint64_t *counts = fs_rep_service(&pol->reps[k], i)->batch_size_counts;
             n += counts ? (double)counts[size] : 0;
         }
         if (n > 0)
@@ -316,7 +316,7 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
         fs__set(batch, "max_size", bf.max);
         json_object_set_new(o, "batching", batch);
     }
-    if (pol->reps[0].services[i].llm) {
+    if (fs_rep_service(&pol->reps[0], i)->llm) {
         json_t *llm = fs__llm_json(r, policy, i);
         if (!llm) {
             json_decref(o);
@@ -341,7 +341,7 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
 
     json_t *reps = json_array();
     for (uint32_t k = 0; k < pol->n_reps; k++)
-        json_array_append_new(reps, fs__service_rep_json(spec, &pol->reps[k].services[i], measured));
+        json_array_append_new(reps, fs__service_rep_json(spec, fs_rep_service(&pol->reps[k], i), measured));
     json_object_set_new(o, "replications", reps);
     return o;
 }

@@ -42,7 +42,7 @@ typedef struct fs__row {
 
 static const fs_service_rep *fs__svc(const fs_results *r, size_t p, uint32_t k, size_t i)
 {
-    return &r->policies[p].reps[k].services[i];
+    return fs_rep_service(&r->policies[p].reps[k], i);
 }
 
 static double m_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(fs__svc(r, p, k, i)->latency_figs, 0.50, 1e-6); }

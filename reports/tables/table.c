@@ -191,7 +191,7 @@ static int fs__llm_notes(const fs_results *r, size_t p, FILE *fp, fs_error *err)
 {
     const fs_scenario *s = r->policies[p].scenario;
     for (size_t i = 0; i < s->n_services; i++) {
-        if (!r->policies[p].reps[0].services[i].llm)
+        if (!fs_rep_service(&r->policies[p].reps[0], i)->llm)
             continue;
         fs_llm_summary l;
         if (fs_results_llm_summary(r, p, i, &l) != 0)

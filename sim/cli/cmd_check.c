@@ -345,6 +345,13 @@ int fs_cli_check(int argc, char **argv)
         status = rc == FS_ERR_INPUT ? CHECK_EXIT_USAGE : CHECK_EXIT_RUNTIME;
     } else {
         status = update ? write_baseline(r, path) : compare(r, opt.positional[0], path, baseline, &tol, &outputs);
+        /* A failed read of records spilled to disk (results.h) left "no
+         * data" in what was compared: the verdict cannot stand. */
+        if (fs_results_spill_error(r)) {
+            fprintf(stderr, "fleetsim: cannot read back replication records from the scratch file: %s\n",
+                    strerror(fs_results_spill_error(r)));
+            status = CHECK_EXIT_RUNTIME;
+        }
         if (fflush(stdout) != 0) {
             fprintf(stderr, "fleetsim: cannot write to standard output\n");
             status = CHECK_EXIT_RUNTIME;

@@ -155,6 +155,11 @@ static int write_outputs(const fs_results *r, fs_output *out, bool timing, bool 
             rc = fs_error_set(&err, FS_ERR_RUNTIME, "cannot write compare.json");
         json_decref(doc);
     }
+    /* Records read back from the scratch file as the outputs were written
+     * (results.h): a failed read left "no data" in them, so nothing is kept. */
+    if (rc == FS_OK && fs_results_spill_error(r))
+        rc = fs_error_set(&err, FS_ERR_RUNTIME, "cannot read back replication records from the scratch file in $TMPDIR: %s",
+                          strerror(fs_results_spill_error(r)));
     if (rc != FS_OK) {
         fs_output_abort(out);
         fs_terminal_error(err.msg);
@@ -286,9 +291,11 @@ static void warn_empty_traces(const fs_results *r)
     if (r->n_policies == 0 || r->policies[0].n_reps == 0)
         return;
     const fs_rep_result *rep = &r->policies[0].reps[0];
-    for (size_t i = 0; i < s->n_services; i++)
-        warn_empty_trace("service", s->services[i].name, rep->services[i].traced ? s->services[i].arrivals.trace : NULL,
-                         rep->services[i].trace_rows, rep->services[i].trace_skipped, "the service had no traffic");
+    for (size_t i = 0; i < s->n_services; i++) {
+        const fs_service_rep *sr = fs_rep_service(rep, i);
+        warn_empty_trace("service", s->services[i].name, sr->traced ? s->services[i].arrivals.trace : NULL,
+                         sr->trace_rows, sr->trace_skipped, "the service had no traffic");
+    }
     for (size_t i = 0; i < s->n_training; i++)
         warn_empty_trace("training", s->training[i].name, rep->training[i].traced ? s->training[i].trace : NULL,
                          rep->training[i].trace_rows, rep->training[i].trace_skipped,

@@ -26,6 +26,15 @@ static int fs__tally_count(const fs_tally *t, fs_hist *h)
     return 0;
 }
 
+/* The list's total, extremes and sum onto h, whose counters hold its values. */
+static void fs__tally_summary(const fs_tally *t, fs_hist *h)
+{
+    h->total = t->hist.total;
+    h->min_ns = t->hist.min_ns;
+    h->max_ns = t->hist.max_ns;
+    h->sum_ns = t->hist.sum_ns;
+}
+
 int fs_tally_grow(fs_tally *t)
 {
     assert(!t->dense && t->n == t->cap);
@@ -38,16 +47,15 @@ int fs_tally_grow(fs_tally *t)
         t->cap = cap;
         return 0;
     }
-    /* Counted into fresh counters first, so a failure leaves t a list. */
-    fs_hist dense = t->hist;
-    dense.counts = NULL;
-    dense.carries = NULL;
-    dense.base = dense.cap = 0;
+    /* Counted into a fresh histogram first, so a failure leaves t a list;
+     * then the summary, which the list mode kept exactly. */
+    fs_hist dense;
+    fs_hist_init(&dense);
     if (fs__tally_count(t, &dense) != 0) {
-        free(dense.counts);
-        free(dense.carries);
+        fs_hist_fini(&dense);
         return ENOMEM;
     }
+    fs__tally_summary(t, &dense);
     t->hist = dense;
     free(t->index);
     t->index = NULL;
@@ -64,10 +72,7 @@ fs_hist *fs_tally_hist(fs_tally *t, fs_hist *scratch)
     fs_hist_reset(scratch);
     if (fs__tally_count(t, scratch) != 0)
         return NULL;
-    scratch->total = t->hist.total;
-    scratch->min_ns = t->hist.min_ns;
-    scratch->max_ns = t->hist.max_ns;
-    scratch->sum_ns = t->hist.sum_ns;
+    fs__tally_summary(t, scratch);
     return scratch;
 }
 
