@@ -203,7 +203,7 @@ static inline void fs__start(fs_service *svc, double now, double arrival, double
     double wait = now - arrival;
     rep->started++;
     rep->wait_sum_s += wait;
-    double service = (demand >= 0 ? demand : fs_dist_sample(&svc->spec->service_time, svc->service_rng)) *
+    double service = (demand >= 0 ? demand : fs_dist_sample(&svc->service_time, svc->service_rng)) *
                      svc->scale[replica];
     if (svc->time_sliced)
         service *= fs_pool_contention(svc->pool, svc->unit[replica]);
@@ -213,10 +213,10 @@ static inline void fs__start(fs_service *svc, double now, double arrival, double
 
 static inline void fs__count_slo_miss_all(fs_service *svc)
 {
-    if (!svc->spec->slo.n_targets)
+    if (!svc->n_slo_targets)
         return;
     svc->slo_total++;
-    for (size_t j = 0; j < svc->spec->slo.n_targets; j++)
+    for (size_t j = 0; j < svc->n_slo_targets; j++)
         svc->slo_bad[j]++;
 }
 
@@ -364,14 +364,14 @@ static inline void fs__complete(fs_service *svc, double now, double arrival)
     svc->w_completed++;
     svc->all_completed++;
     fs_level_add(&svc->in_system, now, -1);
-    size_t n_targets = svc->spec->slo.n_targets;
+    size_t n_targets = svc->n_slo_targets;
     if (n_targets) {
         svc->slo_total++;
         for (size_t j = 0; j < n_targets; j++)
             svc->slo_bad[j] += ns > svc->slo_threshold_ns[j];
     }
     /* Only the p95 trigger reads it, so only it allocates its counters. */
-    if (svc->spec->autoscale.p95_ms > 0 && fs_hist_record(&svc->scale_latency, ns) != 0)
+    if (svc->scale_p95 && fs_hist_record(&svc->scale_latency, ns) != 0)
         fs__service_no_memory(svc);
 }
 
@@ -765,16 +765,23 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->arrival_rng = fs_rng_create(s->seed, replication, stream);
     snprintf(stream, sizeof stream, "service/%s", spec->name);
     svc->service_rng = fs_rng_create(s->seed, replication, stream);
-    svc->load = calloc(n_all, sizeof *svc->load);
-    svc->next = malloc(n_all * sizeof *svc->next);
-    svc->prev = malloc(n_all * sizeof *svc->prev);
-    svc->state = calloc(n_all, sizeof *svc->state);
-    /* concurrency + 1 lists, counted in size_t: the loader bounds
-     * concurrency (FS_SCENARIO_MAX_CONCURRENCY), but a uint32_t sum would
-     * wrap to 0 at UINT32_MAX, and calloc checks the product. */
-    svc->bucket_head = calloc((size_t)svc->concurrency + 1, sizeof *svc->bucket_head);
-    svc->unit = calloc(n_all, sizeof *svc->unit);
-    svc->scale = calloc(n_all, sizeof *svc->scale);
+    /* The per-replica tables in one block, widest first (alignment): a
+     * request reads several of them, and apart they were as many cache
+     * lines.  concurrency + 1 load lists, counted in size_t: the loader
+     * bounds concurrency (FS_SCENARIO_MAX_CONCURRENCY), but a uint32_t sum
+     * would wrap to 0 at UINT32_MAX. */
+    size_t n_lists = (size_t)svc->concurrency + 1;
+    svc->scale = calloc(1, n_all * (sizeof *svc->scale + sizeof *svc->unit + 3 * sizeof *svc->load +
+                                    sizeof *svc->state) +
+                               n_lists * sizeof *svc->bucket_head);
+    if (svc->scale) {
+        svc->unit = (size_t *)(svc->scale + n_all);
+        svc->load = (uint32_t *)(svc->unit + n_all);
+        svc->next = svc->load + n_all;
+        svc->prev = svc->next + n_all;
+        svc->bucket_head = svc->prev + n_all;
+        svc->state = (uint8_t *)(svc->bucket_head + n_lists);
+    }
     svc->batched = spec->batching.kind == FS_BATCHING_DYNAMIC;
     svc->llm = spec->batching.kind == FS_BATCHING_CONTINUOUS;
     if (svc->batched) {
@@ -788,8 +795,7 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
      * dozen, and a grow is rare and amortised O(1) per push. */
     svc->ring_mask = 15;
     svc->ring = malloc((svc->ring_mask + 1) * sizeof *svc->ring);
-    if (!svc->arrival_rng || !svc->service_rng || !svc->load || !svc->next || !svc->prev ||
-        !svc->bucket_head || !svc->state || !svc->unit || !svc->scale || !svc->ring ||
+    if (!svc->arrival_rng || !svc->service_rng || !svc->scale || !svc->ring ||
         fs_tally_init(&svc->window_latency) != 0 || fs_hist_init(&svc->scale_latency) != 0 ||
         fs_tally_init(&svc->batch_latency) != 0)
         goto nomem;
@@ -806,6 +812,9 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     fs_level_init(&svc->ready_level, 0, spec->replicas);
     for (size_t j = 0; j < spec->slo.n_targets; j++)
         svc->slo_threshold_ns[j] = (uint64_t)(spec->slo.targets[j].threshold_s * 1e9 + 0.5);
+    svc->n_slo_targets = (uint32_t)spec->slo.n_targets;
+    svc->scale_p95 = spec->autoscale.p95_ms > 0;
+    svc->service_time = spec->service_time;
 
     int64_t k_arr = fs_sim_register(sim, fs__on_arrival, svc);
     int64_t k_dep = fs_sim_register(sim, fs__on_departure, svc);
@@ -861,13 +870,7 @@ void fs_service_fini(fs_service *svc)
 {
     fs_rng_destroy(svc->arrival_rng);
     fs_rng_destroy(svc->service_rng);
-    free(svc->load);
-    free(svc->next);
-    free(svc->prev);
-    free(svc->bucket_head);
-    free(svc->unit);
-    free(svc->scale);
-    free(svc->state);
+    free(svc->scale); /* and the other per-replica tables in its block */
     for (uint32_t r = 0; svc->batch_arrival && r < svc->n_slots; r++)
         free(svc->batch_arrival[r]);
     free(svc->batch_arrival);

@@ -92,19 +92,52 @@ typedef struct fs_service {
     fs_arrival_profile profile;
     fs_nhpp arrivals;
     uint32_t kind_arrival, kind_departure, kind_slo, kind_scale;
+    /* What every request reads or writes, together here: with a thousand
+     * services every line of a service is a cache miss, and this way a
+     * request touches a few lines of it instead of a dozen. */
+    fs_service_rep *rep;      /* where the measured figures go (owned by the result) */
+    /* Replicas, bucketed by load (requests in service) so the least-loaded one
+     * with a free slot is found in O(concurrency) worst case, O(1) typically:
+     * bucket_head[l] starts a doubly linked list of replicas with load l.
+     * These per-replica tables share one allocation (scale's). */
+    uint32_t n_slots, concurrency;  /* n_slots = the most replicas it may have */
+    uint32_t *load, *next, *prev, *bucket_head;
+    uint8_t *state;           /* per slot: fs_replica_state */
+    uint64_t free_slots;      /* free request slots on ready replicas */
+    uint64_t in_service;      /* requests being served, on any replica */
+    size_t *unit;             /* per replica: its unit in the pool */
+    double *scale;            /* per replica: service-time multiplier from its unit's SMs */
+    bool time_sliced;         /* ask the pool for contention at each start */
+    bool batched;             /* dynamic batching (below) */
+    bool llm;                 /* continuous batching (below) */
+    bool scale_p95;           /* the autoscaler has a p95 trigger (scale_latency) */
+    uint32_t n_slo_targets;   /* spec->slo.n_targets */
+    /* spec->service_time, copied (borrowing its samples: never finied
+     * here) so that a start reads this line instead of the spec's. */
+    fs_dist service_time;
+    /* Waiting requests: arrival times in a power-of-two ring buffer, and for
+     * sized trace requests their service demand (seconds) beside them. */
+    double *ring_demand;
+    double *ring;
+    uint64_t ring_mask, head, waiting;
+    fs_level in_system;       /* requests waiting or in service, integrated */
+    /* Replayed arrivals (arrivals.trace): the reader (the row whose arrival
+     * is scheduled is next_row, below), and since t = 0 every request's
+     * fate (conservation). */
+    fs_trace *trace;
+    uint64_t all_arrivals, all_completed, all_dropped;
+    uint32_t latency_buffered;/* values in latency_buffer (below) */
+    uint64_t w_arrivals, w_completed, w_dropped; /* in the open window */
+    /* The open SLO window's completions, those past each target, and the
+     * targets in ns. */
+    uint64_t slo_total, slo_bad[FS_SLO_MAX_TARGETS];
+    uint64_t slo_threshold_ns[FS_SLO_MAX_TARGETS];
+    double batch_end;         /* when the open settling batch closes (below) */
     size_t index;             /* in the scenario's services */
     fs_fleet *fleet;
     const fs_placement *placement;
 
-    /* Replicas, bucketed by load (requests in service) so the least-loaded one
-     * with a free slot is found in O(concurrency) worst case, O(1) typically:
-     * bucket_head[l] starts a doubly linked list of replicas with load l. */
-    uint32_t n_slots, concurrency;  /* n_slots = the most replicas it may have */
-    uint32_t *load, *next, *prev, *bucket_head;
-    uint8_t *state;           /* per slot: fs_replica_state */
     uint32_t n_ready, n_wanted; /* ready; ready + warming */
-    uint64_t free_slots;      /* free request slots on ready replicas */
-    uint64_t in_service;      /* requests being served, on any replica */
     double last_up, last_down, low_since; /* autoscaler memory */
     fs_hist scale_latency;    /* latencies since the last autoscaler look (p95 trigger only) */
     fs_level ready_level;     /* ready replicas, integrated */
@@ -118,15 +151,11 @@ typedef struct fs_service {
      * which stops the run. */
     int (*on_breach)(void *ctx, size_t service, double window_start_s);
     void *breach_ctx;
-    size_t *unit;             /* per replica: its unit in the pool */
-    double *scale;            /* per replica: service-time multiplier from its unit's SMs */
-    bool time_sliced;         /* ask the pool for contention at each start */
     /* Dynamic batching (batcher.h): a replica's load is 1 while its batch
      * runs; its batch's arrival times, batch_arrival[r][0 .. batch_n[r]]
      * (a row of max_batch_size, allocated on the slot's first batch).  At
      * most one delay timer is pending, at timer_at (INFINITY: none).
      * Unused (NULL) without batching. */
-    bool batched;
     double **batch_arrival;
     uint32_t *batch_n;
     uint32_t kind_batch_done, kind_batch_timer;
@@ -136,7 +165,6 @@ typedef struct fs_service {
      * beside it, and in ring_demand its first-token time (-1: none yet).
      * Levels over all replicas: running sequences, KV blocks used and KV
      * blocks of ready replicas. */
-    bool llm;
     struct fs_llm_slot *llm_slots; /* n_llm_slots: the n_slots replicas, then a disaggregated service's decode ones */
     uint32_t n_llm_slots;
     struct fs__llm_pd *pd;    /* disaggregated: the decode side (service_pd.c); NULL otherwise */
@@ -155,29 +183,19 @@ typedef struct fs_service {
      * and those past the TTFT and TPOT targets. */
     uint64_t slo_ttft_total, slo_ttft_bad, slo_tpot_total, slo_tpot_bad;
 
-    /* Replayed arrivals (arrivals.trace): the reader, the row whose arrival
-     * is scheduled, and since t = 0 every request's fate (conservation). */
-    fs_trace *trace;
-    fs_trace_row next_row;
-    uint64_t all_arrivals, all_completed, all_dropped;
-    /* Waiting requests: arrival times in a power-of-two ring buffer, and for
-     * sized trace requests their service demand (seconds) beside them. */
-    double *ring_demand;
-    double *ring;
-    uint64_t ring_mask, head, waiting;
+    fs_trace_row next_row;    /* a replayed trace's row whose arrival is scheduled */
 
     /* Measured since the warm-up instant. */
-    fs_service_rep *rep;      /* where the figures go (owned by the result) */
-    fs_level in_system;
     /* Latencies of the open settling batch (settle.h): merged into
      * rep->latency when it closes, so each completion is recorded here once
      * instead of into rep->latency.  It and window_latency are tallies
      * (tally.h), read through the engine's scratch histogram: a span's
-     * values cost 2 bytes each, not a histogram's range.  batch_end: when the open batch closes
-     * (INFINITY before measuring and for the last batch, which
-     * fs_service_finish closes); batch_len: the measured interval / batches. */
+     * values cost 2 bytes each, not a histogram's range.  batch_end
+     * (above): when the open batch closes (INFINITY before measuring and
+     * for the last batch, which fs_service_finish closes); batch_len: the
+     * measured interval / batches. */
     fs_tally batch_latency;
-    double batch_start, batch_len, batch_end;
+    double batch_start, batch_len;
     fs_tally window_latency;
     /* Latencies completed since the last flush into batch_latency and
      * window_latency (FS_SERVICE_LATENCY_BUFFER at most): with thousands of
@@ -187,12 +205,8 @@ typedef struct fs_service {
      * every value lands in the batch and window it completed in, in order
      * (the histograms' sums add in the same order: same bytes out). */
     uint64_t latency_buffer[FS_SERVICE_LATENCY_BUFFER];
-    uint32_t latency_buffered;
-    uint64_t w_arrivals, w_completed, w_dropped;
     double window_start;
     double window_area_mark;  /* in_system.area when the window opened */
-    uint64_t slo_total, slo_bad[FS_SLO_MAX_TARGETS];
-    uint64_t slo_threshold_ns[FS_SLO_MAX_TARGETS];
 } fs_service;
 
 /* Sets up the service, its streams and its first arrival.  Returns FS_OK or
