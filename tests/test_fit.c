@@ -3,7 +3,8 @@
  * hand (exact figures), then the command on synthetic traces drawn from a
  * known weekday/weekend profile as a non-homogeneous Poisson process (the
  * profile must come back within 5%, the bursts injected into it with their
- * times and sizes), the fragment pasted into a scenario, rate series,
+ * times and sizes), the fragment pasted into a scenario, rate series
+ * (a zero window idle by default, a gap with --zero-is-gap, by hand),
  * short and weekday-only traces, the shared traces where ../shared/data has
  * them, and bad input.
  */
@@ -486,7 +487,8 @@ static void test_weekdays_only_is_diurnal(void **state)
 /* ---- rate series ----------------------------------------------------------- */
 
 /* Two days of 600 s windows, 100/s before noon and 300/s after, with one
- * window of rate 0 (a gap, not idle time). */
+ * window of rate 0: observed with no arrivals by default, a gap (not
+ * observed) with --zero-is-gap. */
 static void test_rate_series(void **state)
 {
     (void)state;
@@ -501,12 +503,30 @@ static void test_rate_series(void **state)
         fprintf(fp, "%d,%d,%.3f,%g,%g\n", k * 600, k / 144, hour, rate, rate * 600);
     }
     assert_int_equal(fclose(fp), 0);
+    /* The zero window is 600 s of the 86,400 before noon, observed: hour 5
+     * (both days) averages 100 x (7,200 - 600) / 7,200. */
     json_t *doc = fit_json(test_path("%s --preset servegen-rate", path));
     const json_t *fit = json_object_get(doc, "fit"), *diurnal = at(doc, "arrivals.diurnal");
-    double low = 2 * 43200.0 - 600, high = 2 * 43200.0, base = (100 * low + 300 * high) / (low + high);
+    double low = 2 * 43200.0, high = 2 * 43200.0, base = (100 * (low - 600) + 300 * high) / (low + high);
+    assert_near(num(json_object_get(doc, "arrivals"), "poisson_rps"), fit_sig4(base), 1e-9);
+    assert_near(json_number_value(json_array_get(diurnal, 5)), fit_sig4(100 * (7200 - 600) / 7200.0 / base), 1e-12);
+    assert_near(json_number_value(json_array_get(diurnal, 6)), fit_sig4(100 / base), 1e-12);
+    assert_near(json_number_value(json_array_get(diurnal, 23)), fit_sig4(300 / base), 1e-12);
+    assert_near(num(fit, "covered_s"), low + high, 1e-6);
+    assert_near(num(fit, "input.idle_windows"), 1, 0);
+    assert_near(num(fit, "input.gap_windows"), 0, 0);
+    json_decref(doc);
+    /* As a gap its 600 s are not observed: hour 5 is 100/s where observed. */
+    doc = fit_json(test_path("%s --preset servegen-rate --zero-is-gap", path));
+    fit = json_object_get(doc, "fit");
+    diurnal = at(doc, "arrivals.diurnal");
+    low = 2 * 43200.0 - 600;
+    base = (100 * low + 300 * high) / (low + high);
     assert_near(num(json_object_get(doc, "arrivals"), "poisson_rps"), fit_sig4(base), 1e-9);
     assert_near(json_number_value(json_array_get(diurnal, 5)), fit_sig4(100 / base), 1e-12);
     assert_near(json_number_value(json_array_get(diurnal, 23)), fit_sig4(300 / base), 1e-12);
+    assert_near(num(fit, "covered_s"), low + high, 1e-6);
+    assert_near(num(fit, "input.idle_windows"), 0, 0);
     assert_near(num(fit, "input.gap_windows"), 1, 0);
     assert_near(num(fit, "input.row_window_s"), 600, 0);
     assert_null(json_object_get(fit, "dispersion")); /* no requests, no bursts */
@@ -519,9 +539,54 @@ static void test_rate_series(void **state)
     json_decref(doc);
     doc = fit_json(test_path("%s --rate total_rate_rps --window-start window_start_s --window 5m", path));
     assert_near(num(json_object_get(doc, "fit"), "input.row_window_s"), 300, 0);
-    /* Half of each hour observed, at the same rates. */
-    assert_near(num(json_object_get(doc, "fit"), "covered_s"), (low + high) / 2, 1e-6);
+    /* Half of each hour observed, at the same rates (the zero window's
+     * first half among them). */
+    assert_near(num(json_object_get(doc, "fit"), "covered_s"), 2 * 86400.0 / 2, 1e-6);
     json_decref(doc);
+}
+
+/* Six 600 s windows by hand, rates 2, 0, 4, 0, (no row), 6: 7,200 arrivals.
+ * Zeros observed: 3,000 s observed, base 2.4/s.  Zeros as gaps: 1,800 s,
+ * base 4/s.  The missing row is a gap either way; the report counts the
+ * zero windows each way. */
+static void test_rate_zero_windows(void **state)
+{
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s/zeros.csv", tmp);
+    test_write(path, "start,rate\n0,2\n600,0\n1200,4\n1800,0\n3000,6\n");
+    json_t *doc = fit_json(test_path("%s --rate rate --window-start start", path));
+    const json_t *fit = json_object_get(doc, "fit");
+    assert_near(num(fit, "arrivals"), 7200, 1e-9);
+    assert_near(num(fit, "covered_s"), 3000, 1e-9);
+    assert_near(num(fit, "base_rps"), 2.4, 1e-12);
+    assert_near(num(json_object_get(doc, "arrivals"), "poisson_rps"), 2.4, 1e-12);
+    assert_near(num(fit, "input.idle_windows"), 2, 0);
+    assert_near(num(fit, "input.gap_windows"), 0, 0);
+    json_decref(doc);
+    doc = fit_json(test_path("%s --rate rate --window-start start --zero-is-gap", path));
+    fit = json_object_get(doc, "fit");
+    assert_near(num(fit, "arrivals"), 7200, 1e-9);
+    assert_near(num(fit, "covered_s"), 1800, 1e-9);
+    assert_near(num(fit, "base_rps"), 4, 1e-12);
+    assert_near(num(fit, "input.idle_windows"), 0, 0);
+    assert_near(num(fit, "input.gap_windows"), 2, 0);
+    json_decref(doc);
+    /* The report says how the zeros were counted. */
+    const char *const reports[][3] = {
+        {"", "of rate 0: 2 counted as observed with no arrivals, 0 as gaps\n", "poisson_rps 2.4 req/s"},
+        {"--zero-is-gap", "of rate 0: 0 counted as observed with no arrivals, 2 as gaps (--zero-is-gap)\n",
+         "poisson_rps 4 req/s"},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        assert_int_equal(test_fleetsim(tmp, "fit-traffic %s --rate rate --window-start start %s --format text", path,
+                                       reports[k][0]), 0);
+        char *out = test_slurp("%s/out.txt", tmp);
+        if (!strstr(out, reports[k][1]) || !strstr(out, reports[k][2]))
+            fail_msg("fit-traffic %s: the report lacks \"%s\" or \"%s\":\n%s", reports[k][0], reports[k][1],
+                     reports[k][2], out);
+        free(out);
+    }
 }
 
 /* ---- the shared data ------------------------------------------------------- */
@@ -539,7 +604,8 @@ static bool have(const char *path)
 
 /* ServeGen m-small: SUMMARY.txt gives the peak hour (20:00) and the
  * hour-of-day peak/trough ratio (2.21, counting its 37 zero windows as
- * zeros; the fit counts them as gaps, which makes it 2.05: within 10%). */
+ * zeros, as the fit now does by default: 2.205; it calls them data gaps,
+ * and with --zero-is-gap the ratio is 2.05 and the base 1.9% higher). */
 static void test_servegen_m_small(void **state)
 {
     (void)state;
@@ -548,15 +614,26 @@ static void test_servegen_m_small(void **state)
         skip();
     json_t *doc = fit_json(test_path("%s --preset servegen-rate", path));
     const json_t *fit = json_object_get(doc, "fit");
-    print_message("  peak hour %d, peak/trough %.3f, base %.4g, gaps %d, R^2 %.3f\n",
+    print_message("  peak hour %d, peak/trough %.3f, base %.4g, zero windows %d, R^2 %.3f\n",
                   (int)num(fit, "all_days.peak_hour"), num(fit, "all_days.peak_trough"), num(fit, "base_rps"),
-                  (int)num(fit, "input.gap_windows"), num(fit, "goodness.r2"));
+                  (int)num(fit, "input.idle_windows"), num(fit, "goodness.r2"));
     assert_int_equal((int)num(fit, "all_days.peak_hour"), 20);
-    assert_true(fabs(num(fit, "all_days.peak_trough") / 2.21 - 1) < 0.10);
-    assert_int_equal((int)num(fit, "input.gap_windows"), 37);
+    assert_true(fabs(num(fit, "all_days.peak_trough") / 2.21 - 1) < 0.01);
+    assert_int_equal((int)num(fit, "input.idle_windows"), 37);
+    assert_int_equal((int)num(fit, "input.gap_windows"), 0);
     assert_int_equal((int)num(fit, "input.rows"), 2016);
     /* 14 days: both day types. */
     assert_non_null(at(doc, "arrivals.weekend"));
+    double base = num(fit, "base_rps");
+    json_decref(doc);
+    /* As gaps the 37 windows' 22,200 s leave the observed time: a higher
+     * base (by the share of the mean they would have averaged in). */
+    doc = fit_json(test_path("%s --preset servegen-rate --zero-is-gap", path));
+    fit = json_object_get(doc, "fit");
+    assert_int_equal((int)num(fit, "input.gap_windows"), 37);
+    assert_near(num(fit, "covered_s"), (2016 - 37) * 600.0, 1e-6);
+    assert_near(num(fit, "base_rps") * (2016 - 37), base * 2016, 1e-5 * base * 2016); /* 6 digits printed */
+    assert_true(fabs(num(fit, "all_days.peak_trough") / 2.21 - 1) < 0.10);
     json_decref(doc);
 }
 
@@ -634,6 +711,17 @@ static void test_bad_input(void **state)
     expect_refusal(test_path("%s --time t --window 7s", good), "divide an hour", NULL);
     expect_refusal(test_path("%s --time t --format xml", good), "--format", NULL);
     expect_refusal(test_path("%s --rate total_rate_rps", good), "--window-start", NULL);
+    expect_refusal(test_path("%s --time t --zero-is-gap", good), "--zero-is-gap goes with a rate series", NULL);
+    /* JSON Lines, requests or rates: named at its first line, nothing of it quoted. */
+    char jsonl[300];
+    snprintf(jsonl, sizeof jsonl, "%s/rates.jsonl", tmp);
+    test_write(jsonl, "{\"window_start_s\": 0, \"total_rate_rps\": 5}\n");
+    const char *why = ":1: this looks like JSON Lines (a line starting with '{'); JSON Lines traces are not read yet";
+    expect_refusal(test_path("%s --preset servegen-rate", jsonl), test_path("%s%s", jsonl, why), NULL);
+    expect_refusal(test_path("%s --time t", jsonl), test_path("%s%s", jsonl, why), NULL);
+    char *said = test_slurp("%s/err.txt", tmp);
+    assert_null(strstr(said, "total_rate_rps"));
+    free(said);
 
     assert_int_equal(test_fleetsim(tmp, "fit-traffic --help"), 0);
     char *out = test_slurp("%s/out.txt", tmp);
@@ -664,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_short_trace_lists_uncovered),
         cmocka_unit_test(test_weekdays_only_is_diurnal),
         cmocka_unit_test(test_rate_series),
+        cmocka_unit_test(test_rate_zero_windows),
         cmocka_unit_test(test_servegen_m_small),
         cmocka_unit_test(test_azure_conv),
         cmocka_unit_test(test_bad_input),

@@ -4,7 +4,9 @@
  * their sizes say; rate scale and repeat replay the rows they should; a bad
  * row is bad input (file:line, exit 2) unless --lenient, which skips and
  * counts it; job traces submit one job per row with that row's gang and
- * work; the shipped replay scenarios run when ../shared/data is there.
+ * work; the shipped replay scenarios run when ../shared/data is there; a
+ * replay's load is over the span its arrivals cover, with its peak hour, and
+ * no data under two arrivals; a JSON Lines trace is refused as such.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -43,6 +45,21 @@ static fs_scenario *replay_scenario(const char *horizon, const char *trace, cons
         "   \"service_time\": {\"exponential\": {\"mean\": \"1s\"}}, \"replicas\": %s%s}]}",
         horizon, trace, replicas, extra);
     return s;
+}
+
+/* Writes DIR/name: one service "llm" of 10 ms on one GPU replaying column
+ * `time_col` of `file`, under these run settings ("\"horizon\": ..."). */
+static void write_replay_file(const char *name, const char *settings, const char *file, const char *time_col)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"schema\": \"fleetsim/1\", %s,"
+             " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1}],"
+             " \"services\": [{\"name\": \"llm\", \"pool\": \"p\","
+             "   \"arrivals\": {\"trace\": {\"file\": \"%s\", \"time\": \"%s\"}},"
+             "   \"service_time\": {\"deterministic\": {\"value\": \"10ms\"}}, \"replicas\": 1}]}",
+             settings, file, time_col);
+    test_write(test_path("%s/%s", dir, name), text);
 }
 
 static const char *trace_of(const char *name)
@@ -126,6 +143,131 @@ static void test_scale_and_repeat(void **state)
     fs_scenario_destroy(s);
 }
 
+/* A two-hour trace in a day's run: rows every 10 s through the half-hour
+ * warm-up (not measured), then from 01:00 one a second for an hour and
+ * three a second for the next.  Its load is over the span its measured
+ * arrivals cover, not over the 23.5 measured hours (a twelfth of it), and
+ * its peak hour is 02:00-03:00's three a second. */
+static void test_load_over_span(void **state)
+{
+    (void)state;
+    const char *path = test_path("%s/two-hours.csv", dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("t\n", fp);
+    for (int k = 0; k < 180; k++)
+        fprintf(fp, "%d\n", 10 * k);
+    for (int k = 0; k < 3600; k++)
+        fprintf(fp, "%d\n", 3600 + k);
+    for (int k = 0; k < 10800; k++)
+        fprintf(fp, "%.17g\n", 7200 + k / 3.0);
+    assert_int_equal(fclose(fp), 0);
+    const char *scenario =
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"1d\", \"warmup\": \"30m\", \"window\": \"5m\","
+        " \"replications\": 2, \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 4}],"
+        " \"services\": [{\"name\": \"llm\", \"pool\": \"p\", \"arrivals\": {\"trace\": {\"file\": \"%s\", \"time\": \"t\"}},"
+        "   \"service_time\": {\"deterministic\": {\"value\": \"1s\"}}, \"replicas\": {\"count\": 2, \"concurrency\": 4}}]}";
+    char text[1024];
+    snprintf(text, sizeof text, scenario, path);
+    fs_scenario *s = test_scenario("%s", text);
+    fs_results *r = test_run(s);
+    double last = 7200 + 10799 / 3.0, mean = 14399 / (last - 3600);
+    for (uint32_t k = 0; k < 2; k++) {
+        const fs_service_rep *rep = &r->policies[0].reps[k].services[0];
+        assert_int_equal(rep->arrival_span.n, rep->requests); /* the arrivals the run measured */
+        assert_int_equal(rep->requests, 14400);
+    }
+    const fs_service_load *load = &r->policies[0].loads[0];
+    print_message("  mean %.6g req/s over %.6g s (over the measured interval: %.6g), peak hour %.6g, capacity %.6g\n",
+                  load->mean_rps, load->span_s, 14400 / (86400 - 1800.0), load->peak_hour_rps, load->capacity_rps);
+    assert_true(fabs(load->mean_rps - mean) < 1e-12 * mean);
+    assert_true(fabs(load->span_s - (last - 3600)) < 1e-9);
+    assert_true(fabs(load->peak_hour_rps - 3.0) < 1e-12);
+    assert_true(fabs(load->capacity_rps - 8) < 1e-9);
+    assert_true(fabs(load->offered_load - mean / 8) < 1e-12);
+    assert_true(fabs(load->peak_hour_offered_load - 3.0 / 8) < 1e-12);
+    /* The busiest 5-minute window: 900 arrivals, three a second. */
+    assert_true(fabs(load->peak_rps - 3.0) < 1e-12);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+
+    /* The outputs: results.json's stability, the table's load and replay note. */
+    test_write(test_path("%s/two-hours.json", dir), text);
+    assert_int_equal(test_fleetsim(dir, "run %s/two-hours.json --out %s/two-hours-out", dir, dir), 0);
+    json_t *doc = json_load_file(test_path("%s/two-hours-out/results.json", dir), 0, NULL);
+    assert_non_null(doc);
+    json_t *stab = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(doc, "policies"), 0),
+                                                                  "services"), 0), "stability");
+    assert_true(fabs(json_number_value(json_object_get(stab, "mean_arrival_rps")) - mean) < 1e-9);
+    assert_true(fabs(json_number_value(json_object_get(stab, "peak_hour_arrival_rps")) - 3) < 1e-9);
+    assert_true(fabs(json_number_value(json_object_get(stab, "peak_hour_offered_load")) - 3.0 / 8) < 1e-9);
+    assert_true(fabs(json_number_value(json_object_get(stab, "arrival_span_s")) - (last - 3600)) < 1e-6);
+    json_decref(doc);
+    char *out = test_slurp("%s/out.txt", dir);
+    char want[256];
+    snprintf(want, sizeof want, "replay: service llm: %.4g req/s over the", mean);
+    if (!strstr(out, want) || !strstr(out, "peak clock hour 3 req/s (load 0.38)"))
+        fail_msg("the table lacks \"%s\" or the peak hour:\n%s", want, out);
+    free(out);
+}
+
+/* Under two arrivals at or after warm-up the load is no data: NaN in
+ * memory, null in results.json, "no data" in the table and an empty CSV
+ * cell; not an overload. */
+static void test_load_no_data(void **state)
+{
+    (void)state;
+    test_write(test_path("%s/sparse.csv", dir), "t\n0\n10\n5000\n");
+    write_replay_file("sparse.json", "\"horizon\": \"2h\", \"warmup\": \"30m\", \"window\": \"5m\"", "sparse.csv", "t");
+    assert_int_equal(test_fleetsim(dir, "run %s/sparse.json --out %s/sparse-out", dir, dir), 0);
+    char *out = test_slurp("%s/out.txt", dir);
+    if (!strstr(out, "replay: service llm: load no data (fewer than two arrivals at or after warm-up)") ||
+        !strstr(out, "no data\n") || strstr(out, "UNSTABLE"))
+        fail_msg("table:\n%s", out);
+    free(out);
+    json_t *doc = json_load_file(test_path("%s/sparse-out/results.json", dir), 0, NULL);
+    assert_non_null(doc);
+    json_t *svc = json_array_get(json_object_get(json_array_get(json_object_get(doc, "policies"), 0), "services"), 0);
+    json_t *stab = json_object_get(svc, "stability");
+    const char *keys[] = {"mean_arrival_rps", "offered_load", "arrival_span_s", "peak_hour_arrival_rps",
+                          "peak_hour_offered_load"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        if (!json_is_null(json_object_get(stab, keys[k])))
+            fail_msg("stability.%s is not null", keys[k]);
+    assert_string_equal(json_string_value(json_object_get(stab, "queue")), "stable");
+    json_decref(doc);
+    assert_int_equal(test_fleetsim(dir, "run %s/sparse.json --format csv", dir), 0);
+    out = test_slurp("%s/out.txt", dir);
+    assert_non_null(strstr(out, "\"default\",\"llm\",1,1,0,")); /* one request measured */
+    assert_non_null(strstr(out, ",0,,false,\"stable\",")); /* offered_load: an empty cell */
+    free(out);
+}
+
+/* A JSON Lines file given as a request or a job trace: exit 2 naming
+ * file:line, and nothing of the file quoted. */
+static void test_json_lines_refused(void **state)
+{
+    (void)state;
+    test_write(test_path("%s/requests.jsonl", dir), "{\"t\": 0, \"prompt\": 12}\n{\"t\": 1, \"prompt\": 30}\n");
+    write_replay_file("jsonl.json", "\"horizon\": \"10s\"", "requests.jsonl", "t");
+    assert_int_equal(test_fleetsim(dir, "run %s/jsonl.json", dir), 2);
+    test_stderr_has(dir, "requests.jsonl:1: this looks like JSON Lines (a line starting with '{'); JSON Lines "
+                         "traces are not read yet");
+    char *err = test_slurp("%s/err.txt", dir);
+    assert_null(strstr(err, "prompt")); /* no dump of the file */
+    free(err);
+    test_write(test_path("%s/jobs.jsonl", dir), "\n{\"submit\": 0, \"gpus\": 2, \"secs\": 60}\n");
+    test_write(test_path("%s/jobs-jsonl.json", dir),
+               "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\","
+               " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 8}],"
+               " \"services\": [{\"name\": \"idle\", \"pool\": \"p\", \"arrivals\": {\"poisson_rps\": 0},"
+               "   \"service_time\": {\"deterministic\": {\"value\": \"1s\"}}, \"replicas\": 1}],"
+               " \"training\": [{\"name\": \"replayed\", \"submit\": {\"trace\": {\"file\": \"jobs.jsonl\","
+               "   \"time\": \"submit\", \"gpus\": \"gpus\", \"duration\": \"secs\"}}, \"state_gb_per_gpu\": 10}]}");
+    assert_int_equal(test_fleetsim(dir, "run %s/jobs-jsonl.json", dir), 2);
+    test_stderr_has(dir, "jobs.jsonl:2: this looks like JSON Lines");
+}
+
 /* A one-service scenario with these arrivals is refused with `want` in the message. */
 static void assert_arrivals_refused(const char *arrivals, const char *want)
 {
@@ -148,12 +290,7 @@ static void test_bad_rows(void **state)
 {
     (void)state;
     test_write(test_path("%s/bad.csv", dir), "t\n0\n1\nsoon\n3\n");
-    test_write(test_path("%s/bad.json", dir),
-               test_path("{\"schema\": \"fleetsim/1\", \"horizon\": \"10s\", \"warmup\": \"0s\", \"window\": \"5s\","
-                         " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1}],"
-                         " \"services\": [{\"name\": \"llm\", \"pool\": \"p\","
-                         "   \"arrivals\": {\"trace\": {\"file\": \"bad.csv\", \"time\": \"t\"}},"
-                         "   \"service_time\": {\"deterministic\": {\"value\": \"10ms\"}}, \"replicas\": 1}]}"));
+    write_replay_file("bad.json", "\"horizon\": \"10s\", \"warmup\": \"0s\", \"window\": \"5s\"", "bad.csv", "t");
     assert_int_equal(test_fleetsim(dir, "run %s/bad.json --out %s/out-strict", dir, dir), 2);
     char *err = test_slurp("%s/err.txt", dir);
     assert_non_null(strstr(err, "bad.csv:4:"));
@@ -169,12 +306,7 @@ static void test_bad_rows(void **state)
     free(text);
     json_decref(doc);
     /* A missing column is caught when the run starts, as bad input. */
-    test_write(test_path("%s/nocol.json", dir),
-               test_path("{\"schema\": \"fleetsim/1\", \"horizon\": \"10s\","
-                         " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1}],"
-                         " \"services\": [{\"name\": \"llm\", \"pool\": \"p\","
-                         "   \"arrivals\": {\"trace\": {\"file\": \"bad.csv\", \"time\": \"when\"}},"
-                         "   \"service_time\": {\"deterministic\": {\"value\": \"10ms\"}}, \"replicas\": 1}]}"));
+    write_replay_file("nocol.json", "\"horizon\": \"10s\"", "bad.csv", "when");
     assert_int_equal(test_fleetsim(dir, "run %s/nocol.json", dir), 2);
     err = test_slurp("%s/err.txt", dir);
     assert_non_null(strstr(err, "no column \"when\""));
@@ -242,6 +374,8 @@ int main(void)
         cmocka_unit_test(test_conservation),     cmocka_unit_test(test_sized_service_time),
         cmocka_unit_test(test_scale_and_repeat), cmocka_unit_test(test_bad_rows),
         cmocka_unit_test(test_job_trace),        cmocka_unit_test(test_shipped_replays),
+        cmocka_unit_test(test_load_over_span),   cmocka_unit_test(test_load_no_data),
+        cmocka_unit_test(test_json_lines_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

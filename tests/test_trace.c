@@ -3,7 +3,8 @@
  * with the file, the presets on extracts of the shipped traces (and on the
  * whole traces where ../shared/data has them), CSV details (quotes, CRLF,
  * no final newline, empty files), every kind of bad row strictly and
- * leniently, out-of-order rows, rate scale, shift, repeat, and time formats.
+ * leniently, out-of-order rows, rate scale, shift, repeat, and time formats;
+ * a JSON Lines file named as such.
  * Expected values come from the CSV text itself (tests/data/traces).
  */
 #include <errno.h>
@@ -496,6 +497,41 @@ static void test_missing_column(void **state)
     fs_trace_spec_fini(&s);
 }
 
+/* A JSON Lines file is named as such at its first line that is not blank
+ * (after a byte-order mark and blank lines, counted as the parser counts
+ * them), for request and job traces alike, without quoting the file; a CSV
+ * whose quoted field opens with '{' is not one. */
+static void test_json_lines(void **state)
+{
+    (void)state;
+    const char *jsonl = "{\"t\": 0.5, \"prompt\": 10}\n{\"t\": 1, \"prompt\": 20}\n";
+    fs_trace_spec s = spec_requests(file("a.jsonl", jsonl));
+    const char *tail = ": this looks like JSON Lines (a line starting with '{'); JSON Lines traces are not read yet";
+    char want[512];
+    snprintf(want, sizeof want, "%s/a.jsonl:1%s", tmp, tail);
+    open_fails(&s, FS_ERR_INPUT, want);
+    fs_trace_spec_fini(&s);
+
+    s = spec_requests(file("b.jsonl", "\xEF\xBB\xBF\r\n  \n\r\n\t{\"t\": 0.5}\n"));
+    fs_trace *t = NULL;
+    fs_error err = {0};
+    assert_int_equal(fs_trace_open(&s, &t, &err), FS_ERR_INPUT);
+    snprintf(want, sizeof want, "%s/b.jsonl:4%s", tmp, tail);
+    assert_string_equal(err.msg, want); /* the whole message: nothing of the file quoted */
+    fs_trace_spec_fini(&s);
+
+    s = spec_jobs(file("jobs.jsonl", "{\"t\": 0, \"gpus\": 2, \"dur\": 60}\n"));
+    snprintf(want, sizeof want, "%s/jobs.jsonl:1%s", tmp, tail);
+    open_fails(&s, FS_ERR_INPUT, want);
+    fs_trace_spec_fini(&s);
+
+    /* CSV after all: the brace is inside a quoted header field. */
+    s = spec_requests(file("brace.csv", "\"{t}\",t\n9,1\n9,2\n"));
+    fs_trace_row rows[2];
+    assert_int_equal(read_all(&s, rows, 2, NULL), 2);
+    fs_trace_spec_fini(&s);
+}
+
 static void test_bad_spec(void **state)
 {
     (void)state;
@@ -944,6 +980,7 @@ int main(void)
         cmocka_unit_test(test_csv_details),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_missing_column),
+        cmocka_unit_test(test_json_lines),
         cmocka_unit_test(test_bad_spec),
         cmocka_unit_test(test_bad_rows),
         cmocka_unit_test(test_priorities),

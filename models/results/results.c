@@ -125,6 +125,7 @@ int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replic
             goto err;
         rep->services[i].llm = b->kind == FS_BATCHING_CONTINUOUS;
         rep->services[i].worst_window_p99_ms = NAN; /* no window yet: no data */
+        fs_span_init(&rep->services[i].arrival_span, s->warmup_s, s->horizon_s);
     }
     for (size_t i = 0; i < s->n_pools; i++)
         rep->pools[i].least_headroom = NAN;
@@ -612,7 +613,8 @@ int fs_results_service_summary(const fs_results *r, size_t policy, size_t servic
     out->mean_ready_replicas = fs__summarize(pol, service, measured, FS_SFIG_MEAN_READY_REPLICAS, x);
     out->slo_windows = fs_rep_service(&pol->reps[0], service)->slo_windows;
     const fs_service_spec *spec = &pol->scenario->services[service];
-    out->queue = pol->loads[service].offered_load < 1.0         ? FS_QUEUE_STABLE
+    /* No data (a replay with under two arrivals) is no evidence of overload. */
+    out->queue = !(pol->loads[service].offered_load >= 1.0)    ? FS_QUEUE_STABLE
                  : spec->queue_limit == FS_QUEUE_UNLIMITED ? FS_QUEUE_UNBOUNDED
                                                            : FS_QUEUE_AT_LIMIT;
     out->queue_unbounded = out->queue == FS_QUEUE_UNBOUNDED;

@@ -36,6 +36,7 @@
 #include "placement.h"
 #include "scenario.h"
 #include "settle.h"
+#include "span.h"
 #include "summary.h"
 
 #define FS_RESULTS_SCHEMA "fleetsim-results/1"
@@ -141,6 +142,11 @@ typedef struct fs_service_rep {
     bool traced;
     uint64_t trace_rows, trace_skipped, trace_completed, trace_dropped;
     double trace_demand_s;    /* sized trace requests: their service demands, summed */
+    /* A replayed trace's arrivals in the measured interval [warmup,
+     * horizon], noted as each row is scheduled (span.h: count, first and
+     * last, busiest clock hour): what its load is taken from (fs_service_load).
+     * Empty (n = 0) for any other service. */
+    fs_span arrival_span;
     /* A batched service ("batching"): of the batches started since the
      * warm-up instant, how many had each size, [max_batch_size + 1] (index =
      * size; owned; NULL for a service without batching). */
@@ -232,12 +238,31 @@ typedef struct fs_rep_result {
     struct fs_rep_block *spilled;
 } fs_rep_result;
 
-/* Analytic load of a service over the measured interval. */
+/* Analytic load of a service over the measured interval.
+ *
+ * A service drawing arrivals from a profile has its mean and peak from the
+ * profile over [warmup, horizon].  A replayed trace (arrivals.trace) has
+ * them from its replications' arrivals (fs_service_rep.arrival_span), over
+ * what the trace covers, not over the whole interval, so that a two-hour
+ * trace in a day's run shows its own rate, not a twelfth of it:
+ *   - mean_rps: per replication, (arrivals - 1) / (last - first) over the
+ *     arrivals at or after warm-up (span.h), then the mean over replications;
+ *   - peak_rps: as for any service, the busiest time-series window's
+ *     arrivals per second, the largest over replications;
+ *   - peak_hour_rps: the busiest clock hour [h, h + 1 h) of the measured
+ *     interval, its arrivals over its seconds in the interval (span.h), the
+ *     largest over replications; span_s: the mean of last - first.
+ * With fewer than two arrivals at or after warm-up in any replication (or
+ * all at one instant) mean_rps, span_s, peak_hour_rps and the loads from
+ * them are NaN: no data.  A profile's peak_hour_rps and span_s are NaN too:
+ * outputs show them for replays only. */
 typedef struct fs_service_load {
     double mean_rps, peak_rps;
     double capacity_rps;      /* sum over replicas of concurrency / (E[service time] x speed scale) */
     double offered_load;      /* mean_rps / capacity_rps: >= 1 means the queue grows without bound */
-    double peak_offered_load;
+    double peak_offered_load; /* peak_rps / capacity_rps */
+    double peak_hour_rps, span_s;
+    double peak_hour_offered_load; /* peak_hour_rps / capacity_rps */
 } fs_service_load;
 
 /* A service's settling batches over a policy's sealed replications, folded

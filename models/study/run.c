@@ -356,6 +356,8 @@ static void fs__set_load(fs_policy_result *pol, size_t i, double mean_rps, doubl
     }
     load->offered_load = load->mean_rps / load->capacity_rps;
     load->peak_offered_load = load->peak_rps / load->capacity_rps;
+    /* Replays' only (fs__trace_loads sets them after this). */
+    load->peak_hour_rps = load->span_s = load->peak_hour_offered_load = NAN;
 }
 
 /* Loads known before the run: every service but replayed ones (fs__trace_loads). */
@@ -373,8 +375,11 @@ static void fs__compute_loads(fs_policy_result *pol)
 }
 
 /* A replayed trace's rate is known only once it is read: its load comes
- * from the replications' arrivals (mean over the measured interval, peak
- * over their busiest window), which replay the same rows. */
+ * from the replications' arrivals, which replay the same rows: the mean over
+ * the span they cover in the measured interval, the peak over their busiest
+ * window and their busiest clock hour (results.h, fs_service_load).  Over
+ * the whole measured interval instead, a trace covering two hours of a
+ * day's run would show a twelfth of its load. */
 static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
 {
     const fs_scenario *s = pol->scenario;
@@ -382,10 +387,15 @@ static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
     for (size_t i = 0; i < s->n_services; i++) {
         if (!s->services[i].arrivals.trace || pol->n_reps == 0 || measured <= 0)
             continue;
-        double mean = 0, peak = 0, demand = 0, rows = 0;
+        double mean = 0, span = 0, peak = 0, peak_hour = 0, demand = 0, rows = 0;
+        bool spanned = true; /* every replication had a span (two arrivals or more): else no data */
         for (uint32_t k = 0; k < pol->n_reps; k++) {
             const fs_service_rep *rep = fs_rep_service(&pol->reps[k], i);
-            mean += (double)rep->requests / measured / pol->n_reps;
+            const fs_span *a = &rep->arrival_span;
+            spanned = spanned && !isnan(fs_span_rate(a));
+            mean += fs_span_rate(a) / pol->n_reps;
+            span += fs_span_length(a) / pol->n_reps;
+            peak_hour = fmax(peak_hour, fs_span_peak_hour_rate(a));
             demand += rep->trace_demand_s;
             rows += (double)rep->trace_rows;
             /* The busiest window, taken as windows closed (windows.h). */
@@ -409,7 +419,11 @@ static void fs__trace_loads(const fs_results *r, fs_policy_result *pol)
             if (fs_scenario_llm_request_s(s, i, prompt / rows, output / rows, &seconds, &err) == FS_OK)
                 per_request = seconds;
         }
-        fs__set_load(pol, i, mean, peak, per_request);
+        fs__set_load(pol, i, spanned ? mean : NAN, peak, per_request);
+        fs_service_load *load = &pol->loads[i];
+        load->span_s = spanned ? span : NAN;
+        load->peak_hour_rps = spanned ? peak_hour : NAN;
+        load->peak_hour_offered_load = load->peak_hour_rps / load->capacity_rps;
     }
 }
 

@@ -249,6 +249,7 @@ typedef struct fs__rates {
     const char *path;
     fs_fit_acc *acc;
     int start_weekday;
+    bool zero_is_gap;
     int failed;
     fs_error err;
     double window_s;
@@ -279,10 +280,11 @@ static void fs__rates_window(fs__rates *r, double start, double rate, uint64_t l
         fs__place_day0(r->acc, start, false, r->start_weekday);
     r->have_prev = true;
     r->prev_start = start;
-    if (rate == 0) {
+    if (rate == 0 && r->zero_is_gap) {
         r->acc->gap_windows++;
         return;
     }
+    r->acc->idle_windows += rate == 0;
     double t0 = start - r->acc->day0_raw_s;
     fs_error inner = {0};
     if (fs_fit_acc_cover(r->acc, t0, t0 + w, rate * w, &inner) != FS_OK)
@@ -327,7 +329,8 @@ int fs_fit_read_rates(const fs_fit_rate_spec *spec, int start_weekday, fs_fit_ac
     fs_trace *trace;
     if ((rc = fs_trace_open(&ts, &trace, err)) != FS_OK)
         return rc;
-    fs__rates r = {.path = spec->path, .acc = acc, .start_weekday = start_weekday, .window_s = spec->window_s};
+    fs__rates r = {.path = spec->path, .acc = acc, .start_weekday = start_weekday, .zero_is_gap = spec->zero_is_gap,
+                   .window_s = spec->window_s};
     fs_trace_row row;
     int got;
     while (!r.failed && (got = fs_trace_next(trace, &row, &r.err)) != 0) {

@@ -75,7 +75,9 @@ typedef struct fs_fit_acc {
     int weekday0;             /* day of week of day 0, 0 = Monday */
     double day0_raw_s;        /* day 0's midnight in the input's raw seconds (epoch for datetimes) */
     uint64_t rows;
-    uint64_t gap_windows;     /* rate series: windows of rate 0, counted as gaps */
+    /* Rate series: windows of rate 0, counted as observed with no arrivals
+     * (idle), or with zero_is_gap as gaps (not observed). */
+    uint64_t idle_windows, gap_windows;
     double row_window_s;      /* rate series: the window each row covers */
     double first_s, last_s;   /* extent observed, accumulator time */
 
@@ -111,15 +113,20 @@ int fs_fit_read_requests(const fs_trace_spec *spec, int start_weekday, double wi
                          fs_error *err);
 
 /* A rate series: a CSV with a window-start column and a rate column (per
- * second).  Each row covers [start, start + window); rows must not overlap;
- * missing rows and rows of rate 0 are gaps (in ServeGen's series a 0 is an
- * outage: SUMMARY.txt calls them data gaps). */
+ * second).  Each row covers [start, start + window); rows must not overlap.
+ * Missing rows are gaps: nothing was observed.  A row of rate 0 is an
+ * observed window with no arrivals (idle time: a quiet night, a client
+ * that sent nothing), unless zero_is_gap says the series writes 0 for an
+ * outage of its own collection; then it is a gap too.  Counting idle
+ * windows as gaps drops their seconds from the observed time and overstates
+ * the base rate by as much; counting outages as idle understates it. */
 typedef struct fs_fit_rate_spec {
     const char *path;
     const char *start_col;            /* window start, a number */
     fs_trace_time_format start_format; /* seconds, ms or us */
     const char *rate_col;             /* requests per second */
     double window_s;                  /* 0: the spacing of the first two rows */
+    bool zero_is_gap;                 /* a row of rate 0 is a gap, not idle time */
 } fs_fit_rate_spec;
 
 /* NULL-terminated names of the rate-series presets: "servegen-rate"

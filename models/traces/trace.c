@@ -435,6 +435,24 @@ static void trace_on_row(int c, void *arg)
 
 /* ---- reading ------------------------------------------------------------- */
 
+/* A JSON Lines file (one object a line) parsed as CSV would split each
+ * object at its commas and fail later with a header of JSON fragments, or a
+ * bad time quoting one: say what the file is instead, at its first line
+ * that is not blank, from the bytes before the parser sees them. */
+static void trace_refuse_json_lines(fs_trace *t)
+{
+    uint64_t line = t->line;
+    size_t at = t->chunk_pos;
+    /* Blank lines first: LF, or CR not followed by LF, ends one (as trace_on_row counts). */
+    for (; at < t->chunk_len && trace_is_space((char)t->chunk[at]); at++)
+        line += t->chunk[at] == '\n' || (t->chunk[at] == '\r' && (at + 1 == t->chunk_len || t->chunk[at + 1] != '\n'));
+    if (at < t->chunk_len && t->chunk[at] == '{')
+        trace_failed(t, FS_ERR_INPUT,
+                     "%s:%llu: this looks like JSON Lines (a line starting with '{'); JSON Lines traces are not "
+                     "read yet",
+                     t->path, (unsigned long long)line);
+}
+
 /* Parses until a row is queued or the file ends (then t->eof). */
 static int trace_fill(fs_trace *t, fs_error *err)
 {
@@ -455,6 +473,8 @@ static int trace_fill(fs_trace *t, fs_error *err)
             /* A UTF-8 byte-order mark (spreadsheets write one) is not part of the first column's name. */
             if (first && t->chunk_len >= 3 && memcmp(t->chunk, "\xEF\xBB\xBF", 3) == 0)
                 t->chunk_pos = 3;
+            if (first && t->pass == 0)
+                trace_refuse_json_lines(t);
             continue;
         }
         size_t n = t->chunk_len - t->chunk_pos;

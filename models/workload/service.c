@@ -233,6 +233,8 @@ static void fs__schedule_arrival(fs_service *svc, double now)
             return;
         }
         next = got ? svc->next_row.t : INFINITY;
+        /* Each row due by the horizon arrives: the replay's load comes from them (results.h). */
+        fs_span_add(&svc->rep->arrival_span, next);
     } else {
         next = fs_nhpp_next(&svc->arrivals, now, svc->horizon, svc->arrival_rng);
     }

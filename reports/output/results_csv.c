@@ -196,8 +196,9 @@ int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err)
                                       sum.merged_p999_ms, sum.p99_ms.valid ? sum.p99_ms.half_width : NAN};
             for (size_t f = 0; f < sizeof latency / sizeof *latency; f++)
                 fs__cell(fp, latency[f]);
-            fprintf(fp, ",%.9g,%.9g,%s,", sum.slo_breach_windows.mean, r->policies[p].loads[i].offered_load,
-                    sum.queue_unbounded ? "true" : "false");
+            fprintf(fp, ",%.9g", sum.slo_breach_windows.mean);
+            fs__cell(fp, r->policies[p].loads[i].offered_load); /* a replay of under two arrivals: no data */
+            fprintf(fp, ",%s,", sum.queue_unbounded ? "true" : "false");
             fs_results_csv_field(fp, fs__queue_name(sum.queue));
             fs__cell(fp, sum.drop_fraction.mean);
             fs__cell(fp, sum.drop_fraction.valid ? sum.drop_fraction.half_width : NAN);

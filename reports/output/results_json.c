@@ -293,6 +293,13 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     fs__set(stab, "capacity_rps", load->capacity_rps);
     fs__set(stab, "offered_load", load->offered_load);
     fs__set(stab, "peak_offered_load", load->peak_offered_load);
+    if (spec->arrivals.trace) {
+        /* A replay's mean is over the span its arrivals cover (results.h):
+         * say how long that was, and its busiest clock hour. */
+        fs__set(stab, "arrival_span_s", load->span_s);
+        fs__set(stab, "peak_hour_arrival_rps", load->peak_hour_rps);
+        fs__set(stab, "peak_hour_offered_load", load->peak_hour_offered_load);
+    }
     /* Offered load >= 1 grows an unlimited queue without bound; a queue_limit
      * holds it at the limit and the excess is dropped. */
     json_object_set_new(stab, "queue_unbounded", json_boolean(sum.queue_unbounded));

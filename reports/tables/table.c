@@ -164,6 +164,35 @@ static void fs__batch_notes(const fs_results *r, size_t p, FILE *fp)
     }
 }
 
+/* Under the service rows: each replayed service's load (none of this for a
+ * scenario without a replay, whose table is unchanged).  Its mean is over
+ * the span its arrivals cover, not the whole measured interval (results.h),
+ * so the table says which span that was, beside the busiest clock hour and
+ * window. */
+static void fs__replay_notes(const fs_results *r, size_t p, FILE *fp)
+{
+    const fs_policy_result *pol = &r->policies[p];
+    const fs_scenario *s = pol->scenario;
+    for (size_t i = 0; i < s->n_services; i++) {
+        if (!s->services[i].arrivals.trace)
+            continue;
+        const fs_service_load *l = &pol->loads[i];
+        fputs("replay: service ", fp);
+        fs__name(fp, s->services[i].name, (int)strlen(s->services[i].name));
+        if (isnan(l->mean_rps)) {
+            fputs(": load no data (fewer than two arrivals at or after warm-up)\n", fp);
+            continue;
+        }
+        char span[48];
+        /* Whole seconds past a minute: "22h59m31s", not its seven decimals. */
+        fs_duration_format(l->span_s >= 60 ? round(l->span_s) : l->span_s, span, sizeof span);
+        fprintf(fp, ": %.4g req/s over the %s its arrivals span (load %.2f); peak clock hour %.4g req/s (load %.2f); "
+                    "busiest window %.4g req/s (load %.2f)\n",
+                l->mean_rps, span, l->offered_load, l->peak_hour_rps, l->peak_hour_offered_load, l->peak_rps,
+                l->peak_offered_load);
+    }
+}
+
 /* "%.*g" of v then unit, or "no data": a figure nobody measured is never 0. */
 static const char *fs__llm_num(char *buf, size_t size, double v, const char *fmt)
 {
@@ -281,19 +310,22 @@ static int fs__services_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
         fs_service_summary sum;
         if (fs_results_service_summary(r, p, i, &sum) != 0)
             return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-        char mean[40], p50[40], p95[40], p99[40], p999[40];
+        char mean[40], p50[40], p95[40], p99[40], p999[40], load[32] = "no data";
         char breaches[32] = "-";
         if (fs_slo_any(&s->services[i].slo))
             snprintf(breaches, sizeof breaches, "%.4g", sum.slo_breach_windows.mean);
+        if (!isnan(pol->loads[i].offered_load)) /* NaN: a replay of under two arrivals */
+            snprintf(load, sizeof load, "%.2f", pol->loads[i].offered_load);
         fs__name(fp, s->services[i].name, w);
-        fprintf(fp, " %12.0f %10.0f %9s %9s %9s %16s %9s %8s %6.2f\n", sum.requests.mean, sum.dropped.mean,
+        fprintf(fp, " %12.0f %10.0f %9s %9s %9s %16s %9s %8s %6s\n", sum.requests.mean, sum.dropped.mean,
                 fs__figure(mean, sizeof mean, &sum.settling[FS_SETTLE_MEAN], false),
                 fs__figure(p50, sizeof p50, &sum.settling[FS_SETTLE_P50], false),
                 fs__figure(p95, sizeof p95, &sum.settling[FS_SETTLE_P95], false),
                 fs__figure(p99, sizeof p99, &sum.settling[FS_SETTLE_P99], true),
                 fs__figure(p999, sizeof p999, &sum.settling[FS_SETTLE_P999], false),
-                breaches, pol->loads[i].offered_load);
+                breaches, load);
     }
+    fs__replay_notes(r, p, fp);
     fs__batch_notes(r, p, fp);
     int rc = fs__llm_notes(r, p, fp, err);
     if (rc == FS_OK)
@@ -451,7 +483,7 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
         }
         for (size_t i = 0; i < s->n_services; i++) {
             const fs_service_load *load = &pol->loads[i];
-            if (load->offered_load < 1.0)
+            if (!(load->offered_load >= 1.0)) /* NaN: no data, no evidence of overload */
                 continue;
             fputs("\nUNSTABLE: service ", fp);
             fs__name(fp, s->services[i].name, (int)strlen(s->services[i].name));

@@ -2,7 +2,7 @@
  * fleetsim fit-traffic — a scenario's "arrivals" fitted to a trace.
  *
  *   fleetsim fit-traffic TRACE.csv [--preset NAME | --time COL [--time-format F]
- *                        | --rate COL --window-start COL] [--start-weekday 0-6]
+ *                        | --rate COL --window-start COL [--zero-is-gap]] [--start-weekday 0-6]
  *                        [--window D] [--format json|text]
  *
  * Reads a request trace (models/traces/trace.h: a preset or a --time column) or a
@@ -35,14 +35,15 @@
 
 enum { FIT_EXIT_OK = 0, FIT_EXIT_RUNTIME = 1, FIT_EXIT_USAGE = 2 };
 
-enum { FIT_PRESET, FIT_TIME, FIT_TIME_FORMAT, FIT_RATE, FIT_WINDOW_START, FIT_START_WEEKDAY, FIT_WINDOW, FIT_FORMAT,
-       FIT_HELP };
+enum { FIT_PRESET, FIT_TIME, FIT_TIME_FORMAT, FIT_RATE, FIT_WINDOW_START, FIT_ZERO_IS_GAP, FIT_START_WEEKDAY,
+       FIT_WINDOW, FIT_FORMAT, FIT_HELP };
 static const fs_cli_option fit_options[] = {
     [FIT_PRESET] = {"preset", 'p', "NAME", "a known format: azure-llm (requests), servegen-rate (rate series)"},
     [FIT_TIME] = {"time", 't', "COL", "request trace: the arrival-time column"},
     [FIT_TIME_FORMAT] = {"time-format", 0, "F", "seconds (default), ms, us or datetime (UTC)"},
     [FIT_RATE] = {"rate", 0, "COL", "rate series: the requests-per-second column"},
     [FIT_WINDOW_START] = {"window-start", 0, "COL", "rate series: the window-start column (seconds)"},
+    [FIT_ZERO_IS_GAP] = {"zero-is-gap", 0, NULL, "rate series: a window of rate 0 is an outage (a gap), not idle time"},
     [FIT_START_WEEKDAY] = {"start-weekday", 0, "N", "weekday of raw time 0, 0 = Monday .. 6 = Sunday (default 0)"},
     [FIT_WINDOW] = {"window", 'w', "D", "requests: the burst window (default 1m); rates: a row's window"},
     [FIT_FORMAT] = {"format", 'f', "FMT", "json (fragment and statistics) or text (report) on stdout"},
@@ -213,7 +214,9 @@ static json_t *fit_input_json(const char *path, const fs_fit_acc *acc)
                            acc->rates ? "rate series" : "requests", "rows", (json_int_t)acc->rows, "day0", day0,
                            "first_s", fit_num(acc->first_s, 10), "last_s", fit_num(acc->last_s, 10));
     if (acc->rates) {
+        /* Windows of rate 0 one way or the other (--zero-is-gap): the other count is 0. */
         json_object_set_new(in, "row_window_s", fit_num(acc->row_window_s, 10));
+        json_object_set_new(in, "idle_windows", json_integer((json_int_t)acc->idle_windows));
         json_object_set_new(in, "gap_windows", json_integer((json_int_t)acc->gap_windows));
     }
     return in;
@@ -323,8 +326,9 @@ static void fit_report(FILE *fp, const char *path, const fs_fit_acc *acc, const 
     fprintf(fp, "day 0 is a %s%s%s (%s)\n", fit_day_names[acc->weekday0], date[0] ? ", " : "", date,
             acc->calendar ? "from the dates, UTC" : "raw time 0 is 00:00 of --start-weekday");
     if (acc->rates)
-        fprintf(fp, "rows are %g s windows; %llu of rate 0 counted as gaps\n", acc->row_window_s,
-                (unsigned long long)acc->gap_windows);
+        fprintf(fp, "rows are %g s windows; of rate 0: %llu counted as observed with no arrivals, %llu as gaps%s\n",
+                acc->row_window_s, (unsigned long long)acc->idle_windows, (unsigned long long)acc->gap_windows,
+                acc->gap_windows ? " (--zero-is-gap)" : "");
     fprintf(fp, "poisson_rps %.4g req/s: the mean over %.1f observed hours (%.0f arrivals)\n", f->base_rps,
             f->covered_s / 3600, f->arrivals);
     fprintf(fp, "profile: %s\n\n", f->split ? "weekday and weekend (the input covers both)"
@@ -409,6 +413,13 @@ static int fit_usage_error(const char *what)
     return FIT_EXIT_USAGE;
 }
 
+/* Whether the options name a rate series rather than a request trace. */
+static bool fit_is_rates(const fs_cli_parsed *opt)
+{
+    const char *preset = opt->values[FIT_PRESET];
+    return opt->values[FIT_RATE] || (preset && strcmp(preset, "servegen-rate") == 0);
+}
+
 /* Reads the input the options describe into acc. */
 static int fit_read(const fs_cli_parsed *opt, const char *path, int weekday, double window_s, fs_fit_acc *acc,
                     fs_error *err)
@@ -418,10 +429,11 @@ static int fit_read(const fs_cli_parsed *opt, const char *path, int weekday, dou
     if (time_format < 0)
         return fs_error_set(err, FS_ERR_INPUT, "--time-format: expected seconds, ms, us or datetime, got \"%s\"", fmt);
     fs_trace_time_format format = (fs_trace_time_format)time_format;
-    if (opt->values[FIT_RATE] || (preset && strcmp(preset, "servegen-rate") == 0)) {
+    if (fit_is_rates(opt)) {
         fs_fit_rate_spec rs = {.path = path, .start_col = opt->values[FIT_WINDOW_START],
                                .start_format = format, .rate_col = opt->values[FIT_RATE]};
         int rc = preset ? fs_fit_rate_preset(preset, path, &rs, err) : FS_OK;
+        rs.zero_is_gap = opt->values[FIT_ZERO_IS_GAP] != NULL;
         if (rc == FS_OK && format == FS_TRACE_TIME_DATETIME)
             rc = fs_error_set(err, FS_ERR_INPUT, "%s: a rate series' window starts are numbers (seconds, ms or us)",
                               path);
@@ -471,6 +483,8 @@ int fs_cli_fit_traffic(int argc, char **argv)
         return fit_usage_error("--rate and --window-start go together");
     if (opt.values[FIT_TIME_FORMAT] && !opt.values[FIT_TIME] && !opt.values[FIT_RATE])
         return fit_usage_error("--time-format goes with --time (or --window-start); a preset knows its format");
+    if (opt.values[FIT_ZERO_IS_GAP] && !fit_is_rates(&opt))
+        return fit_usage_error("--zero-is-gap goes with a rate series (--rate, or --preset servegen-rate)");
     if (format && fs_cli_choice(&fs_cli_fit_options, FIT_FORMAT, format) < 0)
         return fit_usage_error("--format: expected json or text");
     uint64_t weekday = 0;

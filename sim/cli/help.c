@@ -111,7 +111,7 @@ const fs_cli_command fs_cli_help_commands[] = {
     {.name = "fit-traffic", .operand = "TRACE",
      .summary = "fit a service's arrivals (rate, hourly profile, bursts) to a trace",
      .synopsis = "fit-traffic TRACE.csv [--preset NAME | --time COL [--time-format F]\n"
-                 "| --rate COL --window-start COL] [--start-weekday 0-6]\n"
+                 "| --rate COL --window-start COL [--zero-is-gap]] [--start-weekday 0-6]\n"
                  "[--window D] [--format json|text]",
      .description = "Fits a service's \"arrivals\" (poisson_rps, hourly multipliers, bursts) to a\n"
                     "request trace (one row per request) or a rate series (one row per window).\n"
@@ -128,7 +128,9 @@ const fs_cli_command fs_cli_help_commands[] = {
               "  midnight: replay them with the scenario's start_weekday set as reported.\n"
               "bursts (request traces): runs of windows with count > expected +\n"
               "  4 sqrt(expected); at most 20 listed, the largest first.\n"
-              "rate series: a window of rate 0 is a gap (an outage), not idle time.\n"
+              "rate series: a window of rate 0 is observed time with no arrivals (idle);\n"
+              "  a missing row is a gap (not observed); --zero-is-gap makes a 0 a gap\n"
+              "  too, for series that write 0 for an outage.  The report counts both.\n"
               "memory: 2 doubles per hour and per window of the span, whatever the rows.\n",
      .exit_status = "0 fitted, 1 runtime failure, 2 usage or input error",
      .main = fs_cli_fit_traffic},
