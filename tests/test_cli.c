@@ -85,6 +85,17 @@ static void test_bad_scenario_exit_2_and_no_output(void **state)
     err = test_slurp("%s/err.txt", tmp);
     assert_non_null(strstr(err, "did you mean \"replications\""));
     free(err);
+
+    /* an arrival process beyond Poisson, refused with its path */
+    test_write(test_path("%s/mmpp.json", tmp),
+               "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", \"pools\": [{\"name\": \"p\", \"gpu\": "
+               "\"H100-SXM-80GB\", \"gpus\": 1}], \"services\": [{\"name\": \"s\", \"arrivals\": {\"poisson_rps\": 5, "
+               "\"mmpp\": {\"states\": [{\"rps\": 1, \"mean_sojourn\": 5}, {\"rps\": 9, \"mean_sojourn\": 5}]}}, "
+               "\"service_time\": {\"exponential\": {\"mean\": \"10ms\"}}}]}");
+    assert_int_equal(test_fleetsim(tmp, "validate %s/mmpp.json", tmp), 2);
+    err = test_slurp("%s/err.txt", tmp);
+    assert_non_null(strstr(err, "mmpp.json: services[0].arrivals.mmpp: replaces poisson_rps"));
+    free(err);
 }
 
 static void test_outputs_written(void **state)

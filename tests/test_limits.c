@@ -230,6 +230,24 @@ static void test_scenario_limits(void **state)
                              " {'at': '2h', 'duration': '1h', 'multiplier': 100}]}"),
                  "services[0].arrivals: poisson_rps (1000) x the highest hourly multiplier (1) x the most the "
                  "bursts multiply at once (10000) may reach 1e+07 requests/s, more than the 1e+06 allowed");
+    /* the arrival processes' limits, and their factors in that product */
+    expect_error(SERVICE_ARR("{'mmpp': {'states': [{'rps': 1, 'mean_sojourn': 1}, {'rps': 2e6, 'mean_sojourn': 5}]}}"),
+                 "services[0].arrivals.mmpp.states[1].rps: expected at most 1e+06 requests/s (the limit), got 2e+06");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'noise': {'distribution': 'lognormal', 'cv': 11, 'interval': 10}}"),
+                 "services[0].arrivals.noise.cv: expected at most 10 (the limit), got 11");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'groups': {'mean': 20000}}"),
+                 "services[0].arrivals.groups.mean: expected at most 10000 requests (the limit), got 20000");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'daily_levels': [1e308]}"),
+                 "services[0].arrivals.daily_levels[0]: expected at most 1000 (the limit), got 1e+308");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'growth': '100000%/day'}"),
+                 "services[0].arrivals: growth of 100000% a day compounds to 1001 times the starting rate by the "
+                 "horizon (1d), more than the 1000 allowed (the limit)");
+    expect_error(SERVICE_ARR("{'mmpp': {'states': [{'rps': 1000, 'mean_sojourn': 1}, {'rps': 2, 'mean_sojourn': 5}]},"
+                             " 'bursts': [{'at': '1h', 'duration': '1h', 'multiplier': 500}], 'daily_levels': [3],"
+                             " 'growth': '50%/day'}"),
+                 "services[0].arrivals: the busiest mmpp state's rps (1000) x the highest hourly multiplier (1) x the "
+                 "most the bursts multiply at once (500) x the highest daily level (3) x the growth by the horizon "
+                 "(1.5) may reach 2.25e+06 requests/s, more than the 1e+06 allowed (the limit)");
     expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'H100-SXM-80GB', 'gpus': 2147483648}], 'services': []}",
                  "pools[0].gpus: expected an integer from 1 to 100000, got 2147483648");
     expect_error(SERVICE(", 'replicas': 2147483648"),
@@ -332,6 +350,15 @@ static void test_windows(void **state)
     assert_int_equal(fs_scenario_override(s, -1, -1, 1e9, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "horizon (override): expected at most 730d (the limit)"));
     assert_true(s->horizon_s == 86400); /* refused overrides change nothing */
+    fs_scenario_destroy(s);
+
+    /* Growth compounds further over a longer run: 100% a day is 2x by a
+     * 1-day horizon, 1024x by ten days. */
+    s = parse_ok(SERVICE_ARR("{'poisson_rps': 1, 'growth': '100%/day'}"));
+    assert_int_equal(fs_scenario_override(s, -1, -1, 10 * 86400, &err), FS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "horizon (override): services[0].arrivals: growth of 100% a day compounds to "
+                                    "1024 times the starting rate by the horizon (10d), more than the 1000 allowed"));
+    assert_int_equal(fs_scenario_override(s, -1, -1, 9 * 86400, &err), FS_OK);
     fs_scenario_destroy(s);
 
     /* A written window the new span cannot hold: the override counted its

@@ -432,6 +432,78 @@ static void test_profiles(void **state)
 
 /* ---- service_time kinds -------------------------------------------------- */
 
+/* The arrival processes beyond Poisson (scenario_process.c): each bad
+ * value named by its path, with what was expected. */
+static void test_arrival_processes(void **state)
+{
+    (void)state;
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'growth': '8%/fortnight'}"),
+                 "services[0].arrivals.growth: expected a growth rate per \"day\", \"week\", \"month\" or "
+                 "\"year\" (\"8%/month\"), got \"8%/fortnight\"");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'growth': 0.08}"),
+                 "services[0].arrivals.growth: expected a growth rate like \"8%/month\" (a percentage per day, "
+                 "week, month or year), got 0.08");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'growth': '-100%/day'}"),
+                 "services[0].arrivals.growth: expected a growth rate above -100% (a decline that leaves some "
+                 "traffic), got \"-100%/day\"");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'daily_levels': [1, -1]}"),
+                 "services[0].arrivals.daily_levels[1]: expected a non-negative number, got -1");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'daily_levels': []}"),
+                 "services[0].arrivals.daily_levels: expected a non-empty array, got an empty array");
+    /* mmpp replaces poisson_rps; 2 to 8 states; at most one random factor */
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'mmpp': {'states': [{'rps': 1, 'mean_sojourn': 5}, "
+                             "{'rps': 2, 'mean_sojourn': 5}]}}"),
+                 "services[0].arrivals.mmpp: replaces poisson_rps (its states give the rates, their stationary "
+                 "mean the base rate): give one or the other, not both");
+    expect_error(SERVICE_ARR("{'mmpp': {'states': [{'rps': 1, 'mean_sojourn': 5}]}}"),
+                 "services[0].arrivals.mmpp.states: expected 2 to 8 states (one state is a plain poisson_rps), got 1");
+    expect_error(SERVICE_ARR("{'mmpp': {'states': [{'rps': -1, 'mean_sojourn': 5}, {'rps': 2, 'mean_sojourn': 5}]}}"),
+                 "services[0].arrivals.mmpp.states[0].rps: expected a non-negative number, got -1");
+    expect_error(SERVICE_ARR("{'mmpp': {'states': [{'rps': 1, 'mean_sojourn': 5}, {'rps': 2, 'sojourn': 5}]}}"),
+                 "services[0].arrivals.mmpp.states[1]: unknown key \"sojourn\" (valid keys: \"rps\", \"mean_sojourn\")");
+    expect_error(SERVICE_ARR("{'mmpp': {'states': [{'rps': 1, 'mean_sojourn': 5}, {'rps': 2, 'mean_sojourn': 5}]}, "
+                             "'noise': {'distribution': 'gamma', 'cv': 1, 'interval': 10}}"),
+                 "services[0].arrivals: expected \"mmpp\" or \"noise\", not both: each is the whole random "
+                 "factor on the rate");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'noise': {'distribution': 'normal', 'cv': 1, 'interval': 10}}"),
+                 "services[0].arrivals.noise.distribution: expected a noise distribution (\"lognormal\", "
+                 "\"gamma\"), got \"normal\"");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'noise': {'cv': 1, 'interval': 10}}"),
+                 "services[0].arrivals.noise: missing required key \"distribution\" (\"lognormal\" or \"gamma\")");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'noise': {'distribution': 'lognormal', 'cv': 0, 'interval': 10}}"),
+                 "services[0].arrivals.noise.cv: expected a positive number, got 0");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'noise': {'distribution': 'lognormal', 'cv': 1}}"),
+                 "services[0].arrivals.noise: missing required key \"interval\"");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'noise': {'distribution': 'gamma', 'cv': 1, 'interval': 10, "
+                             "'correlation_time': 20}}"),
+                 "services[0].arrivals.noise.correlation_time: applies to \"lognormal\" noise only: its log is the "
+                 "AR(1) chain that keeps the marginal law; a gamma factor has no such chain here");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'noise': {'distribution': 'lognormal', 'cv': 1, 'interval': 10, "
+                             "'correlation_time': 0}}"),
+                 "services[0].arrivals.noise.correlation_time: expected a positive duration");
+    /* groups: a geometric mean or a listed law, each checked */
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'groups': {'mean': 0.5}}"),
+                 "services[0].arrivals.groups.mean: expected a mean group size of at least 1 (every point brings "
+                 "one request or more), got 0.5");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'groups': {}}"),
+                 "services[0].arrivals.groups: expected \"mean\" (a geometric group size) or \"sizes\" with "
+                 "\"weights\"");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'groups': {'mean': 2, 'sizes': [1]}}"),
+                 "services[0].arrivals.groups: expected \"mean\" or \"sizes\" with \"weights\", not both");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'groups': {'sizes': [1, 2], 'weights': [1]}}"),
+                 "services[0].arrivals.groups.weights: expected one weight per size (2), got 1");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'groups': {'sizes': [1.5, 2], 'weights': [1, 1]}}"),
+                 "services[0].arrivals.groups.sizes[0]: expected an integer from 1 to 10000, got 1.5");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'groups': {'sizes': [1, 2], 'weights': [1, -1]}}"),
+                 "services[0].arrivals.groups.weights[1]: expected a non-negative number, got -1");
+    expect_error(SERVICE_ARR("{'poisson_rps': 1, 'groups': {'sizes': [1, 2], 'weights': [0, 0]}}"),
+                 "services[0].arrivals.groups.weights: expected weights with a positive, finite sum");
+    /* a trace stays alone */
+    expect_error(SERVICE_ARR("{'trace': {'file': 'x.csv', 'time': 't'}, 'groups': {'mean': 2}}"),
+                 "services[0].arrivals: expected \"trace\" alone: a replayed trace has no poisson_rps, profile, "
+                 "bursts, growth, daily levels, mmpp, noise or groups of its own");
+}
+
 static void test_service_time_kinds(void **state)
 {
     (void)state;
@@ -474,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_zero_replicas),
         cmocka_unit_test(test_duplicate_names),
         cmocka_unit_test(test_profiles),
+        cmocka_unit_test(test_arrival_processes),
         cmocka_unit_test(test_service_time_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

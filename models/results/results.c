@@ -557,10 +557,17 @@ static void fs__settling(const fs_policy_result *pol, size_t service, fs_service
     const fs_service_load *load = &pol->loads[service];
     /* A load that changes over time (diurnal, bursts, a trace, an autoscaler)
      * makes batches differ by design: neither their spread nor their
-     * correlation then says anything about run length. */
+     * correlation then says anything about run length.  So does a random
+     * factor on the rate (an MMPP, noise), though its mean and peak may be
+     * flat: a batch that caught a surge state or a loud interval differs
+     * from one that did not by the modulation, not by the run's length, and
+     * with sojourns or correlation times near a batch's length the batches
+     * are correlated for the same reason.  Groups alone leave the rate's law
+     * constant: each batch is alike. */
+    const fs_service_spec *spec = &pol->scenario->services[service];
     const fs_settle_fold *fold = pol->settle ? &pol->settle[service] : NULL; /* NULL: nothing sealed */
-    bool steady = load->peak_rps <= load->mean_rps * (1 + 1e-9) &&
-                  !pol->scenario->services[service].autoscale.enabled && fold && fold->complete;
+    bool steady = load->peak_rps <= load->mean_rps * (1 + 1e-9) && !fs_arrivals_modulated(&spec->arrivals) &&
+                  !spec->autoscale.enabled && fold && fold->complete;
     out->ci_from_batches = steady && pol->n_reps == 1;
     const double point[FS_SETTLE_FIGURES] = {out->merged_mean_ms, out->merged_p50_ms, out->merged_p95_ms,
                                              out->merged_p99_ms, out->merged_p999_ms};

@@ -412,7 +412,8 @@ fs_batch_figures fs_results_batch_rep_figures(const fs_results *r, size_t policy
 /* Has one latency figure of a service settled?  Its 95% CI comes from the
  * replications when there are several, else from the batches of the one
  * replication (when they apply); the batch diagnostics apply when the load
- * is steady by design (a constant arrival rate, no autoscaler) and every
+ * is steady by design (a constant arrival rate with no random factor, no
+ * autoscaler) and every
  * batch of every replication completed requests, and are then taken on the
  * batch series averaged over replications (lag-1: the replications' mean). */
 typedef struct fs_settling {

@@ -505,6 +505,9 @@ void fs_scenario_destroy(fs_scenario *s)
         free(svc->name);
         free(svc->tenant);
         free(svc->arrivals.bursts);
+        free(svc->arrivals.daily_levels);
+        free(svc->arrivals.groups.sizes);
+        free(svc->arrivals.groups.weights);
         if (svc->arrivals.trace) {
             fs_trace_spec_fini(svc->arrivals.trace);
             free(svc->arrivals.trace);

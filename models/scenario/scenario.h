@@ -112,6 +112,27 @@
  * mean life of one minute, shorter than the two minutes' notice AWS gives
  * of a spot interruption; each reclaim is an event. */
 #define FS_SCENARIO_MAX_RECLAIM_PER_HOUR 60.0
+/* An arrival "noise" interval and an "mmpp" state's mean sojourn: each is a
+ * piece of the rate the arrival process walks and a draw.  Below a second
+ * the Poisson counts themselves swamp any change of rate (at 100 requests/s
+ * a 1 s count already varies by 10%), so nothing fitted from traces is
+ * finer, and a 2-year run walks some 6.3e7 pieces at most. */
+#define FS_SCENARIO_MIN_MODULATION_S 1.0
+/* States of an "mmpp": the regimes traces show (quiet, normal, surge, an
+ * outage) are a handful; a fixed array in the spec. */
+#define FS_SCENARIO_MAX_MMPP_STATES 8
+/* "noise" coefficient of variation: 10 already puts half the traffic into
+ * a few percent of the intervals (lognormal sigma 2.1). */
+#define FS_SCENARIO_MAX_NOISE_CV 10.0
+/* Requests per arrival group, as the mean of "groups" and as any listed
+ * size: a group lands in the queue at one instant, and ten thousand is a
+ * whole batch job's fan-out. */
+#define FS_SCENARIO_MAX_GROUP 10000
+/* Sizes listed in "groups" (a table drawn from in O(1), built once per
+ * replication). */
+#define FS_SCENARIO_MAX_GROUP_SIZES 1000
+/* "daily_levels": one per day of the longest horizon. */
+#define FS_SCENARIO_MAX_DAILY_LEVELS 731
 #define FS_QUEUE_UNLIMITED UINT64_MAX
 #define FS_SLO_MAX_TARGETS 5
 
@@ -121,12 +142,57 @@ typedef struct fs_burst {
     double multiplier;  /* > 0; overlapping bursts multiply */
 } fs_burst;
 
+/* One regime of a Markov-modulated Poisson process ("mmpp"). */
+typedef struct fs_mmpp_state {
+    double rps;            /* >= 0, requests/s while in this state */
+    double mean_sojourn_s; /* > 0: the state holds for an exponential time of this mean */
+    double share;          /* stationary fraction of time in it: mean_sojourn_s / their sum */
+    double multiplier;     /* rps / base_rps (0 when base_rps is 0) */
+} fs_mmpp_state;
+
+typedef enum fs_noise_kind { FS_NOISE_NONE, FS_NOISE_LOGNORMAL, FS_NOISE_GAMMA } fs_noise_kind;
+
+/* "noise": the rate times X_k, constant on [k interval, (k+1) interval),
+ * E[X] = 1, coefficient of variation cv. */
+typedef struct fs_arrival_noise {
+    fs_noise_kind kind;    /* FS_NOISE_NONE: no noise */
+    double cv;             /* (0, FS_SCENARIO_MAX_NOISE_CV] */
+    double interval_s;     /* > 0 */
+    double correlation_s;  /* lognormal only; 0: independent intervals, else log X is AR(1)
+                            * with rho = exp(-interval / correlation) */
+} fs_arrival_noise;
+
+/* "groups": each point of the process brings G >= 1 requests at once. */
+typedef struct fs_arrival_groups {
+    double mean;           /* E[G]; 0: no groups (every point is one request) */
+    double mean_square;    /* E[G^2] */
+    /* A listed law (sizes with weights) when n_sizes > 0, else the shifted
+     * geometric on {1, 2, ...} of the mean. */
+    uint32_t *sizes;       /* owned */
+    double *weights;       /* owned; >= 0 with a positive sum, not normalised */
+    size_t n_sizes;
+} fs_arrival_groups;
+
 typedef struct fs_arrivals {
-    double base_rps;      /* >= 0 */
+    double base_rps;      /* >= 0; with "mmpp", its stationary mean sum(share x rps) */
     double weekday[24];   /* hourly multipliers on Monday..Friday (all 1 when no profile) */
     double weekend[24];   /* hourly multipliers on Saturday, Sunday */
     fs_burst *bursts;     /* sorted by at_s */
     size_t n_bursts;
+    /* "growth": the rate x (1 + growth)^(t / growth_period_s), compounding
+     * from t = 0; growth > -1, 0: none. */
+    double growth;
+    double growth_period_s;
+    /* "daily_levels": day d = floor(t / 1 day) multiplies the rate by
+     * daily_levels[min(d, n - 1)] (each >= 0); n 0: none. */
+    double *daily_levels; /* owned */
+    size_t n_daily_levels;
+    /* "mmpp" (n_mmpp 0: none) and "noise", at most one of them: the
+     * stochastic factor on top of the deterministic rate (arrivals.h). */
+    fs_mmpp_state mmpp[FS_SCENARIO_MAX_MMPP_STATES];
+    size_t n_mmpp;
+    fs_arrival_noise noise;
+    fs_arrival_groups groups;
     /* "trace": arrivals replayed from a CSV file instead (base_rps, profiles
      * and bursts unused).  A trace request's service time is
      * trace_base_s + sum of trace_per_size_s[i] x size i when "service_time"
@@ -136,6 +202,13 @@ typedef struct fs_arrivals {
     double trace_base_s;
     double trace_per_size_s[2];
 } fs_arrivals;
+
+/* Whether the rate carries a random factor ("mmpp" or "noise"): its load
+ * then varies by chance over a run, whatever its mean and peak say. */
+static inline bool fs_arrivals_modulated(const fs_arrivals *a)
+{
+    return a->n_mmpp > 0 || a->noise.kind != FS_NOISE_NONE;
+}
 
 typedef struct fs_slo_target {
     double quantile;      /* 0.5, 0.9, 0.95, 0.99 or 0.999 */

@@ -1,15 +1,33 @@
 /*
  * scenario_arrivals — a service's "arrivals": a Poisson rate shaped by hourly
  * profiles ("diurnal", "weekday", "weekend") and "bursts", or a replayed CSV
- * "trace" and the service times its rows give.  The "trace" object itself
+ * "trace" and the service times its rows give.  The keys beyond that (trend,
+ * modulation, groups) are scenario_process.c's; the bound on the rate they
+ * all make together is here.  The "trace" object itself
  * (fs__scenario_parse_trace_spec) is also what a training stream's "submit"
  * names (scenario_training.c).
  */
 #include "scenario_parse.h"
 
+#include "duration.h"
+
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int fs__scenario_multipliers(fs_jpath *p, const json_t *list, double *out, size_t n)
+{
+    int rc = FS_OK;
+    for (size_t i = 0; rc == FS_OK && i < n; i++) {
+        size_t m = fs_jpath_push_index(p, i);
+        rc = fs_jpath_number(p, json_array_get(list, i), FS_JPATH_NONNEG, &out[i]);
+        if (rc == FS_OK)
+            rc = fs__scenario_cap(p, json_array_get(list, i), out[i], FS_SCENARIO_MAX_MULTIPLIER, "");
+        fs_jpath_pop(p, m);
+    }
+    return rc;
+}
 
 /* Twenty-four hourly multipliers, hour 0 first. */
 static int parse_profile(fs_jpath *p, const json_t *arrivals, const char *key, double out[24],
@@ -25,13 +43,8 @@ static int parse_profile(fs_jpath *p, const json_t *arrivals, const char *key, d
     else if (json_array_size(v) != 24)
         rc = fs_jpath_fail(p, "expected an array of 24 hourly multipliers, got an array of %zu",
                            json_array_size(v));
-    for (size_t h = 0; rc == FS_OK && h < 24; h++) {
-        size_t m = fs_jpath_push_index(p, h);
-        rc = fs_jpath_number(p, json_array_get(v, h), FS_JPATH_NONNEG, &out[h]);
-        if (rc == FS_OK)
-            rc = fs__scenario_cap(p, json_array_get(v, h), out[h], FS_SCENARIO_MAX_MULTIPLIER, "");
-        fs_jpath_pop(p, m);
-    }
+    if (rc == FS_OK)
+        rc = fs__scenario_multipliers(p, v, out, 24);
     fs_jpath_pop(p, mark);
     if (rc == FS_OK)
         *present = true;
@@ -295,9 +308,71 @@ static int parse_trace_arrivals(fs_jpath *p, const json_t *obj, fs_arrivals *a)
     return rc;
 }
 
-int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a)
+/* The deterministic factors' most: the highest daily level that applies
+ * before the horizon (1 without levels) and the growth by the horizon (1
+ * for none or a decline). */
+static double levels_peak(const fs_arrivals *a, double horizon_s)
 {
-    static const char *const keys[] = {"poisson_rps", "diurnal", "weekday", "weekend", "bursts", "trace"};
+    double peak = a->n_daily_levels ? 0 : 1;
+    for (size_t d = 0; d < a->n_daily_levels && (double)d * 86400 < horizon_s; d++)
+        peak = fmax(peak, a->daily_levels[d]);
+    return peak;
+}
+
+static double growth_peak(const fs_arrivals *a, double horizon_s)
+{
+    return a->growth > 0 ? exp(horizon_s / a->growth_period_s * log1p(a->growth)) : 1;
+}
+
+int fs__scenario_arrivals_bound(const fs_arrivals *a, double horizon_s, char *why, size_t size)
+{
+    if (a->trace)
+        return FS_OK;
+    double profile_peak = 0, top = a->base_rps;
+    for (int h = 0; h < 24; h++)
+        profile_peak = fmax(profile_peak, fmax(a->weekday[h], a->weekend[h]));
+    for (size_t i = 0; i < a->n_mmpp; i++)
+        top = i ? fmax(top, a->mmpp[i].rps) : a->mmpp[i].rps;
+    double growth = growth_peak(a, horizon_s), levels = levels_peak(a, horizon_s);
+    /* Compounding growth alone could overflow the rate (and 0 x inf is no
+     * rate), so its factor is capped as every multiplier is. */
+    if (!(growth <= FS_SCENARIO_MAX_MULTIPLIER)) {
+        char horizon[64];
+        fs_duration_format(horizon_s, horizon, sizeof horizon);
+        snprintf(why, size,
+                 "growth of %g%% a %s compounds to %.4g times the starting rate by the horizon (%s), more "
+                 "than the %g allowed (the limit)",
+                 a->growth * 100, a->growth_period_s == 86400       ? "day"
+                                  : a->growth_period_s == 7 * 86400 ? "week"
+                                  : a->growth_period_s == 365.25 / 12 * 86400 ? "month"
+                                                                              : "year",
+                 growth, horizon, FS_SCENARIO_MAX_MULTIPLIER);
+        return FS_ERR_INPUT;
+    }
+    /* Each factor is capped, but their product is the rate the simulation
+     * draws requests at; an upper bound of it (the hourly peak need not
+     * meet the bursts' or the levels' peak) is held to the same limit as
+     * poisson_rps.  A "noise" factor has no upper bound (a lognormal is
+     * unbounded), so it is left out: its mean is 1. */
+    double peak = top * profile_peak * burst_peak(a) * levels * growth;
+    if (peak <= FS_SCENARIO_MAX_RATE_RPS)
+        return FS_OK;
+    int n = snprintf(why, size, "%s (%g) x the highest hourly multiplier (%g) x the most the bursts multiply at once (%g)",
+                     a->n_mmpp ? "the busiest mmpp state's rps" : "poisson_rps", top, profile_peak, burst_peak(a));
+    if (a->n_daily_levels && n > 0 && (size_t)n < size)
+        n += snprintf(why + n, size - (size_t)n, " x the highest daily level (%g)", levels);
+    if (a->growth > 0 && n > 0 && (size_t)n < size)
+        n += snprintf(why + n, size - (size_t)n, " x the growth by the horizon (%.3g)", growth);
+    if (n > 0 && (size_t)n < size)
+        snprintf(why + n, size - (size_t)n, " may reach %.3g requests/s, more than the %g allowed (the limit)", peak,
+                 FS_SCENARIO_MAX_RATE_RPS);
+    return FS_ERR_INPUT;
+}
+
+int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, double horizon_s, fs_arrivals *a)
+{
+    static const char *const keys[] = {"poisson_rps", "diurnal", "weekday", "weekend", "bursts", "trace",
+                                       "growth",      "daily_levels", "mmpp", "noise", "groups"};
     json_t *obj = NULL;
     int rc = fs_jpath_get_object(p, svc, "arrivals", true, &obj);
     if (rc != FS_OK)
@@ -307,7 +382,8 @@ int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a)
     if (trace) {
         rc = json_object_size(obj) == 1 ? parse_trace_arrivals(p, trace, a)
                                         : fs_jpath_fail(p, "expected \"trace\" alone: a replayed trace has no "
-                                                           "poisson_rps, profile or bursts of its own");
+                                                           "poisson_rps, profile, bursts, growth, daily levels, "
+                                                           "mmpp, noise or groups of its own");
         fs_jpath_pop(p, mark);
         for (int h = 0; h < 24; h++)
             a->weekday[h] = a->weekend[h] = 1.0;
@@ -316,7 +392,14 @@ int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a)
     double diurnal[24], weekday[24], weekend[24];
     bool has_diurnal = false, has_weekday = false, has_weekend = false;
     rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
-    if (rc == FS_OK)
+    bool mmpp = json_object_get(obj, "mmpp") != NULL;
+    if (rc == FS_OK && mmpp && json_object_get(obj, "poisson_rps")) {
+        size_t m = fs_jpath_push_key(p, "mmpp");
+        rc = fs_jpath_fail(p, "replaces poisson_rps (its states give the rates, their stationary mean the "
+                              "base rate): give one or the other, not both");
+        fs_jpath_pop(p, m);
+    }
+    if (rc == FS_OK && !mmpp)
         rc = fs__scenario_get_capped(p, obj, "poisson_rps", true, FS_JPATH_NONNEG,
                                      FS_SCENARIO_MAX_RATE_RPS, "requests/s", &a->base_rps);
     if (rc == FS_OK)
@@ -327,27 +410,20 @@ int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a)
         rc = parse_profile(p, obj, "weekend", weekend, &has_weekend);
     if (rc == FS_OK)
         rc = parse_bursts(p, obj, a);
-    fs_jpath_pop(p, mark);
-    if (rc != FS_OK)
+    if (rc == FS_OK)
+        rc = fs__scenario_parse_process(p, obj, a);
+    if (rc != FS_OK) {
+        fs_jpath_pop(p, mark);
         return rc;
-    double profile_peak = 0;
+    }
     for (int h = 0; h < 24; h++) {
         a->weekday[h] = has_weekday ? weekday[h] : has_diurnal ? diurnal[h] : 1.0;
         a->weekend[h] = has_weekend ? weekend[h] : has_diurnal ? diurnal[h] : 1.0;
-        profile_peak = fmax(profile_peak, fmax(a->weekday[h], a->weekend[h]));
     }
-    /* Each factor is capped, but their product is the rate the simulation
-     * draws requests at; an upper bound of it (the hourly peak need not
-     * meet the bursts' peak) is held to the same limit as poisson_rps. */
-    double peak = a->base_rps * profile_peak * burst_peak(a);
-    if (peak > FS_SCENARIO_MAX_RATE_RPS) {
-        size_t m = fs_jpath_push_key(p, "arrivals");
-        rc = fs_jpath_fail(p,
-                           "poisson_rps (%g) x the highest hourly multiplier (%g) x the most the "
-                           "bursts multiply at once (%g) may reach %.3g requests/s, more than the "
-                           "%g allowed (the limit)",
-                           a->base_rps, profile_peak, burst_peak(a), peak, FS_SCENARIO_MAX_RATE_RPS);
-        fs_jpath_pop(p, m);
-    }
+    char why[512];
+    rc = fs__scenario_arrivals_bound(a, horizon_s, why, sizeof why);
+    if (rc != FS_OK)
+        rc = fs_jpath_fail(p, "%s", why);
+    fs_jpath_pop(p, mark);
     return rc;
 }

@@ -141,7 +141,22 @@ int fs__scenario_parse_continuous(fs_jpath *p, const json_t *obj, const parse_ct
  * it runs on; every unit kind of its pool holds the model and one request;
  * service_time set to the capacity estimate. */
 int fs__scenario_check_continuous(fs_jpath *p, size_t index, fs_scenario *s);
-int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, fs_arrivals *a);
+int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, double horizon_s, fs_arrivals *a);
+/* The n elements of the array list (the cursor on it), each a multiplier:
+ * >= 0 and at most FS_SCENARIO_MAX_MULTIPLIER (hourly profiles, daily
+ * levels). */
+int fs__scenario_multipliers(fs_jpath *p, const json_t *list, double *out, size_t n);
+/* scenario_process.c: the keys of "arrivals" beyond the hourly Poisson rate
+ * ("growth", "daily_levels", "mmpp", "noise", "groups"); the cursor on
+ * "arrivals".  "mmpp" sets a->base_rps to its stationary mean. */
+int fs__scenario_parse_process(fs_jpath *p, const json_t *obj, fs_arrivals *a);
+/* FS_OK when the most requests a second a's arrivals may reach before
+ * horizon_s (the rate, or the busiest MMPP state, x every deterministic
+ * factor's peak) is within FS_SCENARIO_MAX_RATE_RPS and its growth by then
+ * within FS_SCENARIO_MAX_MULTIPLIER; else FS_ERR_INPUT with why (no path)
+ * written.  Parsing checks it, and so does a --horizon override, since
+ * growth compounds further over a longer run. */
+int fs__scenario_arrivals_bound(const fs_arrivals *a, double horizon_s, char *why, size_t size);
 int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind kind,
                                   fs_trace_spec **out);
 

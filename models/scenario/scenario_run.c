@@ -222,6 +222,21 @@ static int check_windows_again(const fs_scenario *s, double horizon, double warm
     return FS_OK;
 }
 
+/* Growth compounds and daily levels run on over a longer horizon: every
+ * variant's services held to the rate bound again at the new one. */
+static int check_arrivals_again(const fs_scenario *s, double horizon, const char *what, fs_error *err)
+{
+    char why[512];
+    for (size_t k = 0; k < (s->policies ? s->n_policies : 1); k++) {
+        const fs_scenario *v = s->policies ? s->policies[k] : s;
+        for (size_t i = 0; i < v->n_services; i++)
+            if (fs__scenario_arrivals_bound(&v->services[i].arrivals, horizon, why, sizeof why) != FS_OK)
+                return fs_error_set(err, FS_ERR_INPUT, "%s: %s: services[%zu].arrivals: %s", s->path, what, i,
+                                    why);
+    }
+    return FS_OK;
+}
+
 /* The run settings, in document order after "name" and "description". */
 int fs__scenario_parse_run(fs_jpath *p, const json_t *root, fs_scenario *s)
 {
@@ -293,6 +308,9 @@ static int override(fs_scenario *s, int64_t seed, int64_t replications, double h
                                 what, limit, got);
         }
         int rc = check_windows_again(s, horizon_s, s->warmup_s, what, err);
+        if (rc != FS_OK)
+            return rc;
+        rc = check_arrivals_again(s, horizon_s, what, err);
         if (rc != FS_OK)
             return rc;
     }

@@ -395,7 +395,7 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
     if (rc == FS_OK)
         rc = parse_service_pool(p, svc, c, &out->pool);
     if (rc == FS_OK)
-        rc = fs__scenario_parse_arrivals(p, svc, &out->arrivals);
+        rc = fs__scenario_parse_arrivals(p, svc, s->horizon_s, &out->arrivals);
     if (rc == FS_OK)
         rc = parse_replicas(p, svc, out);
     if (rc == FS_OK)

@@ -236,7 +236,7 @@ static void fs__schedule_arrival(fs_service *svc, double now)
         /* Each row due by the horizon arrives: the replay's load comes from them (results.h). */
         fs_span_add(&svc->rep->arrival_span, next);
     } else {
-        next = fs_nhpp_next(&svc->arrivals, now, svc->horizon, svc->arrival_rng);
+        next = fs_arrival_stream_next(&svc->arrivals, now, svc->horizon, &svc->next_group);
     }
     if (next <= svc->horizon)
         fs_sim_schedule(svc->sim, next, FS__PRIORITY_REQUEST, svc->kind_arrival, 0, 0);
@@ -244,12 +244,11 @@ static void fs__schedule_arrival(fs_service *svc, double now)
 
 static void fs__batch_dispatch(fs_service *svc, double now);
 
-static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
+/* One request arriving at now: counted, then served at once (0), queued
+ * (1) or dropped (0); -1 when the run was stopped. */
+static int fs__admit(fs_service *svc, double now)
 {
-    (void)ev;
-    fs_service *svc = ctx;
     fs_service_rep *rep = svc->rep;
-    double now = sim->now;
     const fs_arrivals *a = &svc->spec->arrivals;
     double demand = a->trace_sized ? a->trace_base_s + a->trace_per_size_s[0] * svc->next_row.size[0] +
                                          a->trace_per_size_s[1] * svc->next_row.size[1]
@@ -259,38 +258,61 @@ static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
     svc->all_arrivals++;
     if (demand >= 0)
         rep->trace_demand_s += demand;
-    if (svc->llm) {
-        fs__llm_arrival(svc, now);
-        fs__schedule_arrival(svc, now);
-        return;
-    }
+    if (svc->llm)
+        return fs__llm_arrival(svc, now);
     if (svc->free_slots && !svc->batched) {
         uint32_t r = fs__pick_replica(svc);
         fs__occupy(svc, r, now);
         fs_level_add(&svc->in_system, now, +1);
         fs__start(svc, now, now, demand, r);
-    } else if (svc->waiting < svc->spec->queue_limit || svc->free_slots) {
-        /* Only a batched service gets here with a free replica: the
-         * request queues for that replica's next batch, limit or not. */
-        if (svc->waiting >= FS_SERVICE_MAX_WAITING) {
-            fs_sim_fail(sim, ENOSPC,
-                        "service \"%s\": more than %llu requests waiting at t=%.0fs: arrivals "
-                        "exceed capacity; set a queue_limit to model drops instead",
-                        svc->spec->name, (unsigned long long)FS_SERVICE_MAX_WAITING, now);
-            return;
-        }
-        if (fs__service_ring_push(svc, now, demand, 0, 0) != 0) {
-            fs_sim_fail(sim, ENOMEM, "service \"%s\": out of memory for %llu waiting requests",
-                        svc->spec->name, (unsigned long long)svc->waiting + 1);
-            return;
-        }
-        fs_level_add(&svc->in_system, now, +1);
-        if (svc->batched)
-            fs__batch_dispatch(svc, now);
-        if (svc->waiting > rep->peak_queue)
-            rep->peak_queue = svc->waiting;
-    } else {
+        return 0;
+    }
+    /* Dropped at the limit unless a replica is free: only a batched service
+     * gets here with one, and the request waits for its next batch. */
+    if (svc->waiting >= svc->spec->queue_limit && !svc->free_slots) {
         fs__service_drop(svc);
+        return 0;
+    }
+    if (svc->waiting >= FS_SERVICE_MAX_WAITING) {
+        fs_sim_fail(svc->sim, ENOSPC,
+                    "service \"%s\": more than %llu requests waiting at t=%.0fs: arrivals "
+                    "exceed capacity; set a queue_limit to model drops instead",
+                    svc->spec->name, (unsigned long long)FS_SERVICE_MAX_WAITING, now);
+        return -1;
+    }
+    if (fs__service_ring_push(svc, now, demand, 0, 0) != 0) {
+        fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for %llu waiting requests",
+                    svc->spec->name, (unsigned long long)svc->waiting + 1);
+        return -1;
+    }
+    fs_level_add(&svc->in_system, now, +1);
+    return 1;
+}
+
+/* An arrival brings next_group requests (one from a trace), admitted in
+ * order at one instant; once all are in, a batcher or LLM engine is offered
+ * the queue (a group may share a batch) and the peak queue noted. */
+static void fs__on_arrival(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    (void)ev;
+    fs_service *svc = ctx;
+    double now = sim->now;
+    uint32_t n = svc->trace ? 1 : svc->next_group;
+    bool queued = false;
+    for (uint32_t i = 0; i < n; i++) {
+        int got = fs__admit(svc, now);
+        if (got < 0)
+            return;
+        queued |= got > 0;
+    }
+    if (queued) {
+        if (svc->llm)
+            fs__llm_dispatch(svc, now);
+        else if (svc->batched)
+            fs__batch_dispatch(svc, now);
+        /* llm_local: requests routed to an LLM replica's own queue (0 elsewhere). */
+        if (svc->waiting + svc->llm_local > svc->rep->peak_queue)
+            svc->rep->peak_queue = svc->waiting + svc->llm_local;
     }
     fs__schedule_arrival(svc, now);
 }
@@ -763,19 +785,14 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->free_slots = (uint64_t)spec->replicas * spec->concurrency;
     svc->n_ready = svc->n_wanted = spec->replicas;
     char stream[512];
-    snprintf(stream, sizeof stream, "arrivals/%s", spec->name);
-    svc->arrival_rng = fs_rng_create(s->seed, replication, stream);
     snprintf(stream, sizeof stream, "service/%s", spec->name);
     svc->service_rng = fs_rng_create(s->seed, replication, stream);
-    /* The per-replica tables in one block, widest first (alignment): a
-     * request reads several of them, and apart they were as many cache
-     * lines.  concurrency + 1 load lists, counted in size_t: the loader
-     * bounds concurrency (FS_SCENARIO_MAX_CONCURRENCY), but a uint32_t sum
-     * would wrap to 0 at UINT32_MAX. */
+    /* The per-replica tables in one block, widest first: a request reads
+     * several, and apart they were as many cache lines.  concurrency + 1
+     * load lists in size_t: a uint32_t sum would wrap at UINT32_MAX. */
     size_t n_lists = (size_t)svc->concurrency + 1;
     svc->scale = calloc(1, n_all * (sizeof *svc->scale + sizeof *svc->unit + 3 * sizeof *svc->load +
-                                    sizeof *svc->state) +
-                               n_lists * sizeof *svc->bucket_head);
+                                    sizeof *svc->state) + n_lists * sizeof *svc->bucket_head);
     if (svc->scale) {
         svc->unit = (size_t *)(svc->scale + n_all);
         svc->load = (uint32_t *)(svc->unit + n_all);
@@ -797,7 +814,9 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
      * dozen, and a grow is rare and amortised O(1) per push. */
     svc->ring_mask = 15;
     svc->ring = malloc((svc->ring_mask + 1) * sizeof *svc->ring);
-    if (!svc->arrival_rng || !svc->service_rng || !svc->scale || !svc->ring ||
+    if (fs_arrival_stream_init(&svc->arrivals, &spec->arrivals, s->start_weekday, s->seed, replication,
+                               spec->name) != 0 ||
+        !svc->service_rng || !svc->scale || !svc->ring ||
         fs_tally_init(&svc->window_latency) != 0 || fs_hist_init(&svc->scale_latency) != 0 ||
         fs_tally_init(&svc->batch_latency) != 0)
         goto nomem;
@@ -837,8 +856,6 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->kind_departure = (uint32_t)k_dep;
     svc->kind_slo = (uint32_t)k_slo;
 
-    svc->profile = (fs_arrival_profile){.spec = &spec->arrivals, .start_weekday = s->start_weekday};
-    fs_nhpp_init(&svc->arrivals, fs_arrivals_rate, &svc->profile);
     fs_level_init(&svc->in_system, 0, 0);
     if (spec->arrivals.trace) {
         int rc = fs_trace_open(spec->arrivals.trace, &svc->trace, err);
@@ -870,7 +887,7 @@ nomem:
 
 void fs_service_fini(fs_service *svc)
 {
-    fs_rng_destroy(svc->arrival_rng);
+    fs_arrival_stream_fini(&svc->arrivals);
     fs_rng_destroy(svc->service_rng);
     free(svc->scale); /* and the other per-replica tables in its block */
     for (uint32_t r = 0; svc->batch_arrival && r < svc->n_slots; r++)

@@ -12,8 +12,12 @@
  * that finds `queue_limit` others waiting is dropped and counted.
  *
  * Service times are drawn from the stream "service/<name>" at dispatch and
- * arrivals from "arrivals/<name>", so two runs with the same seed see the same
- * draws (common random numbers).
+ * arrivals from "arrivals/<name>" (and, when used, "modulation/<name>" and
+ * "groups/<name>": arrivals.h), so two runs with the same seed see the same
+ * draws (common random numbers).  An arrival that brings a group of G
+ * requests admits them one after another at the same instant, as G
+ * arrivals would be, except that a batcher or an LLM engine is offered the
+ * queue once the whole group is in.
  *
  * Per-request work is a handful of stores: no allocation, no request objects
  * (an in-service request lives in its departure event: arrival time in `data`,
@@ -88,9 +92,9 @@ typedef struct fs_service {
     fs_sim *sim;
     fs_pool *pool;
     double horizon;
-    gsl_rng *arrival_rng, *service_rng;
-    fs_arrival_profile profile;
-    fs_nhpp arrivals;
+    gsl_rng *service_rng;
+    fs_arrival_stream arrivals; /* the arrival points and the requests each brings */
+    uint32_t next_group;        /* requests the scheduled arrival brings */
     uint32_t kind_arrival, kind_departure, kind_slo, kind_scale;
     /* What every request reads or writes, together here: with a thousand
      * services every line of a service is a cache miss, and this way a

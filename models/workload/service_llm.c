@@ -193,7 +193,7 @@ static void refuse_too_long(fs_service *svc, double now)
     fs_level_add(&svc->in_system, now, -1);
 }
 
-void fs__llm_arrival(fs_service *svc, double now)
+bool fs__llm_arrival(fs_service *svc, double now)
 {
     const fs_llm_serving *llm = &svc->spec->batching.llm;
     uint64_t prompt, output;
@@ -219,28 +219,26 @@ void fs__llm_arrival(fs_service *svc, double now)
     fs_level_add(&svc->in_system, now, +1);
     if (prompt + output > llm->max_model_len || prompt > INT32_MAX || output > INT32_MAX) {
         refuse_too_long(svc, now);
-        return;
+        return false;
     }
     if (svc->waiting + svc->llm_local >= svc->spec->queue_limit && !svc->free_slots) {
         fs_level_add(&svc->in_system, now, -1);
         fs__service_drop(svc);
-        return;
+        return false;
     }
     if (svc->waiting >= FS_SERVICE_MAX_WAITING) {
         fs_sim_fail(svc->sim, ENOSPC,
                     "service \"%s\": more than %llu requests waiting at t=%.0fs: arrivals exceed capacity; "
                     "set a queue_limit to model drops instead",
                     svc->spec->name, (unsigned long long)FS_SERVICE_MAX_WAITING, now);
-        return;
+        return false;
     }
     if (fs__service_ring_push(svc, now, -1, fs__tokens_pack(prompt, output), prefix) != 0) {
         fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory for %llu waiting requests", svc->spec->name,
                     (unsigned long long)svc->waiting + 1);
-        return;
+        return false;
     }
-    fs__llm_dispatch(svc, now);
-    if (svc->waiting + svc->llm_local > rep->peak_queue)
-        rep->peak_queue = svc->waiting + svc->llm_local;
+    return true;
 }
 
 /* Puts req into replica r's engine; false when it is longer than the

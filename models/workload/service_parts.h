@@ -105,8 +105,11 @@ void fs__service_no_memory(fs_service *svc);
 /* service_llm.c */
 int fs__llm_init(fs_service *svc, uint64_t seed, uint32_t replication);
 void fs__llm_fini(fs_service *svc);
-/* An arrival: tokens drawn or read, queued, dispatched. */
-void fs__llm_arrival(fs_service *svc, double now);
+/* An arrival: tokens drawn or read, then queued (true), or refused as too
+ * long or dropped at the queue limit, or the run stopped (false).  The
+ * caller offers the queue to the replicas (fs__llm_dispatch) once its
+ * group is in. */
+bool fs__llm_arrival(fs_service *svc, double now);
 /* Idle ready replicas take waiting requests and start stepping. */
 void fs__llm_dispatch(fs_service *svc, double now);
 /* Replica r became ready on its unit: its engine, sized for the unit. */

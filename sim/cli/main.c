@@ -495,6 +495,20 @@ static void fs__service_line(const fs_scenario *v, size_t i, char *buf, size_t s
         fs__append(buf, size, " x %u concurrent, %.4g req/s base, %s service time (mean %.4g ms)", svc->concurrency,
                    svc->arrivals.base_rps, fs_dist_kind_name(svc->service_time.kind),
                    fs_dist_mean(&svc->service_time) * 1e3);
+    /* The arrival process beyond an hourly-profiled Poisson rate, if any
+     * (base is then its stationary mean, or the rate before trend). */
+    const fs_arrivals *a = &svc->arrivals;
+    if (a->n_mmpp)
+        fs__append(buf, size, ", MMPP of %zu states", a->n_mmpp);
+    if (a->noise.kind != FS_NOISE_NONE)
+        fs__append(buf, size, ", %s noise (cv %.3g, every %.4g s)",
+                   a->noise.kind == FS_NOISE_GAMMA ? "gamma" : "lognormal", a->noise.cv, a->noise.interval_s);
+    if (a->growth != 0)
+        fs__append(buf, size, ", growth %.4g%% every %.4g days", a->growth * 100, a->growth_period_s / 86400);
+    if (a->n_daily_levels)
+        fs__append(buf, size, ", %zu daily levels", a->n_daily_levels);
+    if (a->groups.mean > 0)
+        fs__append(buf, size, ", groups of mean %.4g requests", a->groups.mean);
     if (b->kind == FS_BATCHING_CONTINUOUS && b->llm.step_profile) {
         /* Where the step time comes from, and what it comes to on a whole
          * GPU of the pool's type (the load checked that it maps). */
