@@ -249,10 +249,9 @@ static void fs__batch_dispatch(fs_service *svc, double now);
 static int fs__admit(fs_service *svc, double now)
 {
     fs_service_rep *rep = svc->rep;
-    const fs_arrivals *a = &svc->spec->arrivals;
-    double demand = a->trace_sized ? a->trace_base_s + a->trace_per_size_s[0] * svc->next_row.size[0] +
-                                         a->trace_per_size_s[1] * svc->next_row.size[1]
-                                   : -1;
+    const fs_arrivals *a = &svc->spec->arrivals; /* read for sized trace rows only */
+    double demand = svc->trace_sized ? a->trace_base_s + a->trace_per_size_s[0] * svc->next_row.size[0] +
+                                           a->trace_per_size_s[1] * svc->next_row.size[1] : -1;
     rep->requests++;
     svc->w_arrivals++;
     svc->all_arrivals++;
@@ -269,7 +268,7 @@ static int fs__admit(fs_service *svc, double now)
     }
     /* Dropped at the limit unless a replica is free: only a batched service
      * gets here with one, and the request waits for its next batch. */
-    if (svc->waiting >= svc->spec->queue_limit && !svc->free_slots) {
+    if (svc->waiting >= svc->queue_limit && !svc->free_slots) {
         fs__service_drop(svc);
         return 0;
     }
@@ -834,6 +833,8 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     for (size_t j = 0; j < spec->slo.n_targets; j++)
         svc->slo_threshold_ns[j] = (uint64_t)(spec->slo.targets[j].threshold_s * 1e9 + 0.5);
     svc->n_slo_targets = (uint32_t)spec->slo.n_targets;
+    svc->queue_limit = spec->queue_limit;
+    svc->trace_sized = spec->arrivals.trace_sized;
     svc->scale_p95 = spec->autoscale.p95_ms > 0;
     svc->service_time = spec->service_time;
 
@@ -855,7 +856,6 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->kind_arrival = (uint32_t)k_arr;
     svc->kind_departure = (uint32_t)k_dep;
     svc->kind_slo = (uint32_t)k_slo;
-
     fs_level_init(&svc->in_system, 0, 0);
     if (spec->arrivals.trace) {
         int rc = fs_trace_open(spec->arrivals.trace, &svc->trace, err);

@@ -116,6 +116,8 @@ typedef struct fs_service {
     bool llm;                 /* continuous batching (below) */
     bool scale_p95;           /* the autoscaler has a p95 trigger (scale_latency) */
     uint32_t n_slo_targets;   /* spec->slo.n_targets */
+    uint64_t queue_limit;     /* spec->queue_limit */
+    bool trace_sized;         /* spec->arrivals.trace_sized */
     /* spec->service_time, copied (borrowing its samples: never finied
      * here) so that a start reads this line instead of the spec's. */
     fs_dist service_time;
