@@ -13,6 +13,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,24 +47,36 @@ void fs_fit_acc_fini(fs_fit_acc *acc)
     free(acc->hour_cover);
     free(acc->win_count);
     free(acc->win_cover);
+    free(acc->win_groups);
     memset(acc, 0, sizeof *acc);
 }
 
-/* One series of slots `unit` seconds long: arrivals and covered seconds. */
+/* One series of slots `unit` seconds long: arrivals, covered seconds and,
+ * for windows, the groups that start in them. */
 typedef struct fs__slots {
     double unit;
     size_t *n, *cap;
-    double **count, **cover;
+    double **count, **cover, **groups;
 } fs__slots;
 
 static fs__slots fs__hours(fs_fit_acc *acc)
 {
-    return (fs__slots){FS_HOUR, &acc->n_hours, &acc->cap_hours, &acc->hour_count, &acc->hour_cover};
+    return (fs__slots){FS_HOUR, &acc->n_hours, &acc->cap_hours, &acc->hour_count, &acc->hour_cover, NULL};
 }
 
 static fs__slots fs__windows(fs_fit_acc *acc)
 {
-    return (fs__slots){acc->window_s, &acc->n_windows, &acc->cap_windows, &acc->win_count, &acc->win_cover};
+    return (fs__slots){acc->window_s, &acc->n_windows,  &acc->cap_windows,
+                       &acc->win_count, &acc->win_cover, &acc->win_groups};
+}
+
+/* Grows one array of a slot series to cap (new slots zeroed). */
+static double *fs__grow(double *a, size_t old, size_t cap)
+{
+    double *b = realloc(a, cap * sizeof *b);
+    if (b)
+        memset(b + old, 0, (cap - old) * sizeof *b);
+    return b;
 }
 
 /* Makes slot `last` exist (zeroed); doubling keeps the reallocations few. */
@@ -79,15 +92,17 @@ static int fs__reach(const fs__slots *s, double last, fs_error *err)
         size_t cap = *s->cap ? *s->cap : 256;
         while (cap < need)
             cap *= 2;
-        double *count = realloc(*s->count, cap * sizeof *count);
-        if (count)
-            *s->count = count;
-        double *cover = count ? realloc(*s->cover, cap * sizeof *cover) : NULL;
-        if (!cover)
-            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for %zu slots of the fit", cap);
-        *s->cover = cover;
-        memset(count + *s->cap, 0, (cap - *s->cap) * sizeof *count);
-        memset(cover + *s->cap, 0, (cap - *s->cap) * sizeof *cover);
+        /* Each array is kept as soon as it grew: a failure leaves every one
+         * valid for fini, and the capacity is raised only when all grew. */
+        double **arrays[3] = {s->count, s->cover, s->groups};
+        for (int a = 0; a < 3; a++) {
+            if (!arrays[a])
+                continue;
+            double *grown = fs__grow(*arrays[a], *s->cap, cap);
+            if (!grown)
+                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for %zu slots of the fit", cap);
+            *arrays[a] = grown;
+        }
         *s->cap = cap;
     }
     if (need > *s->n)
@@ -95,12 +110,14 @@ static int fs__reach(const fs__slots *s, double last, fs_error *err)
     return FS_OK;
 }
 
-static int fs__slot_arrival(const fs__slots *s, double t, fs_error *err)
+static int fs__slot_arrival(const fs__slots *s, double t, bool new_group, fs_error *err)
 {
     double k = floor(t / s->unit);
     int rc = fs__reach(s, k, err);
     if (rc == FS_OK)
         (*s->count)[(size_t)k] += 1;
+    if (rc == FS_OK && s->groups && new_group)
+        (*s->groups)[(size_t)k] += 1;
     return rc;
 }
 
@@ -126,15 +143,39 @@ static int fs__check_time(double t, fs_error *err)
     return FS_OK;
 }
 
+/* Closes the open group into the size counts. */
+static void fs__group_close(fs_fit_acc *acc)
+{
+    double g = (double)acc->group_open;
+    if (acc->group_open == 0)
+        return;
+    if (acc->group_open <= FS_FIT_GROUP_HIST) {
+        acc->group_hist[acc->group_open] += 1;
+    } else {
+        acc->group_big += 1;
+        acc->group_big_sum += g;
+        acc->group_big_sumsq += g * g;
+    }
+}
+
 int fs_fit_acc_arrival(fs_fit_acc *acc, double t, fs_error *err)
 {
     fs__slots hours = fs__hours(acc), windows = fs__windows(acc);
     int rc = fs__check_time(t, err);
+    /* The identical time as the arrival before: one more of its group (a
+     * row out of order by the trace's tolerance starts a new one). */
+    bool new_group = acc->group_open == 0 || t != acc->group_t;
     if (rc == FS_OK)
-        rc = fs__slot_arrival(&hours, t, err);
+        rc = fs__slot_arrival(&hours, t, new_group, err);
     if (rc == FS_OK && acc->window_s > 0)
-        rc = fs__slot_arrival(&windows, t, err);
+        rc = fs__slot_arrival(&windows, t, new_group, err);
+    if (rc == FS_OK && new_group) {
+        fs__group_close(acc);
+        acc->group_open = 0;
+        acc->group_t = t;
+    }
     if (rc == FS_OK) {
+        acc->group_open++;
         acc->first_s = fmin(acc->first_s, t);
         acc->last_s = fmax(acc->last_s, t);
     }
@@ -499,7 +540,8 @@ static void fs__close_burst(fs_fit *f, fs_fit_burst *open, double *sum_o, double
     *open = (fs_fit_burst){0};
 }
 
-static void fs__windows_fit(const fs_fit_acc *acc, fs_fit *f)
+/* The windows against rate[hour index], the model's rate without bursts. */
+static void fs__windows_fit(const fs_fit_acc *acc, fs_fit *f, const double *rate)
 {
     double w = acc->window_s, sum_o = 0, sum_e = 0, sum_expected = 0, pearson = 0;
     size_t per_hour = (size_t)(FS_HOUR / w);
@@ -509,8 +551,7 @@ static void fs__windows_fit(const fs_fit_acc *acc, fs_fit *f)
     f->has_windows = true;
     f->window_s = w;
     for (size_t k = 0; k < acc->n_windows; k++) {
-        fs_fit_cell *c = fs__cell_of(f, acc, k / per_hour);
-        double e = c->covered ? c->rate_rps * acc->win_cover[k] : 0;
+        double e = k / per_hour < acc->n_hours ? rate[k / per_hour] * acc->win_cover[k] : 0;
         if (e <= 0) {
             fs__close_burst(f, &open, &sum_o, &sum_e);
             continue;
@@ -532,8 +573,11 @@ static void fs__windows_fit(const fs_fit_acc *acc, fs_fit *f)
         f->hot_windows++;
         /* Only the observed part of a window at the input's edges: replaying
          * the multiplier over it gives back the window's count. */
-        if (open.duration_s == 0)
+        if (open.duration_s == 0) {
             open.at_s = fmax((double)k * w, acc->first_s);
+            open.first_window = k;
+        }
+        open.n_windows++;
         open.duration_s += acc->win_cover[k];
         open.observed += o;
         open.expected += e;
@@ -553,12 +597,34 @@ int fs_fit_compute(const fs_fit_acc *acc, fs_fit *out, fs_error *err)
     if (!(out->arrivals > 0))
         return fs_error_set(err, FS_ERR_INPUT, "nothing to fit: no arrivals in %g covered seconds",
                             out->covered_s);
-    double *scratch = malloc(2 * (acc->n_hours ? acc->n_hours : 1) * sizeof *scratch);
-    if (!scratch)
+    /* Scratch: 2 arrays for the goodness of fit, 4 and the cells for the
+     * model (fit_model.h). */
+    size_t n = acc->n_hours ? acc->n_hours : 1;
+    double *scratch = malloc(6 * n * sizeof *scratch);
+    int *cell = malloc(n * sizeof *cell);
+    if (!scratch || !cell) {
+        free(scratch);
+        free(cell);
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for %zu hours of the fit", acc->n_hours);
-    fs__goodness(acc, out, scratch, scratch + acc->n_hours);
-    free(scratch);
+    }
+    fs__goodness(acc, out, scratch, scratch + n);
+    fs__fit_hours h = {.n = acc->n_hours, .cell = cell, .count = scratch, .cover = scratch + n,
+                       .growth = scratch + 2 * n, .rate = scratch + 3 * n};
+    for (size_t i = 0; i < acc->n_hours; i++) {
+        cell[i] = (out->split ? fs__day_type(acc, i) : FS_FIT_WEEKDAY) * 24 + (int)(i % 24);
+        h.count[i] = acc->hour_count[i];
+        h.cover[i] = acc->hour_cover[i];
+    }
+    fs__fit_model_start(acc, out, &h);
     if (acc->window_s > 0)
-        fs__windows_fit(acc, out);
-    return FS_OK;
+        fs__windows_fit(acc, out, h.rate);
+    if (fs__fit_model_trend(acc, out, &h) && acc->window_s > 0) {
+        /* Bursts again, against the trend: a busy day is not a burst. */
+        memset(&out->has_windows, 0, offsetof(fs_fit, model) - offsetof(fs_fit, has_windows));
+        fs__windows_fit(acc, out, h.rate);
+    }
+    int rc = fs__fit_model_finish(acc, out, &h, err);
+    free(scratch);
+    free(cell);
+    return rc;
 }

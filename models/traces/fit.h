@@ -36,7 +36,8 @@
  *     share of the hour-to-hour variation of the counts the profile
  *     explains.
  *   - Dispersion and bursts (request traces): each counting window's
- *     arrivals O against E = its cell's rate x its covered seconds.  The
+ *     arrivals O against E = its cell's rate x its covered seconds (x its
+ *     day's factor and growth when fit_model.h prints a trend).  The
  *     index of dispersion is the mean of (O-E)^2/E over windows with E > 0:
  *     1 for a Poisson process with the fitted profile, above 1 for bursty
  *     traffic.  A window is hot when O > E + 4 sqrt(E); a burst episode is
@@ -45,9 +46,9 @@
  *     300 a window, 2e-4 at E = 20): hot_by_chance is how many it would
  *     have, sum over windows of P(Poisson(E) > E + 4 sqrt(E)).
  *
- * Memory: 2 doubles per hour and 2 per counting window of the input's span
- * (14 days at 1-minute windows: 40,320 doubles, 315 KiB), whatever the
- * number of rows; a span over FS_FIT_MAX_WINDOWS windows is refused.
+ * Memory: 2 doubles per hour and 3 per counting window of the input's span
+ * (14 days at 1-minute windows: 60,480 doubles, 473 KiB), whatever the
+ * number of rows, and 8 KiB of group sizes; a span over FS_FIT_MAX_WINDOWS windows is refused.
  *
  * Ownership: the caller owns the accumulator (fs_fit_acc_fini frees its
  * arrays) and fs_fit (plain data).
@@ -60,6 +61,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "fit_model.h"
 #include "trace.h"
 
 #define FS_FIT_MIN_COVER_S 60.0
@@ -87,6 +89,12 @@ typedef struct fs_fit_acc {
     double *hour_count, *hour_cover;
     size_t n_windows, cap_windows;
     double *win_count, *win_cover;
+    double *win_groups;       /* groups that start in each window */
+    /* Groups: consecutive arrivals at the identical time (fit_model.h). */
+    double group_t;           /* the open group's time */
+    uint64_t group_open;      /* its size so far; 0 before the first arrival */
+    double group_hist[FS_FIT_GROUP_HIST + 1]; /* closed groups by size; [0] unused */
+    double group_big, group_big_sum, group_big_sumsq; /* sizes above FS_FIT_GROUP_HIST */
 } fs_fit_acc;
 
 /* Empty accumulator.  window_s: 0, or a counting window in whole seconds that
@@ -166,6 +174,7 @@ typedef struct fs_fit_burst {
     double duration_s;
     double observed, expected;
     double multiplier;        /* observed / expected */
+    size_t first_window, n_windows;
 } fs_fit_burst;
 
 typedef struct fs_fit {
@@ -201,6 +210,11 @@ typedef struct fs_fit {
     double longest_s;
     fs_fit_burst bursts[FS_FIT_MAX_BURSTS]; /* the largest (most excess arrivals) first */
     size_t n_listed;
+
+    /* The fragment and its checks (fit_model.h).  After fs_fit_compute the
+     * listed bursts' expected and multiplier are against the fragment's
+     * profile, which leaves their windows out. */
+    fs_fit_model model;
 } fs_fit;
 
 /* The fit of what acc holds.  FS_OK, or FS_ERR_INPUT when nothing was

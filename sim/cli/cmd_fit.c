@@ -61,11 +61,7 @@ static const char *const fit_day_names[] = {"monday", "tuesday", "wednesday", "t
 /* x to `digits` significant digits: what the fragment prints. */
 static double fit_sig(double x, int digits)
 {
-    if (!isfinite(x) || x == 0)
-        return x;
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.*g", digits, x);
-    return strtod(buf, NULL);
+    return fs_fit_model_round(x, digits);
 }
 
 /* A number for JSON: rounded, and null when not finite (JSON has no NaN). */
@@ -103,11 +99,11 @@ static void fit_date(double epoch_s, char *buf, size_t size)
 
 /* ---- the fragment -------------------------------------------------------- */
 
-static json_t *fit_profile_json(const fs_fit_cell cells[24])
+static json_t *fit_profile_json(const double multiplier[24])
 {
     json_t *a = json_array();
     for (int h = 0; h < 24; h++)
-        json_array_append_new(a, fit_num(cells[h].multiplier, 4));
+        json_array_append_new(a, fit_num(multiplier[h], 4));
     return a;
 }
 
@@ -124,17 +120,43 @@ static json_t *fit_bursts_json(const fs_fit *f)
     return a;
 }
 
-/* {"poisson_rps", "diurnal" or "weekday" + "weekend", "bursts" when any}. */
+/* "groups": {"sizes": [...], "weights": [...]}, the measured law. */
+static json_t *fit_groups_json(const fs_fit_groups *g)
+{
+    json_t *sizes = json_array(), *weights = json_array();
+    for (size_t k = 0; k < g->n_sizes; k++) {
+        json_array_append_new(sizes, json_integer(g->size[k]));
+        json_array_append_new(weights, fit_num(g->weight[k], 6));
+    }
+    return json_pack("{s:o, s:o}", "sizes", sizes, "weights", weights);
+}
+
+/* {"poisson_rps", "diurnal" or "weekday" + "weekend", "growth", "daily_levels",
+ * "groups" and "bursts" when the model has them} (fit_model.h). */
 static json_t *fit_arrivals_json(const fs_fit *f)
 {
+    const fs_fit_model *m = &f->model;
     json_t *a = json_object();
-    json_object_set_new(a, "poisson_rps", fit_num(f->base_rps, 4));
+    json_object_set_new(a, "poisson_rps", fit_num(m->base_rps, 4));
     if (f->split) {
-        json_object_set_new(a, "weekday", fit_profile_json(f->cell[FS_FIT_WEEKDAY]));
-        json_object_set_new(a, "weekend", fit_profile_json(f->cell[FS_FIT_WEEKEND]));
+        json_object_set_new(a, "weekday", fit_profile_json(m->multiplier[FS_FIT_WEEKDAY]));
+        json_object_set_new(a, "weekend", fit_profile_json(m->multiplier[FS_FIT_WEEKEND]));
     } else {
-        json_object_set_new(a, "diurnal", fit_profile_json(f->cell[FS_FIT_WEEKDAY]));
+        json_object_set_new(a, "diurnal", fit_profile_json(m->multiplier[FS_FIT_WEEKDAY]));
     }
+    if (m->trend.growth) {
+        char g[48];
+        snprintf(g, sizeof g, "%.6g%%/day", 100 * m->trend.growth_per_day);
+        json_object_set_new(a, "growth", json_string(g));
+    }
+    if (m->trend.levels) {
+        json_t *levels = json_array();
+        for (size_t d = 0; d < m->trend.n_levels; d++)
+            json_array_append_new(levels, fit_num(m->trend.level[d], 6));
+        json_object_set_new(a, "daily_levels", levels);
+    }
+    if (m->groups.printed)
+        json_object_set_new(a, "groups", fit_groups_json(&m->groups));
     if (f->n_listed)
         json_object_set_new(a, "bursts", fit_bursts_json(f));
     return a;
@@ -170,10 +192,52 @@ static const char *const fit_notes[] = {
     "r2: 1 - sum (O-E)^2 / sum (O - mean O)^2 over fully observed clock hours: the share of the hour-to-hour "
     "variation the profile explains",
     "dispersion index: mean of (O-E)^2/E over counting windows, 1 for a Poisson process with the fitted profile",
-    "bursts: maximal runs of windows with O > E + 4 sqrt(E); multiplier = sum O / sum E, relative to the profile "
-    "(which includes their arrivals); at counts from the first row's midnight: for replaying the trace's own "
-    "period with the scenario's start_weekday set to day0.weekday",
+    "bursts: maximal runs of windows with O > E + 4 sqrt(E); the 20 largest are listed, and the fragment's "
+    "profile leaves their windows out, so multiplier = sum O / sum E against that profile restores their "
+    "arrivals once; at counts from the first row's midnight: for replaying the trace's own period with the "
+    "scenario's start_weekday set to day0.weekday",
+    "model: the fragment's expected count over the observed span equals the arrivals (expected_count, from the "
+    "printed figures); scales: counts in windows against the fragment's deterministic rate, index = mean "
+    "(O-E)^2/E, z = (sum (O-E)^2/E - n) / sqrt(sum (2 + 1/E)), p one-sided; group counts against E / E[G]",
+    "groups: requests at the identical time; fitted when the mean size > 1.05 over more than 100 groups; "
+    "trend (>= 3 days): growth when |slope of ln day factor| > 2 standard errors, daily_levels when the daily "
+    "counts' chi-square against the profile (/ E[G^2]/E[G]) has p < 0.001",
+    "not fitted yet: MMPP, noise, a back-test of the fragment by simulation",
 };
+
+static const char *const fit_choice_names[] = {"poisson with the profile", "poisson with the profile + groups",
+                                               "poisson with the profile + levels/growth"};
+
+static json_t *fit_model_json(const fs_fit_model *m)
+{
+    const fs_fit_groups *g = &m->groups;
+    const fs_fit_trend *t = &m->trend;
+    json_t *scales = json_array();
+    for (size_t k = 0; k < m->n_scales; k++) {
+        const fs_fit_scale *sc = &m->scale[k];
+        json_array_append_new(scales, json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "window_s",
+                                                fit_num(sc->window_s, 10), "windows", (json_int_t)sc->windows,
+                                                "index", fit_num(sc->index, 4), "z", fit_num(sc->z, 4), "p_value",
+                                                fit_num(sc->p_value, 4), "group_index", fit_num(sc->group_index, 4),
+                                                "group_z", fit_num(sc->group_z, 4), "group_p_value",
+                                                fit_num(sc->group_p_value, 4)));
+    }
+    json_t *groups = json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o}", "groups", fit_num(g->points, 12),
+                               "mean", fit_num(g->mean, 6), "mean_square", fit_num(g->mean_square, 6), "dispersion",
+                               fit_num(g->mean > 0 ? g->mean_square / g->mean : NAN, 4), "largest",
+                               fit_num(g->largest, 12), "fitted", g->fitted, "printed", g->printed, "law_mean",
+                               fit_num(g->law_mean, 6), "law_mean_square", fit_num(g->law_mean_square, 6),
+                               "tail_share", fit_num(g->tail_share, 4));
+    json_t *trend = json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:b, s:o, s:i, s:o, s:b}", "tested", t->tested, "days",
+                              (json_int_t)t->days, "regression_days", (json_int_t)t->regression_days, "slope",
+                              fit_num(t->slope, 6), "slope_se", fit_num(t->slope_se, 6), "growth_per_day",
+                              fit_num(t->tested ? t->growth_per_day : NAN, 6), "growth", t->growth, "day_chi2",
+                              fit_num(t->day_chi2, 6), "day_dof", t->day_dof, "day_p_value",
+                              fit_num(t->day_p, 4), "levels", t->levels);
+    return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o}", "chosen", fit_choice_names[m->chosen], "why", m->why,
+                     "rejected", m->rejected, "expected_count", fit_num(m->expected, 10), "groups", groups, "trend",
+                     trend, "scales", scales);
+}
 
 /* Per hour of a profile: its rates, its covered seconds, or the hours not covered. */
 typedef enum { FIT_RATES, FIT_COVERED, FIT_UNCOVERED } fit_column;
@@ -281,6 +345,7 @@ static json_t *fit_document(const char *path, const fs_fit_acc *acc, const fs_fi
         json_object_set_new(fit, "dispersion", fit_windows_json(f, &bursts));
         json_object_set_new(fit, "bursts", bursts);
     }
+    json_object_set_new(fit, "model", fit_model_json(&f->model));
     json_object_set_new(fit, "definitions", notes);
     return json_pack("{s:o, s:o}", "arrivals", fit_arrivals_json(f), "fit", fit);
 }
@@ -393,10 +458,61 @@ static void fit_report(FILE *fp, const char *path, const fs_fit_acc *acc, const 
     }
     if (f->n_listed)
         fprintf(fp, "note: these %s the trace's own bursts, for replaying the period it covers: \"at\" counts from\n"
-                    "  day 0's midnight, so give the scenario \"start_weekday\": \"%s\"; the profile's hours\n"
-                    "  already include their arrivals%s\n",
+                    "  day 0's midnight, so give the scenario \"start_weekday\": \"%s\"; the fragment's profile\n"
+                    "  leaves their windows out, so each multiplier restores its own arrivals once%s\n",
                 f->n_listed == 1 ? "is" : "are", fit_day_names[acc->weekday0],
-                f->n_listed < f->n_bursts ? " (only the 20 largest are listed)" : "");
+                f->n_listed < f->n_bursts ? " (only the 20 largest are listed; the rest stay in the profile)" : "");
+}
+
+/* The model: groups, trend, scales, the choice and what is not fitted. */
+static void fit_model_text(FILE *fp, const fs_fit *f)
+{
+    const fs_fit_model *m = &f->model;
+    const fs_fit_groups *g = &m->groups;
+    const fs_fit_trend *t = &m->trend;
+    fprintf(fp, "\nthe fragment: expected %.10g arrivals over the observed span (%.0f in the input, %+.3f%%)\n",
+            m->expected, f->arrivals, 100 * (m->expected / f->arrivals - 1));
+    if (g->points > 0)
+        fprintf(fp, "groups (requests at the identical time): %.0f, mean size %.4g, E[G^2]/E[G] %.4g, largest %.0f: %s\n",
+                g->points, g->mean, g->mean_square / g->mean, g->largest,
+                g->printed ? "fitted" : g->fitted ? "not needed (Poisson counts not rejected)"
+                                                  : "not fitted (mean <= 1.05 or <= 100 groups)");
+    if (g->printed)
+        fprintf(fp, "  the law printed: %zu sizes (tail bucket %.3g%% of groups), mean %.4g, E[G^2] %.4g (measured %.4g)\n",
+                g->n_sizes, 100 * g->tail_share, g->law_mean, g->law_mean_square, g->mean_square);
+    if (!t->tested) {
+        fprintf(fp, "trend: not tested (the input spans under 3 days)\n");
+    } else {
+        fprintf(fp, "trend over %zu days: ", t->days);
+        if (isfinite(t->slope))
+            fprintf(fp, "ln(day factor) slope %.4g +- %.2g per day over %zu days (%+.4g%%/day): growth %s\n", t->slope,
+                    t->slope_se, t->regression_days, 100 * t->growth_per_day,
+                    t->growth ? "printed (|slope| > 2 s.e.)" : "not printed");
+        else
+            fprintf(fp, "fewer than 3 days with 6 h observed: no growth\n");
+        if (t->day_dof > 0)
+            fprintf(fp, "  daily counts against the profile%s: chi-square %.4g on %d dof, p = %.3g: daily_levels %s\n",
+                    t->growth ? " and growth" : "", t->day_chi2, t->day_dof, t->day_p,
+                    t->levels ? "printed" : "not printed");
+    }
+    fprintf(fp, "dispersion against the fragment's deterministic rate (1 = Poisson; z, p one-sided):\n");
+    fprintf(fp, "  window   windows     index        z    p-value%s\n",
+            g->printed ? "   groups: index        z    p-value" : "");
+    for (size_t k = 0; k < m->n_scales; k++) {
+        const fs_fit_scale *sc = &m->scale[k];
+        char w[32];
+        fs_duration_format(sc->window_s, w, sizeof w);
+        if (sc->windows < 10 || !isfinite(sc->index)) {
+            fprintf(fp, "  %-6s  %8zu  (under 10 windows: no test)\n", w, sc->windows);
+            continue;
+        }
+        fprintf(fp, "  %-6s  %8zu  %8.4g %8.3g  %9.3g", w, sc->windows, sc->index, sc->z, sc->p_value);
+        if (g->printed)
+            fprintf(fp, "           %8.4g %8.3g  %9.3g", sc->group_index, sc->group_z, sc->group_p_value);
+        fputc('\n', fp);
+    }
+    fprintf(fp, "chosen: %s%s: %s\n", fit_choice_names[m->chosen], m->rejected ? " (still rejected)" : "", m->why);
+    fprintf(fp, "not fitted yet: MMPP, noise, a back-test of the fragment by simulation\n");
 }
 
 /* ---- the command --------------------------------------------------------- */
@@ -528,6 +644,7 @@ int fs_cli_fit_traffic(int argc, char **argv)
     } else {
         FILE *report = format ? stdout : stderr;
         fit_report(report, path, &acc, &fit);
+        fit_model_text(report, &fit);
         if (format)
             fputs("\nscenario fragment (paste into a service):\n", stdout);
         json_t *arrivals = fit_arrivals_json(&fit);
