@@ -67,6 +67,49 @@ static const char *trace_of(const char *name)
     return test_path("%s/tests/data/traces/%s", FS_SOURCE_DIR, name);
 }
 
+/* "where" end to end: only rows whose columns hold an accepted text are
+ * replayed; a dropped row is not a bad row (even with a time that would be
+ * one) and does not set t = 0; a filter's column must be in the header. */
+static void test_where(void **state)
+{
+    (void)state;
+    const char *csv = test_path("%s/where.csv", dir);
+    test_write(csv, "t,status,qos\n"
+                    "5,FAILED,LS\n" /* dropped: it would be t = 0 */
+                    "10,SUCCEED,LS\n"
+                    "11,SUCCEED,BE\n"
+                    "oops,FAILED,LS\n" /* dropped before its time is read */
+                    "12,RUNNING,BE\n"
+                    "14,SUCCEED,Burstable\n"
+                    "15, SUCCEED ,BE\n"); /* trimmed like every field */
+    char trace[512];
+    snprintf(trace, sizeof trace, "{\"file\": \"%s\", \"time\": \"t\", \"where\": {\"status\": \"SUCCEED\"}}", csv);
+    fs_scenario *s = replay_scenario("1m", trace, "1", "");
+    fs_results *r = test_run(s);
+    const fs_service_rep *rep = fs_results_service_rep(r, 0, 0, 0);
+    assert_int_equal(rep->trace_rows, 4);
+    assert_int_equal(rep->trace_skipped, 0);
+    assert_int_equal(rep->requests, 4);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+    /* Two filters, both must pass; a list accepts any of its texts. */
+    snprintf(trace, sizeof trace,
+             "{\"file\": \"%s\", \"time\": \"t\", \"where\": {\"status\": \"SUCCEED\", \"qos\": [\"LS\", \"BE\"]}}", csv);
+    s = replay_scenario("1m", trace, "1", "");
+    r = test_run(s);
+    assert_int_equal(fs_results_service_rep(r, 0, 0, 0)->trace_rows, 3);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+    snprintf(trace, sizeof trace, "{\"file\": \"%s\", \"time\": \"t\", \"where\": {\"class\": \"a\"}}", csv);
+    s = replay_scenario("1m", trace, "1", "");
+    fs_results *none = NULL;
+    fs_error err = {0};
+    assert_int_equal(fs_run_scenario(s, &none, &err), FS_ERR_INPUT);
+    if (!strstr(err.msg, "where.csv: no column \"class\" (columns: t, status, qos)"))
+        fail_msg("error: %s", err.msg);
+    fs_scenario_destroy(s);
+}
+
 /* Conservation on a bursty real extract with a short queue: some requests
  * dropped, some still in flight when the horizon cuts the run. */
 static void test_conservation(void **state)
@@ -371,6 +414,7 @@ static void test_shipped_replays(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_where),
         cmocka_unit_test(test_conservation),     cmocka_unit_test(test_sized_service_time),
         cmocka_unit_test(test_scale_and_repeat), cmocka_unit_test(test_bad_rows),
         cmocka_unit_test(test_job_trace),        cmocka_unit_test(test_shipped_replays),

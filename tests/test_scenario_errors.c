@@ -502,6 +502,14 @@ static void test_arrival_processes(void **state)
     expect_error(SERVICE_ARR("{'trace': {'file': 'x.csv', 'time': 't'}, 'groups': {'mean': 2}}"),
                  "services[0].arrivals: expected \"trace\" alone: a replayed trace has no poisson_rps, profile, "
                  "bursts, growth, daily levels, mmpp, noise or groups of its own");
+    /* a trace's row filters: texts only, named by path */
+    expect_error(SERVICE_ARR("{'trace': {'file': 'x.csv', 'time': 't', 'where': []}}"),
+                 "services[0].arrivals.trace.where: expected an object of column names to the text (or list of "
+                 "texts) kept");
+    expect_error(SERVICE_ARR("{'trace': {'file': 'x.csv', 'time': 't', 'where': {'status': 0}}}"),
+                 "services[0].arrivals.trace.where.status: expected a text or a non-empty list of texts");
+    expect_error(SERVICE_ARR("{'trace': {'file': 'x.csv', 'time': 't', 'where': {'qos': ['LS', 1]}}}"),
+                 "services[0].arrivals.trace.where.qos[1]: expected a text (a field's text, e.g. \"0\")");
 }
 
 static void test_service_time_kinds(void **state)

@@ -138,10 +138,52 @@ static int get_column(fs_jpath *p, const json_t *obj, const char *key, char **ou
     return *out ? FS_OK : fs_jpath_oom(p);
 }
 
+/* "where": {"COLUMN": "text" or ["text", ...], ...}: rows are kept when
+ * every named column's text is one of its values (trace.h). */
+static int parse_where(fs_jpath *p, const json_t *obj, fs_trace_spec *spec)
+{
+    const json_t *where = json_object_get(obj, "where");
+    if (!where)
+        return FS_OK;
+    size_t m = fs_jpath_push_key(p, "where");
+    int rc = json_is_object(where) && json_object_size(where) > 0
+                 ? FS_OK
+                 : fs_jpath_expected(p, where, "an object of column names to the text (or list of texts) kept");
+    if (rc == FS_OK && !(spec->where = calloc(json_object_size(where), sizeof *spec->where)))
+        rc = fs_jpath_oom(p);
+    const char *col;
+    const json_t *v;
+    json_object_foreach((json_t *)where, col, v) {
+        if (rc != FS_OK)
+            break;
+        size_t mk = fs_jpath_push_key(p, col);
+        fs_trace_where *w = &spec->where[spec->n_where++];
+        bool list = json_is_array(v);
+        size_t n = list ? json_array_size(v) : 1;
+        if (!(list ? n > 0 : json_is_string(v)))
+            rc = fs_jpath_expected(p, v, "a text or a non-empty list of texts (a field's text, e.g. \"0\")");
+        else if (!(w->col = strdup(col)) || !(w->values = calloc(n, sizeof *w->values)))
+            rc = fs_jpath_oom(p);
+        for (size_t i = 0; rc == FS_OK && i < n; i++) {
+            const json_t *item = list ? json_array_get(v, i) : v;
+            size_t mi = list ? fs_jpath_push_index(p, i) : 0;
+            if (!json_is_string(item))
+                rc = fs_jpath_expected(p, item, "a text (a field's text, e.g. \"0\")");
+            else if (!(w->values[w->n_values++] = strdup(json_string_value(item))))
+                rc = fs_jpath_oom(p);
+            if (list)
+                fs_jpath_pop(p, mi);
+        }
+        fs_jpath_pop(p, mk);
+    }
+    fs_jpath_pop(p, m);
+    return rc;
+}
+
 /* "trace": {"file", "preset" or "time" (+ "time_format"), "sizes", "prefix"
  * and "prefix_tokens" / for jobs "gpus", "duration" or "end", "priority",
  * "tenant"; "rate_scale", "shift",
- * "repeat", "tolerance"}; the cursor is on it. */
+ * "repeat", "tolerance", "where"}; the cursor is on it. */
 int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind kind,
                                   fs_trace_spec **out)
 {
@@ -262,6 +304,8 @@ int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind 
         spec->repeat = json_is_true(repeat);
         fs_jpath_pop(p, m);
     }
+    if (rc == FS_OK)
+        rc = parse_where(p, obj, spec);
     return rc;
 }
 
@@ -296,7 +340,8 @@ static int parse_trace_service_time(fs_jpath *p, const json_t *obj, fs_arrivals 
 static int parse_trace_arrivals(fs_jpath *p, const json_t *obj, fs_arrivals *a)
 {
     static const char *const keys[] = {"file",       "preset", "time",   "time_format", "sizes",       "prefix",
-                                       "prefix_tokens", "rate_scale", "shift", "repeat", "tolerance", "service_time"};
+                                       "prefix_tokens", "rate_scale", "shift", "repeat", "tolerance", "service_time",
+                                       "where"};
     size_t m = fs_jpath_push_key(p, "trace");
     int rc = json_is_object(obj) ? fs_jpath_check_keys(p, obj, keys, COUNT(keys))
                                  : fs_jpath_expected(p, obj, "an object naming a CSV trace");

@@ -90,7 +90,7 @@ static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
     if (rc == FS_OK && trace) {
         static const char *const trace_keys[] = {"file",     "preset", "time",     "time_format", "gpus",  "duration",
                                                  "end",      "priority", "tenant", "rate_scale",  "shift", "repeat",
-                                                 "tolerance"};
+                                                 "tolerance", "where"};
         size_t m = fs_jpath_push_key(p, "trace");
         rc = json_object_size(obj) != 1 ? fs_jpath_fail(p, "expected \"trace\" alone in \"submit\"")
              : json_is_object(trace)    ? fs_jpath_check_keys(p, trace, trace_keys, COUNT(trace_keys))

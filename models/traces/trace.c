@@ -123,6 +123,13 @@ struct fs_trace {
     char *priority[TRACE_MAX_PRIORITIES];
     size_t npriority;
     fs_intern prefixes;             /* prefix identities to keys; kept across passes */
+
+    /* Row filters, borrowed from the spec, their columns' field indexes,
+     * and the rows they dropped (every pass). */
+    const fs_trace_where *where;
+    size_t n_where;
+    int *where_index;
+    uint64_t filtered;
 };
 
 /* ---- presets ------------------------------------------------------------- */
@@ -232,6 +239,13 @@ void fs_trace_spec_fini(fs_trace_spec *spec)
     free(spec->end_col);
     free(spec->priority_col);
     free(spec->tenant_col);
+    for (size_t i = 0; i < spec->n_where; i++) {
+        free(spec->where[i].col);
+        for (size_t v = 0; v < spec->where[i].n_values; v++)
+            free(spec->where[i].values[v]);
+        free(spec->where[i].values);
+    }
+    free(spec->where);
     memset(spec, 0, sizeof *spec);
 }
 
@@ -348,39 +362,69 @@ static void trace_echo_row(const fs_trace *t, char *out, size_t size)
         n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", t->cur.data + t->cur_field[i]);
 }
 
-/* The header: every named column must be there, once: of two equal names
- * neither is more the column than the other. */
+/* Column `name`'s field index in the header row into *index: it must be
+ * there, once (of two equal names neither is more the column than the
+ * other).  False, the trace failed, when it is not. */
+static bool trace_find_column(fs_trace *t, const char *name, int *index)
+{
+    *index = -1;
+    for (size_t i = 0; i < t->cur_n; i++) {
+        if (strcmp(t->cur.data + t->cur_field[i], name) != 0)
+            continue;
+        if (*index >= 0) {
+            trace_failed(t, FS_ERR_INPUT, "%s:%llu: column \"%s\" is named twice (fields %d and %zu)", t->path,
+                         (unsigned long long)t->cur_line, name, *index + 1, i + 1);
+            return false;
+        }
+        *index = (int)i;
+    }
+    if (*index >= 0)
+        return true;
+    char names[768] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < t->cur_n && n < sizeof names; i++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", t->cur.data + t->cur_field[i]);
+    trace_failed(t, FS_ERR_INPUT, "%s: no column \"%s\" (columns: %s)", t->path, name, names);
+    return false;
+}
+
+/* The header: every named column, and every filter's, must be there once. */
 static void trace_map_header(fs_trace *t)
 {
     t->header_fields = t->cur_n;
-    for (int c = 0; c < NCOLS; c++) {
-        if (t->col[c] == NULL)
+    for (int c = 0; c < NCOLS; c++)
+        if (t->col[c] != NULL && !trace_find_column(t, t->col[c], &t->index[c]))
+            return;
+    for (size_t w = 0; w < t->n_where; w++)
+        if (!trace_find_column(t, t->where[w].col, &t->where_index[w]))
+            return;
+}
+
+/* Whether the row being parsed passes every filter.  A row too short to
+ * have a filter's column passes it: it is a bad row, which converting it
+ * reports. */
+static bool trace_row_wanted(const fs_trace *t)
+{
+    for (size_t w = 0; w < t->n_where; w++) {
+        if ((size_t)t->where_index[w] >= t->cur_n)
             continue;
-        for (size_t i = 0; i < t->cur_n; i++) {
-            if (strcmp(t->cur.data + t->cur_field[i], t->col[c]) != 0)
-                continue;
-            if (t->index[c] >= 0) {
-                trace_failed(t, FS_ERR_INPUT, "%s:%llu: column \"%s\" is named twice (fields %d and %zu)",
-                             t->path, (unsigned long long)t->cur_line, t->col[c], t->index[c] + 1, i + 1);
-                return;
-            }
-            t->index[c] = (int)i;
-        }
-        if (t->index[c] >= 0)
-            continue;
-        char names[768] = "";
-        size_t n = 0;
-        for (size_t i = 0; i < t->cur_n && n < sizeof names; i++)
-            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "",
-                                  t->cur.data + t->cur_field[i]);
-        trace_failed(t, FS_ERR_INPUT, "%s: no column \"%s\" (columns: %s)", t->path, t->col[c], names);
-        return;
+        const char *f = t->cur.data + t->cur_field[t->where_index[w]];
+        bool any = false;
+        for (size_t v = 0; v < t->where[w].n_values && !any; v++)
+            any = strcmp(f, t->where[w].values[v]) == 0;
+        if (!any)
+            return false;
     }
+    return true;
 }
 
 /* A data row: its named fields (and, if it is short, an echo) go to the queue. */
 static void trace_enqueue(fs_trace *t)
 {
+    if (!trace_row_wanted(t)) {
+        t->filtered++;
+        return;
+    }
     if (!trace_reserve((void **)&t->q, &t->q_cap, t->q_n + 1, sizeof *t->q))
         goto nomem;
     trace_qrow *r = &t->q[t->q_n];
@@ -530,6 +574,7 @@ void fs_trace_close(fs_trace *t)
     for (size_t i = 0; i < t->npriority; i++)
         free(t->priority[i]);
     fs_intern_fini(&t->prefixes);
+    free(t->where_index);
     free(t->path);
     for (int c = 0; c < NCOLS; c++)
         free(t->col[c]);
@@ -590,6 +635,12 @@ int fs_trace_open(const fs_trace_spec *spec, fs_trace **out, fs_error *err)
     t->tolerance_s = spec->tolerance_s;
     t->repeat = spec->repeat;
     t->lenient = spec->lenient;
+    t->where = spec->where;
+    t->n_where = spec->n_where;
+    if (t->n_where && !(t->where_index = malloc(t->n_where * sizeof *t->where_index))) {
+        fs_trace_close(t);
+        return fs_error_set(err, FS_ERR_RUNTIME, "trace %s: out of memory", path);
+    }
     t->line = 1;
     t->at_start = true;
     fs_intern_init(&t->prefixes, UINT32_MAX);
@@ -932,4 +983,9 @@ uint64_t fs_trace_rows(const fs_trace *t)
 uint64_t fs_trace_skipped(const fs_trace *t)
 {
     return t->skipped;
+}
+
+uint64_t fs_trace_filtered(const fs_trace *t)
+{
+    return t->filtered;
 }

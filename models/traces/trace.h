@@ -34,8 +34,12 @@
  * before it by no more than the tolerance is replayed at the earlier row's
  * time (traces logged by several hosts are slightly out of order).
  *
+ * Filters ("where": column -> accepted texts) drop rows before anything
+ * else reads them: a dropped row is neither bad nor the time origin.
+ *
  * Ownership: fs_trace_spec owns its strings (fs_trace_spec_fini); the reader
- * copies what it needs from the spec and owns its file and parser
+ * borrows the spec's filters (the spec outlives it) and copies the rest it
+ * needs from the spec and owns its file and parser
  * (fs_trace_close).  Row strings (tenant) live until the next call.
  */
 #ifndef FS_TRACE_H
@@ -56,6 +60,14 @@ typedef enum fs_trace_time_format {
     FS_TRACE_TIME_DATETIME   /* YYYY-MM-DD[ T]HH:MM:SS[.fraction][Z], UTC */
 } fs_trace_time_format;
 
+/* A row filter ("where"): the row is kept only when the column's text is
+ * one of the values (exact, after the trimming every field gets). */
+typedef struct fs_trace_where {
+    char *col;
+    char **values;
+    size_t n_values;
+} fs_trace_where;
+
 typedef struct fs_trace_spec {
     char *path;              /* the CSV file */
     fs_trace_kind kind;
@@ -75,6 +87,11 @@ typedef struct fs_trace_spec {
     bool repeat;             /* start over after the last row */
     double tolerance_s;      /* backwards slack, default 1 s */
     bool lenient;            /* skip bad rows instead of failing */
+    /* Row filters, all of which a row must pass (owned): rows that fail one
+     * are dropped before anything else reads them (the first kept row is
+     * time 0) and counted (fs_trace_filtered). */
+    fs_trace_where *where;
+    size_t n_where;
 } fs_trace_spec;
 
 /* The spec of a named preset, for path: "azure-llm" (Azure LLM inference
@@ -129,6 +146,8 @@ double fs_trace_origin(const fs_trace *t);
 /* Rows handed out, and rows skipped as bad (lenient), so far. */
 uint64_t fs_trace_rows(const fs_trace *t);
 uint64_t fs_trace_skipped(const fs_trace *t);
+/* Rows dropped by the spec's filters ("where"), so far, every pass. */
+uint64_t fs_trace_filtered(const fs_trace *t);
 
 void fs_trace_close(fs_trace *t);
 
