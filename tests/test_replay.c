@@ -89,6 +89,7 @@ static void test_where(void **state)
     const fs_service_rep *rep = fs_results_service_rep(r, 0, 0, 0);
     assert_int_equal(rep->trace_rows, 4);
     assert_int_equal(rep->trace_skipped, 0);
+    assert_int_equal(rep->trace_filtered, 3);
     assert_int_equal(rep->requests, 4);
     fs_results_destroy(r);
     fs_scenario_destroy(s);
@@ -98,6 +99,7 @@ static void test_where(void **state)
     s = replay_scenario("1m", trace, "1", "");
     r = test_run(s);
     assert_int_equal(fs_results_service_rep(r, 0, 0, 0)->trace_rows, 3);
+    assert_int_equal(fs_results_service_rep(r, 0, 0, 0)->trace_filtered, 4);
     fs_results_destroy(r);
     fs_scenario_destroy(s);
     snprintf(trace, sizeof trace, "{\"file\": \"%s\", \"time\": \"t\", \"where\": {\"class\": \"a\"}}", csv);

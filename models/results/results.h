@@ -141,6 +141,7 @@ typedef struct fs_service_rep {
      * rows replayed = completed + dropped + in_flight_end (conservation). */
     bool traced;
     uint64_t trace_rows, trace_skipped, trace_completed, trace_dropped;
+    uint64_t trace_filtered;  /* rows its "where" filters dropped (trace.h) */
     double trace_demand_s;    /* sized trace requests: their service demands, summed */
     /* A replayed trace's arrivals in the measured interval [warmup,
      * horizon], noted as each row is scheduled (span.h: count, first and

@@ -227,7 +227,7 @@ static int fs__unpark_one(FILE *fp, fs_hist *h)
 {
     fs__park_head head;
     if (fread(&head, sizeof head, 1, fp) != 1)
-        return ferror(fp) ? EIO : EIO;
+        return EIO; /* a short read or a read error: the file is ours, either is I/O */
     uint16_t *counts = head.cap ? malloc((size_t)head.cap * sizeof *counts) : NULL;
     uint64_t *carries = head.cap && head.wide ? malloc((size_t)head.cap * sizeof *carries) : NULL;
     if ((head.cap && !counts) || (head.cap && head.wide && !carries)) {

@@ -266,8 +266,7 @@ static int fs__admit(fs_service *svc, double now)
         fs__start(svc, now, now, demand, r);
         return 0;
     }
-    /* Dropped at the limit unless a replica is free: only a batched service
-     * gets here with one, and the request waits for its next batch. */
+    /* Dropped at the limit unless a replica is free (batched: it waits for its next batch). */
     if (svc->waiting >= svc->queue_limit && !svc->free_slots) {
         fs__service_drop(svc);
         return 0;
@@ -989,6 +988,7 @@ int fs_service_finish(fs_service *svc, double now)
         rep->traced = true;
         rep->trace_rows = svc->all_arrivals;
         rep->trace_skipped = fs_trace_skipped(svc->trace);
+        rep->trace_filtered = fs_trace_filtered(svc->trace);
         rep->trace_completed = svc->all_completed;
         rep->trace_dropped = svc->all_dropped;
     }

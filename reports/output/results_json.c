@@ -240,6 +240,8 @@ static json_t *fs__service_rep_json(const fs_service_spec *spec, const fs_servic
         fs__set(replay, "dropped", (double)rep->trace_dropped);
         fs__set(replay, "in_flight_end", (double)rep->in_flight_end);
         fs__set(replay, "skipped_bad_rows", (double)rep->trace_skipped);
+        if (spec->arrivals.trace->n_where) /* a key only where filters were given */
+            fs__set(replay, "filtered_rows", (double)rep->trace_filtered);
         json_object_set_new(o, "replay", replay);
     }
     return o;
