@@ -633,6 +633,39 @@ static void test_conservation(void **state)
     fs_scenario_destroy(s);
 }
 
+/* A training-only cluster needs no dummy service: two gangs of 4 submitted
+ * at 1 h and 2 h on 8 GPUs each compute 4 GPU-hours (1 h on 4 GPUs after
+ * their warm-up), side by side, so both complete with exactly 8 GPU-hours
+ * done, nothing lost, and the pool's GPU-seconds still add up. */
+static void test_training_only(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"1d\", \"seed\": 3,"
+        " \"policies\": {\"shared\": {\"pools\": [{\"name\": \"p\", \"gpu\": \"" H100 "\", \"gpus\": 8}]},"
+        "   \"partitioned\": {\"pools\": [{\"name\": \"p\", \"class\": \"batch\", \"gpu\": \"" H100 "\","
+        "     \"gpus\": 8}]}},"
+        " \"training\": [{\"name\": \"ft\", \"submit\": {\"at\": [\"1h\", \"2h\"]}, \"gang\": 4,"
+        "   \"work_gpu_hours\": 4}]}");
+    assert_int_equal(s->n_services, 0);
+    fs_results *r = test_run(s);
+    for (size_t p = 0; p < r->n_policies; p++) {
+        const fs_training_rep *t = &r->policies[p].reps[0].training[0];
+        printf("  %s: submitted %llu completed %llu, done %.6f GPU-h, lost %.6f GPU-h, max wait %.3f s\n",
+               r->policies[p].name, (unsigned long long)t->submitted, (unsigned long long)t->completed,
+               t->gpu_hours_done, t->gpu_hours_lost, (double)t->wait.max_ns * 1e-9);
+        assert_int_equal(t->submitted, 2);
+        assert_int_equal(t->completed, 2);
+        assert_close(t->gpu_hours_done, 8, 1e-9);
+        assert_close(t->gpu_hours_lost, 0, 0);
+        /* 8 GPUs hold both gangs: neither waits for the other. */
+        assert_true((double)t->wait.max_ns * 1e-9 < 60);
+    }
+    check_conservation(r);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
 /* ---- 7. spot ---------------------------------------------------------------- */
 
 /* A spot pool of 4 GPUs, each reclaimed at 2 per GPU-hour and replaced (60 s
@@ -785,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_priority_lanes),
         cmocka_unit_test(test_backfill_past_waiting_gangs),
         cmocka_unit_test(test_conservation),
+        cmocka_unit_test(test_training_only),
         cmocka_unit_test(test_spot),
         cmocka_unit_test(test_partitioned_spot_only_preemptible),
         cmocka_unit_test(test_elastic_pool),

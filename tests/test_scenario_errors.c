@@ -250,6 +250,10 @@ static void test_missing_key(void **state)
     expect_error(HEAD "'services': []}", "scen.json: missing required key \"pools\"");
     expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'L4-24GB', 'gpus': 1}]}",
                  "scen.json: missing required key \"services\"");
+    /* Training streams make "services" optional, not an empty list. */
+    expect_error(HEAD POOL "'services': [], 'training': [{'name': 't', 'submit': {'at': ['1h']}, 'gang': 1,"
+                 " 'work_gpu_hours': 1}]}",
+                 "scen.json: services: expected a non-empty array");
     expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'L4-24GB'}], 'services': []}",
                  "scen.json: pools[0]: missing required key \"gpus\"");
     expect_error(HEAD "'pools': [{'gpu': 'L4-24GB', 'gpus': 1}], 'services': []}",

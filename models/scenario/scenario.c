@@ -174,13 +174,16 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
         }
         fs_jpath_pop(p, mark);
     }
+    /* A training-only cluster needs no service: "services" may be left out
+     * when "training" lists a stream (an empty list is still refused). */
+    bool training_only = json_object_get(root, "services") == NULL && array_length(root, "training") > 0;
     n = array_length(root, "services");
     if (rc == FS_OK && n > 0) {
         s->services = calloc(n, sizeof *s->services);
         rc = s->services == NULL ? fs_jpath_oom(p) : FS_OK;
         s->n_services = s->services == NULL ? 0 : n;
     }
-    if (rc == FS_OK)
+    if (rc == FS_OK && !training_only)
         rc = fs__scenario_parse_array_of(p, root, "services", c, parse_service);
     if (rc == FS_OK)
         rc = fs__scenario_parse_training(p, root, c);

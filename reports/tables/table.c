@@ -437,7 +437,9 @@ int fs_table_write(const fs_results *r, FILE *fp, fs_error *err)
         fputs("\npolicy ", fp);
         fs__name(fp, pol->name, (int)strlen(pol->name));
         fputc('\n', fp);
-        if (s->n_services > FS_TABLE_MAX_SERVICE_ROWS) {
+        if (s->n_services == 0) {
+            fputs("no services (a training-only scenario)\n", fp);
+        } else if (s->n_services > FS_TABLE_MAX_SERVICE_ROWS) {
             int rc = fs__services_aggregate(r, p, fp, err);
             if (rc != FS_OK)
                 return rc;
