@@ -298,15 +298,18 @@ static void test_gang_admission(void **state)
     assert_true(p0->busy_gpu_s > 0);
 
     double want_busy = p0->busy_gpu_s + 6 * HOUR;
-    printf("  gang 6: started %llu completed %llu waiting at end %llu, wait %.6f s (warm-up %.2f s);"
-           " busy %.6f GPU-s, want %.6f; done %.6f GPU-h\n",
+    printf("  gang 6: started %llu completed %llu waiting at end %llu, wait %.6f s (want 0),"
+           " start-up %.6f s (warm-up %.2f s); busy %.6f GPU-s, want %.6f; done %.6f GPU-h\n",
            (unsigned long long)t6->started, (unsigned long long)t6->completed,
-           (unsigned long long)t6->waiting_end, only_wait_s(t6), DEFAULT_TRAINING_WARMUP_S,
+           (unsigned long long)t6->waiting_end, only_wait_s(t6), t6->startup_s, DEFAULT_TRAINING_WARMUP_S,
            p6->busy_gpu_s, want_busy, t6->gpu_hours_done);
     assert_int_equal(t6->started, 1);
     assert_int_equal(t6->completed, 1);
     assert_int_equal(t6->waiting_end, 0);
-    assert_close(only_wait_s(t6), DEFAULT_TRAINING_WARMUP_S, 1e-6);
+    /* Admitted on submission: the warm-up is start-up, not queue wait. */
+    assert_close(only_wait_s(t6), 0, 1e-6);
+    assert_int_equal(t6->startups, 1);
+    assert_close(t6->startup_s, DEFAULT_TRAINING_WARMUP_S, 1e-6);
     assert_close(t6->gpu_hours_done, 6, 1e-9);
     assert_close(p6->busy_gpu_s, want_busy, 1e-6);
     assert_close(p6->switching_gpu_s, 6 * DEFAULT_TRAINING_WARMUP_S, 1e-6);
@@ -372,9 +375,10 @@ static void test_preemption_accounting(void **state)
     printf("  preemptions %llu (want 1), lost %.12f GPU-h (want %.12f), done %.12f GPU-h (want %.12f)\n",
            (unsigned long long)t->preemptions, t->gpu_hours_lost, want_lost, t->gpu_hours_done,
            want_done);
-    printf("  started %llu completed %llu waiting at end %llu, wait %.9f s (want 3)\n",
+    printf("  started %llu completed %llu waiting at end %llu, wait %.9f s (want 0), start-up %.9f s"
+           " (want 3)\n",
            (unsigned long long)t->started, (unsigned long long)t->completed,
-           (unsigned long long)t->waiting_end, only_wait_s(t));
+           (unsigned long long)t->waiting_end, only_wait_s(t), t->startup_s);
     printf("  switching %.9f GPU-s (want %.9f), chat replicas added %llu,"
            " mean ready %.12f (want %.12f)\n",
            pool->switching_gpu_s, 3 + chat_warm, (unsigned long long)chat->replicas_added,
@@ -384,7 +388,10 @@ static void test_preemption_accounting(void **state)
     assert_int_equal(t->completed, 0);
     assert_int_equal(t->preemptions, 1);
     assert_int_equal(t->waiting_end, 1);
-    assert_close(only_wait_s(t), 3, 1e-9);
+    /* Granted at submission, warmed 1 + 2 s (no state): start-up, not wait. */
+    assert_close(only_wait_s(t), 0, 1e-9);
+    assert_int_equal(t->startups, 1);
+    assert_close(t->startup_s, 3, 1e-9);
     assert_close(t->gpu_hours_lost, want_lost, 1e-9);
     assert_close(t->gpu_hours_done, want_done, 1e-9);
     assert_int_equal(chat->replicas_added, 1);
@@ -557,9 +564,10 @@ static void test_backfill_past_waiting_gangs(void **state)
     const fs_training_rep *two = training_rep(r, "partitioned", "two");
     const fs_training_rep *big = training_rep(r, "partitioned", "big");
     printf("  waits: one %.3f s, two %.3f s, big %.3f s\n", only_wait_s(one), only_wait_s(two), only_wait_s(big));
-    assert_close(only_wait_s(one), w, 1e-6);
-    assert_close(only_wait_s(two), a_ends + w - 20, 1e-6);
-    assert_close(only_wait_s(big), a_ends + w + HOUR + w - 10, 1e-6);
+    /* A wait ends at the grant; each gang then warms w before computing. */
+    assert_close(only_wait_s(one), 0, 1e-6);
+    assert_close(only_wait_s(two), a_ends - 20, 1e-6);
+    assert_close(only_wait_s(big), a_ends + w + HOUR - 10, 1e-6);
     assert_int_equal(big->completed, 1);
     fs_results_destroy(r);
     fs_scenario_destroy(s);
@@ -590,8 +598,9 @@ static void test_priority_lanes(void **state)
 #undef BATCH4
     fs_results *r = test_run(s);
     double w = DEFAULT_TRAINING_WARMUP_S;
-    /* "first" computes from w to w + 3600; the next job then warms for w. */
-    double next_start = 2 * w + HOUR, last_start = 3 * w + 2 * HOUR;
+    /* "first" computes from w to w + 3600; the next job is granted then and
+     * warms for w; the last is granted when that one ends. */
+    double next_start = w + HOUR, last_start = 2 * w + 2 * HOUR;
     const char *order[2][2] = {{"tiered", "prod"}, {"shared", "exp"}};
     for (int k = 0; k < 2; k++) {
         const char *pol = order[k][0];
@@ -601,7 +610,7 @@ static void test_priority_lanes(void **state)
         double we = only_wait_s(exp), wp = only_wait_s(prod);
         printf("  %s: first waits %.3f s; exp waits %.3f s, prod waits %.3f s; %s goes first\n", pol,
                only_wait_s(first), we, wp, we < wp ? "exp" : "prod");
-        assert_close(only_wait_s(first), w, 1e-6);
+        assert_close(only_wait_s(first), 0, 1e-6);
         assert_int_equal(first->completed, 1);
         assert_int_equal(exp->preemptions + prod->preemptions + first->preemptions, 0);
         if (strcmp(order[k][1], "prod") == 0) {
@@ -658,8 +667,11 @@ static void test_training_only(void **state)
         assert_int_equal(t->completed, 2);
         assert_close(t->gpu_hours_done, 8, 1e-9);
         assert_close(t->gpu_hours_lost, 0, 0);
-        /* 8 GPUs hold both gangs: neither waits for the other. */
-        assert_true((double)t->wait.max_ns * 1e-9 < 60);
+        /* 8 GPUs hold both gangs: each is granted on submission, and its
+         * warm-up is start-up, reported apart from the (zero) wait. */
+        assert_close((double)t->wait.max_ns * 1e-9, 0, 1e-9);
+        assert_int_equal(t->startups, 2);
+        assert_close(t->startup_s, 2 * DEFAULT_TRAINING_WARMUP_S, 1e-6);
     }
     check_conservation(r);
     fs_results_destroy(r);

@@ -202,6 +202,9 @@ static void fs__grant(fs_fleet *f, const fs_request *r, size_t pool, const size_
         fs__to_switching(f, pool, chosen[k], FS_UNIT_WARMING,
                          now + fs_fleet_warmup_s(f->scenario, pool, r->warmup, r->warm_gb > 0 ? r->warm_gb : r->memory_gb));
     }
+    const fs_holder_ops *ops = f->holder_ops[r->kind];
+    if (ops && ops->granted)
+        ops->granted(f->holder_ctx[r->kind], r->owner, now);
 }
 
 /* Evicts the holder of unit u of pool p: a training gang loses all its units

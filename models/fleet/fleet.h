@@ -58,10 +58,13 @@ typedef struct fs_unit_rt {
 /* A holder's side: the fleet calls these (models/study/run.c provides them,
  * forwarding to fs_service_replica_* and fs_training_member_*).  `ready`:
  * unit u of pool p has warmed up for (owner, slot).
- * `evicted`: the fleet takes the unit back (preemption, spot reclaim). */
+ * `evicted`: the fleet takes the unit back (preemption, spot reclaim).
+ * `granted` (may be NULL): a request of owner's was granted at now, all its
+ * units at once, before any of them warms up: the end of its queue wait. */
 typedef struct fs_holder_ops {
     void (*ready)(void *holder_ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now);
     void (*evicted)(void *holder_ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now);
+    void (*granted)(void *holder_ctx, uint32_t owner, double now);
 } fs_holder_ops;
 
 /* What a granted unit warms up for; the duration comes from the switch-cost

@@ -173,6 +173,8 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
             fs__add(m, "training", name, "queue_p50_s", fs_results_rep_figure(wf, 0.50, 1e-9)) ||
             fs__add(m, "training", name, "queue_p95_s", fs_results_rep_figure(wf, 0.95, 1e-9)) ||
             fs__add(m, "training", name, "queue_max_s", fs_results_rep_figure(wf, 2, 1e-9)) ||
+            fs__add(m, "training", name, "startup_mean_s",
+                    tr->startups ? tr->startup_s / (double)tr->startups : NAN) ||
             fs__add_hist(m, "training", name, "wait", w))
             return ENOMEM;
     }

@@ -758,9 +758,12 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
     double *x = malloc((size_t)T_COUNT * n * sizeof *x);
     if (!x)
         return ENOMEM;
+    double startup_s = 0, startups = 0;
     for (uint32_t k = 0; k < n; k++) {
         const fs_training_rep *t = &pol->reps[k].training[stream];
         double *row = x + (size_t)k * T_COUNT;
+        startup_s += t->startup_s;
+        startups += (double)t->startups;
         row[T_SUB] = (double)t->submitted;
         row[T_START] = (double)t->started;
         row[T_DONE] = (double)t->completed;
@@ -780,6 +783,7 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
     for (size_t f = 0; f < T_COUNT; f++)
         *dst[f] = fs_summary_of(x + f, T_COUNT, n);
     free(x);
+    out->startup_mean_s = startups > 0 ? startup_s / startups : NAN;
     static const double qs[] = {0.50, 0.95, 2, -1};
     fs_percentile pc[sizeof qs / sizeof *qs];
     if (fs_results_percentiles(r, policy, fs_results_wait_hist, stream, qs, sizeof qs / sizeof *qs, 1e-9, pc) != 0)

@@ -203,8 +203,9 @@ typedef struct fs_training_rep {
     uint64_t submitted, started, completed, preemptions;
     fs_job_wait *waits;       /* every job that started, in start order (for CDFs) */
     size_t n_waits, cap_waits;
-    /* Submission to first start, of jobs that started, and (censored) the
-     * wait so far of jobs that never started by the horizon: with any
+    /* Submission to first admission (the gang granted; its warm-up is
+     * start-up, below), of jobs admitted, and (censored) the wait so far of
+     * jobs never admitted by the horizon: with any
      * censored wait its quantiles are lower bounds. */
     fs_hist wait;
     double wait_figs[FS_RESULTS_REP_FIGS]; /* as fs_service_rep.latency_figs */
@@ -215,6 +216,11 @@ typedef struct fs_training_rep {
     uint64_t refused_impossible; /* trace jobs asking for more GPUs than any pool holds (--lenient) */
     double gpu_hours_done;    /* useful work: completed jobs' and progress kept by checkpoints */
     double gpu_hours_lost;    /* work lost to preemption (since the last checkpoint) */
+    /* Start-up, apart from the queue wait: from a gang's grant to its last
+     * member warmed up (context, framework, state), every admission that
+     * finished warming while measured. */
+    uint64_t startups;
+    double startup_s;
     /* A job trace, over the whole run from t = 0, as fs_service_rep counts one. */
     bool traced;
     uint64_t trace_rows, trace_skipped;
@@ -496,6 +502,9 @@ typedef struct fs_training_summary {
     fs_summary running_end, in_flight_start, refused_impossible, waits_censored;
     double wait_p50_s, wait_p95_s, wait_max_s, wait_mean_s;
     fs_summary wait_p50_spread, wait_p95_spread; /* per-replication, for the CI */
+    /* Mean start-up (grant to every member warmed up) over every replication's
+     * start-ups; NaN when none finished while measured. */
+    double startup_mean_s;
 } fs_training_summary;
 
 /* A percentile across replications, the one definition every output uses

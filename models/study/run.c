@@ -97,6 +97,12 @@ static void fs__training_ready(void *ctx, uint32_t owner, uint32_t slot, size_t 
     fs_training_member_ready(&run->training, owner, slot, pool, unit, now);
 }
 
+static void fs__training_granted(void *ctx, uint32_t owner, double now)
+{
+    fs__replication *run = ctx;
+    fs_training_admitted(&run->training, owner, now);
+}
+
 static void fs__training_evicted(void *ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit,
                                  double now)
 {
@@ -105,8 +111,8 @@ static void fs__training_evicted(void *ctx, uint32_t owner, uint32_t slot, size_
     fs_training_member_evicted(&run->training, owner, now);
 }
 
-static const fs_holder_ops fs__service_holder = {fs__service_ready, fs__service_evicted};
-static const fs_holder_ops fs__training_holder = {fs__training_ready, fs__training_evicted};
+static const fs_holder_ops fs__service_holder = {fs__service_ready, fs__service_evicted, NULL};
+static const fs_holder_ops fs__training_holder = {fs__training_ready, fs__training_evicted, fs__training_granted};
 
 static void fs__on_warmup(fs_sim *sim, const fs_event *ev, void *ctx)
 {

@@ -260,6 +260,27 @@ static void fs__on_step(fs_sim *sim, const fs_event *ev, void *ctx)
     fs_sim_schedule(sim, now + spec->checkpoint_write_s, 1, t->kind_step, id, job->epoch);
 }
 
+void fs_training_admitted(fs_training *t, uint32_t id, double now)
+{
+    fs_job *job = &t->jobs[id];
+    job->admitted = now;
+    if (job->started_once)
+        return;
+    job->started_once = true;
+    if (!t->measuring)
+        return;
+    fs_training_rep *rep = &t->reps[job->stream];
+    rep->started++;
+    int grown = fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5));
+    fs_job_wait *waits = fs_grow(rep->waits, &rep->cap_waits, rep->n_waits + 1, sizeof *waits, 16);
+    if (!waits || grown != 0) {
+        fs_sim_fail(t->sim, ENOMEM, "training: out of memory");
+        return;
+    }
+    rep->waits = waits;
+    waits[rep->n_waits++] = (fs_job_wait){job->submitted, now - job->submitted};
+}
+
 void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size_t pool, size_t unit,
                               double now)
 {
@@ -273,20 +294,10 @@ void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size
     job->unit[member] = unit;
     if (++job->ready < job->gang)
         return;
-    if (!job->started_once) {
-        job->started_once = true;
-        if (t->measuring) {
-            fs_training_rep *rep = &t->reps[job->stream];
-            rep->started++;
-            int grown = fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5));
-            fs_job_wait *waits = fs_grow(rep->waits, &rep->cap_waits, rep->n_waits + 1, sizeof *waits, 16);
-            if (!waits || grown != 0) {
-                fs_sim_fail(t->sim, ENOMEM, "training: out of memory");
-                return;
-            }
-            rep->waits = waits;
-            waits[rep->n_waits++] = (fs_job_wait){job->submitted, now - job->submitted};
-        }
+    if (t->measuring) {
+        fs_training_rep *rep = &t->reps[job->stream];
+        rep->startups++;
+        rep->startup_s += now - job->admitted;
     }
     fs__gang_busy(t, job, now, +1);
     fs__run_segment(t, id, now);
@@ -393,7 +404,8 @@ void fs_training_start_measuring(fs_training *t, double now)
     for (size_t i = 0; i < t->scenario->n_training; i++) {
         fs_training_rep *rep = &t->reps[i];
         rep->submitted = rep->started = rep->completed = rep->preemptions = 0;
-        rep->gpu_hours_done = rep->gpu_hours_lost = 0;
+        rep->gpu_hours_done = rep->gpu_hours_lost = rep->startup_s = 0;
+        rep->startups = 0;
         rep->n_waits = 0;
         rep->in_flight_start = 0;
         fs_hist_reset(&rep->wait);
@@ -403,7 +415,7 @@ void fs_training_start_measuring(fs_training *t, double now)
             t->reps[t->jobs[j].stream].in_flight_start++;
 }
 
-/* Jobs still waiting for their first start count in the wait histogram with
+/* Jobs still waiting for their first admission count in the wait histogram with
  * their wait so far (censored: a lower bound on their wait), so a gang that
  * never starts shows a long wait, not none. */
 int fs_training_finish(fs_training *t, double now)

@@ -10,8 +10,9 @@
  * completed checkpoint, gives back its whole gang and queues again.
  *
  * Measured per stream (from the warm-up instant): submissions, queue wait
- * from submission to first start (histogram: P50/P95/max), completions,
- * preemptions, GPU-hours of work done and lost.
+ * from submission to first admission (the gang granted; histogram:
+ * P50/P95/max), start-up apart (grant to the last member warmed up, every
+ * admission), completions, preemptions, GPU-hours of work done and lost.
  *
  * Ownership: fs_training is caller-owned (init/fini); it owns its jobs and
  * generators; borrows the scenario, fleet, pools and engine.
@@ -36,7 +37,8 @@ typedef struct fs_job {
     uint32_t gang;           /* the stream's, or the trace row's GPUs */
     fs_job_state state;
     double submitted;
-    bool started_once;
+    bool started_once;       /* admitted (granted its gang) at least once */
+    double admitted;         /* when its gang was last granted */
     double remaining_s;      /* compute seconds left after the last completed checkpoint */
     double segment_start;    /* when the current compute segment began */
     double segment_s;        /* its length: to the next checkpoint or the end */
@@ -79,6 +81,10 @@ int fs_training_check_gangs(const fs_scenario *s, const struct fs_policy_ops *po
 void fs_training_start_measuring(fs_training *t, double now);
 /* Final figures at the horizon; 0, or ENOMEM when a wait histogram could not grow. */
 int fs_training_finish(fs_training *t, double now);
+
+/* The fleet granted job `job` its whole gang at now: its queue wait ends
+ * (the first time: the wait histogram), its start-up begins. */
+void fs_training_admitted(fs_training *t, uint32_t job, double now);
 
 /* The fleet's callbacks for gang member `member` of job `job`. */
 void fs_training_member_ready(fs_training *t, uint32_t job, uint32_t member, size_t pool, size_t unit,

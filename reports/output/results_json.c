@@ -389,6 +389,7 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     fs__set_summary(o, "refused_impossible", &sum.refused_impossible);
     fs__set_summary(o, "gpu_hours_done", &sum.gpu_hours_done);
     fs__set_summary(o, "gpu_hours_lost", &sum.gpu_hours_lost);
+    fs__set(o, "startup_mean_s", sum.startup_mean_s);
     json_t *wait = json_object();
     fs__set(wait, "mean", sum.wait_mean_s);
     fs__set(wait, "p50", sum.wait_p50_s);

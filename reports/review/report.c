@@ -71,6 +71,7 @@ static const fs__metric metrics[] = {
     {SEC_SERVICE, "KV-cache occupancy %", "llm.kv_occupancy", 100, NULL},
     {SEC_TRAINING, "queue wait p50 min", "queue_wait_s.p50", 1.0 / 60, "queue_wait_p50_min"},
     {SEC_TRAINING, "queue wait p95 min", "queue_wait_s.p95", 1.0 / 60, "queue_wait_p95_min"},
+    {SEC_TRAINING, "start-up mean s", "startup_mean_s", 1, "startup_mean_s"},
     {SEC_TRAINING, "GPU-hours lost to preemption", "gpu_hours_lost", 1, NULL},
     {SEC_FLEET, "GPU-hours", "gpu_hours", 1, "gpu_hours"},
     {SEC_FLEET, "cost USD", "cost_usd", 1, "cost_usd"},

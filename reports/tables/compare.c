@@ -71,6 +71,11 @@ static double m_breach_week(const fs_results *r, size_t p, uint32_t k, size_t i)
     return fs__svc(r, p, k, i)->slo_breach_windows * 7 * 86400.0 / measured;
 }
 
+static double m_startup(const fs_results *r, size_t p, uint32_t k, size_t i)
+{
+    const fs_training_rep *t = &r->policies[p].reps[k].training[i];
+    return t->startups ? t->startup_s / (double)t->startups : NAN;
+}
 static double m_wait_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(r->policies[p].reps[k].training[i].wait_figs, 0.50, 1e-9 / 60); }
 static double m_wait_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs_results_rep_figure(r->policies[p].reps[k].training[i].wait_figs, 0.95, 1e-9 / 60); }
 
@@ -149,6 +154,7 @@ static const fs__row rows[] = {
     {ROW_SERVICE, "kv_transfer_ms", "KV transfer ms", m_kv_transfer, NULL, 0, 0, false, 0, false, NULL, fs__llm},
     {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false, NULL, NULL},
     {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false, NULL, NULL},
+    {ROW_TRAINING, "startup_mean_s", "start-up mean s", m_startup, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "utilization_pct", "utilization %", m_util, NULL, 0, 0, false, 0, false, NULL, NULL},

@@ -387,8 +387,9 @@ static int fs__training_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
     const fs_scenario *s = r->policies[p].scenario;
     fputc('\n', fp);
     fs__name(fp, "training", w);
-    fprintf(fp, " %9s %9s %9s %9s %9s %11s %11s %11s %11s %11s\n", "submitted", "completed", "running",
-            "waiting", "preempted", "wait p50 m", "wait p95 m", "wait max m", "done GPU-h", "lost GPU-h");
+    fprintf(fp, " %9s %9s %9s %9s %9s %11s %11s %11s %10s %11s %11s\n", "submitted", "completed", "running",
+            "waiting", "preempted", "wait p50 m", "wait p95 m", "wait max m", "start-up s", "done GPU-h",
+            "lost GPU-h");
     bool censored = false;
     for (size_t i = 0; i < s->n_training; i++) {
         fs_training_summary sum;
@@ -398,13 +399,13 @@ static int fs__training_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
          * the wait figures are then lower bounds. */
         bool low = sum.waits_censored.mean > 0;
         censored |= low;
-        char p50[16], p95[16], max[16];
+        char p50[16], p95[16], max[16], startup[16];
         fs__name(fp, s->training[i].name, w);
-        fprintf(fp, " %9.4g %9.4g %9.4g %9.4g %9.4g %11s %11s %11s %11.1f %11.1f\n", sum.submitted.mean,
+        fprintf(fp, " %9.4g %9.4g %9.4g %9.4g %9.4g %11s %11s %11s %10s %11.1f %11.1f\n", sum.submitted.mean,
                 sum.completed.mean, sum.running_end.mean, sum.waiting_end.mean, sum.preemptions.mean,
                 fs__fig(p50, sizeof p50, sum.wait_p50_s / 60, low), fs__fig(p95, sizeof p95, sum.wait_p95_s / 60, low),
-                fs__fig(max, sizeof max, sum.wait_max_s / 60, low), sum.gpu_hours_done.mean,
-                sum.gpu_hours_lost.mean);
+                fs__fig(max, sizeof max, sum.wait_max_s / 60, low), fs__fig(startup, sizeof startup, sum.startup_mean_s, false),
+                sum.gpu_hours_done.mean, sum.gpu_hours_lost.mean);
         if (sum.refused_impossible.mean > 0) {
             fputs("refused: training ", fp);
             fs__name(fp, s->training[i].name, (int)strlen(s->training[i].name));
