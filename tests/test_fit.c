@@ -820,6 +820,44 @@ static void expect_refusal(const char *args_in, const char *want1_in, const char
     free(out);
 }
 
+/* What `fit-traffic PATH --time t` prints (it must succeed); caller frees. */
+static char *fit_output(const char *path)
+{
+    assert_int_equal(test_fleetsim(tmp, "fit-traffic %s --time t", path), 0);
+    return test_slurp("%s/out.txt", tmp);
+}
+
+/* fit-traffic reads a trace named .jsonl as JSON Lines (its rows the CSV's,
+ * so its output is the CSV's), and a .gz through gzip. */
+static void test_jsonl_and_gzip(void **state)
+{
+    (void)state;
+    char csv[300], jsonl[300];
+    snprintf(csv, sizeof csv, "%s/reqs.csv", tmp);
+    snprintf(jsonl, sizeof jsonl, "%s/reqs.jsonl", tmp);
+    FILE *c = fopen(csv, "w"), *j = fopen(jsonl, "w");
+    assert_true(c && j);
+    fputs("t\n", c);
+    for (int k = 0; k < 3000; k++) {
+        double t = 7200 + k * 1.7 + (k % 5) * 0.3;
+        fprintf(c, "%.17g\n", t);
+        fprintf(j, "{\"t\": %.17g, \"note\": [1, 2]}\n", t); /* a nested value in a column not named */
+    }
+    assert_int_equal(fclose(c) | fclose(j), 0);
+    char *want = fit_output(csv), *got = fit_output(jsonl);
+    assert_string_equal(got, want);
+    free(got);
+    if (system("gzip --version >/dev/null 2>&1") != 0) {
+        print_message("  no gzip program: the .gz case is skipped\n");
+    } else {
+        assert_int_equal(test_sh("gzip -k -f -- '%s'", jsonl), 0);
+        got = fit_output(test_path("%s.gz", jsonl));
+        assert_string_equal(got, want);
+        free(got);
+    }
+    free(want);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -852,11 +890,13 @@ static void test_bad_input(void **state)
     expect_refusal(test_path("%s --time t --format xml", good), "--format", NULL);
     expect_refusal(test_path("%s --rate total_rate_rps", good), "--window-start", NULL);
     expect_refusal(test_path("%s --time t --zero-is-gap", good), "--zero-is-gap goes with a rate series", NULL);
-    /* JSON Lines, requests or rates: named at its first line, nothing of it quoted. */
+    /* JSON Lines under a name that says CSV, requests or rates: named at its
+     * first line with how to read it, nothing of it quoted. */
     char jsonl[300];
-    snprintf(jsonl, sizeof jsonl, "%s/rates.jsonl", tmp);
+    snprintf(jsonl, sizeof jsonl, "%s/rates.log", tmp);
     test_write(jsonl, "{\"window_start_s\": 0, \"total_rate_rps\": 5}\n");
-    const char *why = ":1: this looks like JSON Lines (a line starting with '{'); JSON Lines traces are not read yet";
+    const char *why = ":1: this looks like JSON Lines (a line starting with '{'); set \"format\": \"jsonl\" (or name "
+                      "the file .jsonl)";
     expect_refusal(test_path("%s --preset servegen-rate", jsonl), test_path("%s%s", jsonl, why), NULL);
     expect_refusal(test_path("%s --time t", jsonl), test_path("%s%s", jsonl, why), NULL);
     char *said = test_slurp("%s/err.txt", tmp);
@@ -898,6 +938,7 @@ int main(void)
         cmocka_unit_test(test_fragment_reproduces_count),
         cmocka_unit_test(test_azure_fragment_count),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_jsonl_and_gzip),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,7 +6,9 @@
  * counts it; job traces submit one job per row with that row's gang and
  * work; the shipped replay scenarios run when ../shared/data is there; a
  * replay's load is over the span its arrivals cover, with its peak hour, and
- * no data under two arrivals; a JSON Lines trace is refused as such.
+ * no data under two arrivals; a JSON Lines trace read as CSV is refused
+ * saying how to read it, and read as JSON Lines it replays; services split
+ * from one trace by "where" keep the trace's own clock.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -69,13 +71,14 @@ static const char *trace_of(const char *name)
 
 /* "where" end to end: only rows whose columns hold an accepted text are
  * replayed; a dropped row is not a bad row (even with a time that would be
- * one) and does not set t = 0; a filter's column must be in the header. */
+ * one), though it is the time origin when its time is the file's first;
+ * a filter's column must be in the header. */
 static void test_where(void **state)
 {
     (void)state;
     const char *csv = test_path("%s/where.csv", dir);
     test_write(csv, "t,status,qos\n"
-                    "5,FAILED,LS\n" /* dropped: it would be t = 0 */
+                    "5,FAILED,LS\n" /* dropped, but t = 0 */
                     "10,SUCCEED,LS\n"
                     "11,SUCCEED,BE\n"
                     "oops,FAILED,LS\n" /* dropped before its time is read */
@@ -91,6 +94,7 @@ static void test_where(void **state)
     assert_int_equal(rep->trace_skipped, 0);
     assert_int_equal(rep->trace_filtered, 3);
     assert_int_equal(rep->requests, 4);
+    assert_true(rep->arrival_span.first == 5 && rep->arrival_span.last == 10); /* 10 and 15 on the file's clock */
     fs_results_destroy(r);
     fs_scenario_destroy(s);
     /* Two filters, both must pass; a list accepts any of its texts. */
@@ -288,29 +292,82 @@ static void test_load_no_data(void **state)
     free(out);
 }
 
-/* A JSON Lines file given as a request or a job trace: exit 2 naming
- * file:line, and nothing of the file quoted. */
+static void assert_arrivals_refused(const char *arrivals, const char *want);
+
+/* A JSON Lines file given as a CSV request or job trace: exit 2 naming
+ * file:line and how to read it, and nothing of the file quoted. */
 static void test_json_lines_refused(void **state)
 {
     (void)state;
-    test_write(test_path("%s/requests.jsonl", dir), "{\"t\": 0, \"prompt\": 12}\n{\"t\": 1, \"prompt\": 30}\n");
-    write_replay_file("jsonl.json", "\"horizon\": \"10s\"", "requests.jsonl", "t");
+    test_write(test_path("%s/requests.log", dir), "{\"t\": 0, \"prompt\": 12}\n{\"t\": 1, \"prompt\": 30}\n");
+    write_replay_file("jsonl.json", "\"horizon\": \"10s\"", "requests.log", "t");
     assert_int_equal(test_fleetsim(dir, "run %s/jsonl.json", dir), 2);
-    test_stderr_has(dir, "requests.jsonl:1: this looks like JSON Lines (a line starting with '{'); JSON Lines "
-                         "traces are not read yet");
+    test_stderr_has(dir, "requests.log:1: this looks like JSON Lines (a line starting with '{'); set \"format\": "
+                         "\"jsonl\" (or name the file .jsonl)");
     char *err = test_slurp("%s/err.txt", dir);
     assert_null(strstr(err, "prompt")); /* no dump of the file */
     free(err);
-    test_write(test_path("%s/jobs.jsonl", dir), "\n{\"submit\": 0, \"gpus\": 2, \"secs\": 60}\n");
-    test_write(test_path("%s/jobs-jsonl.json", dir),
-               "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\","
-               " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 8}],"
-               " \"services\": [{\"name\": \"idle\", \"pool\": \"p\", \"arrivals\": {\"poisson_rps\": 0},"
-               "   \"service_time\": {\"deterministic\": {\"value\": \"1s\"}}, \"replicas\": 1}],"
-               " \"training\": [{\"name\": \"replayed\", \"submit\": {\"trace\": {\"file\": \"jobs.jsonl\","
-               "   \"time\": \"submit\", \"gpus\": \"gpus\", \"duration\": \"secs\"}}, \"state_gb_per_gpu\": 10}]}");
+    /* A job trace: refused as CSV ("format": "csv" over the name), replayed as JSON Lines. */
+    test_write(test_path("%s/jobs.jsonl", dir), "\n{\"submit\": 0, \"gpus\": 2, \"secs\": 60}\n"
+                                                "{\"submit\": 600, \"gpus\": 1, \"secs\": 60}\n");
+    const char *jobs = "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", \"warmup\": \"0s\","
+                       " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 8}],"
+                       " \"services\": [{\"name\": \"idle\", \"pool\": \"p\", \"arrivals\": {\"poisson_rps\": 0},"
+                       "   \"service_time\": {\"deterministic\": {\"value\": \"1s\"}}, \"replicas\": 1}],"
+                       " \"training\": [{\"name\": \"replayed\", \"submit\": {\"trace\": {\"file\": \"%s\",%s"
+                       "   \"time\": \"submit\", \"gpus\": \"gpus\", \"duration\": \"secs\"}}, \"state_gb_per_gpu\": 10}]}";
+    char text[1024];
+    snprintf(text, sizeof text, jobs, test_path("%s/jobs.jsonl", dir), " \"format\": \"csv\",");
+    test_write(test_path("%s/jobs-jsonl.json", dir), text);
     assert_int_equal(test_fleetsim(dir, "run %s/jobs-jsonl.json", dir), 2);
     test_stderr_has(dir, "jobs.jsonl:2: this looks like JSON Lines");
+    fs_scenario *s = test_scenario(jobs, test_path("%s/jobs.jsonl", dir), "");
+    fs_results *r = test_run(s);
+    assert_int_equal(r->policies[0].reps[0].training[0].submitted, 2);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+    /* Requests named .txt, read as JSON Lines by "format". */
+    snprintf(text, sizeof text, "{\"file\": \"%s\", \"format\": \"jsonl\", \"time\": \"t\"}",
+             test_path("%s/requests.log", dir));
+    s = replay_scenario("10s", text, "1", "");
+    r = test_run(s);
+    assert_int_equal(fs_results_service_rep(r, 0, 0, 0)->trace_rows, 2);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+    assert_arrivals_refused("{\"trace\": {\"file\": \"x\", \"time\": \"t\", \"format\": \"json\"}}",
+                            "services[0].arrivals.trace.format: expected \"csv\" or \"jsonl\"");
+}
+
+/* One trace split into two services by its class column, one "where" each:
+ * each service's arrivals are at the times the whole trace gives its rows
+ * (the first row of the file is 0, whichever service it belongs to). */
+static void test_split_by_class(void **state)
+{
+    (void)state;
+    const char *csv = test_path("%s/classes.csv", dir);
+    test_write(csv, "t,class\n100,B\n101.5,A\n102,A\n104,B\n107,A\n107.5,B\n");
+    char text[2048];
+    const char *svc = "{\"name\": \"%s\", \"pool\": \"p\", \"arrivals\": {\"trace\": {\"file\": \"%s\", \"time\": \"t\","
+                      " \"where\": {\"class\": \"%s\"}}}, \"service_time\": {\"deterministic\": {\"value\": \"10ms\"}},"
+                      " \"replicas\": 1}";
+    char a[512], b[512];
+    snprintf(a, sizeof a, svc, "a", csv, "A");
+    snprintf(b, sizeof b, svc, "b", csv, "B");
+    snprintf(text, sizeof text,
+             "{\"schema\": \"fleetsim/1\", \"horizon\": \"1m\", \"warmup\": \"0s\", \"window\": \"5s\","
+             " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 2}], \"services\": [%s, %s]}",
+             a, b);
+    fs_scenario *s = test_scenario("%s", text);
+    fs_results *r = test_run(s);
+    const fs_service_rep *ra = fs_results_service_rep(r, 0, 0, 0), *rb = fs_results_service_rep(r, 0, 0, 1);
+    assert_int_equal(ra->requests, 3);
+    assert_int_equal(rb->requests, 3);
+    if (!(ra->arrival_span.first == 1.5 && ra->arrival_span.last == 7 && rb->arrival_span.first == 0 &&
+          rb->arrival_span.last == 7.5))
+        fail_msg("a: %g to %g (want 1.5 to 7), b: %g to %g (want 0 to 7.5)", ra->arrival_span.first,
+                 ra->arrival_span.last, rb->arrival_span.first, rb->arrival_span.last);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
 }
 
 /* A one-service scenario with these arrivals is refused with `want` in the message. */
@@ -421,7 +478,7 @@ int main(void)
         cmocka_unit_test(test_scale_and_repeat), cmocka_unit_test(test_bad_rows),
         cmocka_unit_test(test_job_trace),        cmocka_unit_test(test_shipped_replays),
         cmocka_unit_test(test_load_over_span),   cmocka_unit_test(test_load_no_data),
-        cmocka_unit_test(test_json_lines_refused),
+        cmocka_unit_test(test_json_lines_refused), cmocka_unit_test(test_split_by_class),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,7 +4,8 @@
  * whole traces where ../shared/data has them), CSV details (quotes, CRLF,
  * no final newline, empty files), every kind of bad row strictly and
  * leniently, out-of-order rows, rate scale, shift, repeat, and time formats;
- * a JSON Lines file named as such.
+ * a JSON Lines file read as CSV named as such (test_trace_formats.c reads
+ * JSON Lines and gzip).
  * Expected values come from the CSV text itself (tests/data/traces).
  */
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <cmocka.h>
 
 #include "intern.h"
+#include "testtrace.h"
 #include "testutil.h"
 #include "trace.h"
 
@@ -43,33 +45,6 @@ static int teardown(void **state)
 }
 
 /* ---- helpers --------------------------------------------------------------- */
-
-/* *field = a copy of value. */
-static void set(char **field, const char *value)
-{
-    free(*field);
-    *field = value ? strdup(value) : NULL;
-    assert_true(value == NULL || *field != NULL);
-}
-
-/* A request spec for path: time column "t" in seconds, no sizes, defaults. */
-static fs_trace_spec spec_requests(const char *path)
-{
-    fs_trace_spec s = {.kind = FS_TRACE_REQUESTS, .rate_scale = 1, .tolerance_s = 1};
-    set(&s.path, path);
-    set(&s.time_col, "t");
-    return s;
-}
-
-/* A job spec for path: columns t, gpus, dur (seconds), defaults. */
-static fs_trace_spec spec_jobs(const char *path)
-{
-    fs_trace_spec s = spec_requests(path);
-    s.kind = FS_TRACE_JOBS;
-    set(&s.gpus_col, "gpus");
-    set(&s.duration_col, "dur");
-    return s;
-}
 
 /* The preset's spec for path. */
 static fs_trace_spec spec_preset(const char *name, const char *path)
@@ -97,80 +72,6 @@ static FILE *create(const char *name, const char **path)
     FILE *f = fopen(*path, "w");
     assert_non_null(f);
     return f;
-}
-
-static fs_trace *open_ok(const fs_trace_spec *s)
-{
-    fs_trace *t = NULL;
-    fs_error err = {0};
-    if (fs_trace_open(s, &t, &err) != FS_OK)
-        fail_msg("open %s: %s", s->path, err.msg);
-    return t;
-}
-
-/* Reads up to max rows (more are counted, not kept) until the end; fails
- * the test on an error.  The number read; skipped rows in *skipped. */
-static size_t read_all(const fs_trace_spec *s, fs_trace_row *rows, size_t max, uint64_t *skipped)
-{
-    fs_trace *t = open_ok(s);
-    fs_trace_row r;
-    fs_error err = {0};
-    size_t n = 0;
-    int rc;
-    while ((rc = fs_trace_next(t, &r, &err)) == 1) {
-        if (n < max)
-            rows[n] = r;
-        n++;
-    }
-    if (rc != 0)
-        fail_msg("%s: %s", s->path, err.msg);
-    assert_int_equal(fs_trace_rows(t), n);
-    assert_int_equal(fs_trace_next(t, &r, &err), 0); /* the end stays the end */
-    if (skipped)
-        *skipped = fs_trace_skipped(t);
-    fs_trace_close(t);
-    return n;
-}
-
-/* Reads until an error, which must have `code` and contain every one of the
- * NULL-terminated strings; the rows read before it. */
-static size_t read_to_error(const fs_trace_spec *s, int code, ...)
-{
-    fs_trace *t = open_ok(s);
-    fs_trace_row r;
-    fs_error err = {0};
-    size_t n = 0;
-    int rc;
-    while ((rc = fs_trace_next(t, &r, &err)) == 1)
-        n++;
-    if (rc != -1)
-        fail_msg("%s: no error after %zu rows", s->path, n);
-    assert_int_equal(err.code, code);
-    va_list ap;
-    va_start(ap, code);
-    for (const char *want; (want = va_arg(ap, const char *)) != NULL;)
-        if (strstr(err.msg, want) == NULL)
-            fail_msg("message\n  %s\nlacks\n  %s", err.msg, want);
-    va_end(ap);
-    fs_trace_close(t);
-    return n;
-}
-
-/* fs_trace_open fails with code and a message containing want. */
-static void open_fails(const fs_trace_spec *s, int code, const char *want)
-{
-    fs_trace *t = NULL;
-    fs_error err = {0};
-    assert_int_equal(fs_trace_open(s, &t, &err), code);
-    assert_null(t);
-    if (strstr(err.msg, want) == NULL)
-        fail_msg("message\n  %s\nlacks\n  %s", err.msg, want);
-}
-
-static void assert_near(double got, double want, double tol)
-{
-    if (!(fabs(got - want) <= tol))
-        fail_msg("got %.12g, want %.12g (+-%g)", got, want, tol);
 }
 
 /* Whether the shared file exists; if not, says so and skips the test. */
@@ -207,13 +108,13 @@ static void test_memory_independent_of_length(void **state)
         fprintf(f, "%ld.%03ld,%ld,%ld\n", i / 1000, i % 1000, 100 + i % 977, 1 + i % 313);
     assert_int_equal(fclose(f), 0);
 
-    fs_trace_spec s = spec_requests(path);
-    set(&s.size_cols[0], "prompt");
-    set(&s.size_cols[1], "output");
+    fs_trace_spec s = test_trace_requests(path);
+    test_trace_set(&s.size_cols[0], "prompt");
+    test_trace_set(&s.size_cols[1], "output");
     long before = peak_rss_kib();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    fs_trace *t = open_ok(&s);
+    fs_trace *t = test_trace_open(&s);
     fs_trace_row r;
     fs_error err = {0};
     long n = 0;
@@ -224,7 +125,7 @@ static void test_memory_independent_of_length(void **state)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     assert_int_equal(n, ROWS);
-    assert_near(r.t, (ROWS - 1) / 1000.0, 1e-6);
+    test_trace_near(r.t, (ROWS - 1) / 1000.0, 1e-6);
     assert_int_equal(r.line, ROWS + 1);
     fs_trace_close(t);
     long growth = peak_rss_kib() - before;
@@ -277,7 +178,7 @@ static void test_extract_azure(void **state)
         fs_trace_spec s = spec_preset("azure-llm", test_path("%s/%s", EXTRACTS, cases[c].file));
         fs_trace_row rows[200];
         uint64_t skipped = 1;
-        assert_int_equal(read_all(&s, rows, 200, &skipped), 200);
+        assert_int_equal(test_trace_read_all(&s, rows, 200, &skipped), 200);
         assert_int_equal(skipped, 0);
         double context = 0, generated = 0;
         for (size_t i = 0; i < 200; i++) {
@@ -289,14 +190,14 @@ static void test_extract_azure(void **state)
         }
         assert_true(rows[0].t == 0);
         /* 100 ns digits survive the rebase from an epoch of 1.7e9 s. */
-        assert_near(rows[1].t, cases[c].t1, 1e-9);
-        assert_near(rows[199].t, cases[c].last, 1e-9);
+        test_trace_near(rows[1].t, cases[c].t1, 1e-9);
+        test_trace_near(rows[199].t, cases[c].last, 1e-9);
         assert_true(context == cases[c].context && generated == cases[c].generated);
         fs_trace_spec_fini(&s);
     }
     fs_trace_spec s = spec_preset("azure-llm", EXTRACTS "/azure-llm-code-200.csv");
     fs_trace_row r[1];
-    read_all(&s, r, 1, NULL);
+    test_trace_read_all(&s, r, 1, NULL);
     assert_true(r[0].size[0] == 4808 && r[0].size[1] == 10 && r[0].tenant == NULL);
     fs_trace_spec_fini(&s);
 }
@@ -307,7 +208,7 @@ static void test_extract_alibaba(void **state)
     fs_trace_spec s = spec_preset("alibaba-pods", EXTRACTS "/alibaba-openb-default-100.csv");
     fs_trace_row rows[100];
     uint64_t skipped = 1;
-    assert_int_equal(read_all(&s, rows, 100, &skipped), 100);
+    assert_int_equal(test_trace_read_all(&s, rows, 100, &skipped), 100);
     assert_int_equal(skipped, 0);
     assert_true(rows[0].t == 0 && rows[1].t == 427061 && rows[2].t == 1558381 && rows[99].t == 10020698);
     assert_true(rows[0].duration_s == 12537496); /* deletion_time - creation_time */
@@ -334,20 +235,20 @@ static void test_extract_philly(void **state)
 {
     (void)state;
     fs_trace_spec s = spec_preset("philly-jobs", EXTRACTS "/philly-mix1-100.csv");
-    assert_int_equal(read_to_error(&s, FS_ERR_INPUT, "philly-mix1-100.csv:3: submit_time goes back 7723 s",
+    assert_int_equal(test_trace_read_to_error(&s, FS_ERR_INPUT, "philly-mix1-100.csv:3: submit_time goes back 7723 s",
                                    "sort the file by time", "got \"832\"", NULL),
                      1);
 
     s.lenient = true;
     fs_trace_row rows[100];
     uint64_t skipped = 0;
-    assert_int_equal(read_all(&s, rows, 100, &skipped), 8);
+    assert_int_equal(test_trace_read_all(&s, rows, 100, &skipped), 8);
     assert_int_equal(skipped, 92);
     assert_true(rows[7].t == 11340);
 
     s.lenient = false;
     s.tolerance_s = INFINITY;
-    assert_int_equal(read_all(&s, rows, 100, &skipped), 100);
+    assert_int_equal(test_trace_read_all(&s, rows, 100, &skipped), 100);
     assert_int_equal(skipped, 0);
     double gpus = 0, duration = 0;
     for (size_t i = 0; i < 100; i++) {
@@ -358,7 +259,7 @@ static void test_extract_philly(void **state)
     assert_true(rows[0].t == 0 && rows[1].t == 0 && rows[99].t == 11340); /* clamped: the latest so far */
     assert_true(rows[0].gpus == 1 && rows[0].duration_s == 747);
 
-    fs_trace *t = open_ok(&s);
+    fs_trace *t = test_trace_open(&s);
     fs_trace_row r;
     fs_error err;
     assert_int_equal(fs_trace_next(t, &r, &err), 1);
@@ -388,7 +289,7 @@ static void test_shared_traces(void **state)
         need(cases[c].file);
         fs_trace_spec s = spec_preset(cases[c].preset, cases[c].file);
         s.tolerance_s = cases[c].tolerance;
-        fs_trace *t = open_ok(&s);
+        fs_trace *t = test_trace_open(&s);
         fs_trace_row r, last = {0};
         fs_error err = {0};
         size_t n = 0;
@@ -404,7 +305,7 @@ static void test_shared_traces(void **state)
         assert_int_equal(n, cases[c].rows);
         assert_int_equal(skipped, 0);
         assert_int_equal(last.line, cases[c].rows + 1);
-        assert_near(last.t, cases[c].last, 1e-9);
+        test_trace_near(last.t, cases[c].last, 1e-9);
         fs_trace_spec_fini(&s);
     }
 }
@@ -424,9 +325,9 @@ static void test_csv_details(void **state)
                                           "\" 2 \",\"1\",5,\"say \"\"hi\"\"\nand go\"\r\n"
                                           "  3  ,  4  ,  7  ,  plain  \r\n"
                                           "4,1,1,last");
-    fs_trace_spec s = spec_jobs(path);
-    set(&s.tenant_col, "who");
-    fs_trace *t = open_ok(&s);
+    fs_trace_spec s = test_trace_jobs(path);
+    test_trace_set(&s.tenant_col, "who");
+    fs_trace *t = test_trace_open(&s);
     fs_trace_row r;
     fs_error err;
     static const struct {
@@ -459,9 +360,9 @@ static void test_empty(void **state)
     const char *texts[] = {"", "t,x\n", "t,x", "t\r\n\r\n\r\n"};
     for (size_t i = 0; i < 4; i++) {
         for (int repeat = 0; repeat < 2; repeat++) {
-            fs_trace_spec s = spec_requests(file("empty.csv", texts[i]));
+            fs_trace_spec s = test_trace_requests(file("empty.csv", texts[i]));
             s.repeat = repeat;
-            fs_trace *t = open_ok(&s);
+            fs_trace *t = test_trace_open(&s);
             fs_trace_row r;
             fs_error err = {0};
             assert_int_equal(fs_trace_next(t, &r, &err), -1);
@@ -469,15 +370,15 @@ static void test_empty(void **state)
             assert_non_null(strstr(err.msg, test_path("%s/empty.csv: no data rows", tmp)));
             fs_trace_close(t);
             s.lenient = true;
-            assert_int_equal(read_all(&s, NULL, 0, NULL), 0);
+            assert_int_equal(test_trace_read_all(&s, NULL, 0, NULL), 0);
             fs_trace_spec_fini(&s);
         }
     }
     /* Rows all bad, leniently, are no rows either, even with repeat. */
-    fs_trace_spec s = spec_requests(file("bad.csv", "t\nx\ny\n"));
+    fs_trace_spec s = test_trace_requests(file("bad.csv", "t\nx\ny\n"));
     s.repeat = s.lenient = true;
     uint64_t skipped;
-    assert_int_equal(read_all(&s, NULL, 0, &skipped), 0);
+    assert_int_equal(test_trace_read_all(&s, NULL, 0, &skipped), 0);
     assert_int_equal(skipped, 2);
     fs_trace_spec_fini(&s);
 }
@@ -485,34 +386,37 @@ static void test_empty(void **state)
 static void test_missing_column(void **state)
 {
     (void)state;
-    fs_trace_spec s = spec_jobs(file("cols.csv", "t,gpus,a b\n1,1,2\n"));
+    fs_trace_spec s = test_trace_jobs(file("cols.csv", "t,gpus,a b\n1,1,2\n"));
     const char *want = test_path("%s/cols.csv: no column \"dur\" (columns: t, gpus, a b)", tmp);
-    open_fails(&s, FS_ERR_INPUT, want);
+    test_trace_open_fails(&s, FS_ERR_INPUT, want);
     fs_trace_spec_fini(&s);
 
-    s = spec_requests(test_path("%s/nothing-here.csv", tmp));
-    open_fails(&s, FS_ERR_INPUT, "nothing-here.csv: cannot open: No such file");
-    set(&s.path, tmp);
-    open_fails(&s, FS_ERR_INPUT, "cannot read: Is a directory");
+    s = test_trace_requests(test_path("%s/nothing-here.csv", tmp));
+    test_trace_open_fails(&s, FS_ERR_INPUT, "nothing-here.csv: cannot open: No such file");
+    test_trace_set(&s.path, tmp);
+    test_trace_open_fails(&s, FS_ERR_INPUT, "cannot read: Is a directory");
     fs_trace_spec_fini(&s);
 }
 
-/* A JSON Lines file is named as such at its first line that is not blank
- * (after a byte-order mark and blank lines, counted as the parser counts
- * them), for request and job traces alike, without quoting the file; a CSV
+/* A JSON Lines file read as CSV (its name or the spec says CSV) is named
+ * as such at its first line that is not blank (after a byte-order mark and
+ * blank lines, counted as the parser counts them), for request and job
+ * traces alike, saying how to read it, without quoting the file; a CSV
  * whose quoted field opens with '{' is not one. */
 static void test_json_lines(void **state)
 {
     (void)state;
     const char *jsonl = "{\"t\": 0.5, \"prompt\": 10}\n{\"t\": 1, \"prompt\": 20}\n";
-    fs_trace_spec s = spec_requests(file("a.jsonl", jsonl));
-    const char *tail = ": this looks like JSON Lines (a line starting with '{'); JSON Lines traces are not read yet";
+    fs_trace_spec s = test_trace_requests(file("a.log", jsonl));
+    const char *tail = ": this looks like JSON Lines (a line starting with '{'); set \"format\": \"jsonl\" (or name "
+                       "the file .jsonl)";
     char want[512];
-    snprintf(want, sizeof want, "%s/a.jsonl:1%s", tmp, tail);
-    open_fails(&s, FS_ERR_INPUT, want);
+    snprintf(want, sizeof want, "%s/a.log:1%s", tmp, tail);
+    test_trace_open_fails(&s, FS_ERR_INPUT, want);
     fs_trace_spec_fini(&s);
 
-    s = spec_requests(file("b.jsonl", "\xEF\xBB\xBF\r\n  \n\r\n\t{\"t\": 0.5}\n"));
+    s = test_trace_requests(file("b.jsonl", "\xEF\xBB\xBF\r\n  \n\r\n\t{\"t\": 0.5}\n"));
+    s.format = FS_TRACE_FORMAT_CSV; /* the spec over the name */
     fs_trace *t = NULL;
     fs_error err = {0};
     assert_int_equal(fs_trace_open(&s, &t, &err), FS_ERR_INPUT);
@@ -520,33 +424,33 @@ static void test_json_lines(void **state)
     assert_string_equal(err.msg, want); /* the whole message: nothing of the file quoted */
     fs_trace_spec_fini(&s);
 
-    s = spec_jobs(file("jobs.jsonl", "{\"t\": 0, \"gpus\": 2, \"dur\": 60}\n"));
-    snprintf(want, sizeof want, "%s/jobs.jsonl:1%s", tmp, tail);
-    open_fails(&s, FS_ERR_INPUT, want);
+    s = test_trace_jobs(file("jobs.csv", "{\"t\": 0, \"gpus\": 2, \"dur\": 60}\n"));
+    snprintf(want, sizeof want, "%s/jobs.csv:1%s", tmp, tail);
+    test_trace_open_fails(&s, FS_ERR_INPUT, want);
     fs_trace_spec_fini(&s);
 
     /* CSV after all: the brace is inside a quoted header field. */
-    s = spec_requests(file("brace.csv", "\"{t}\",t\n9,1\n9,2\n"));
+    s = test_trace_requests(file("brace.csv", "\"{t}\",t\n9,1\n9,2\n"));
     fs_trace_row rows[2];
-    assert_int_equal(read_all(&s, rows, 2, NULL), 2);
+    assert_int_equal(test_trace_read_all(&s, rows, 2, NULL), 2);
     fs_trace_spec_fini(&s);
 }
 
 static void test_bad_spec(void **state)
 {
     (void)state;
-    fs_trace_spec s = spec_jobs(file("spec.csv", "t,gpus,dur,end\n1,1,1,2\n"));
+    fs_trace_spec s = test_trace_jobs(file("spec.csv", "t,gpus,dur,end\n1,1,1,2\n"));
     s.rate_scale = 0;
-    open_fails(&s, FS_ERR_INPUT, "rate scale must be a number > 0");
+    test_trace_open_fails(&s, FS_ERR_INPUT, "rate scale must be a number > 0");
     s.rate_scale = 1;
     s.tolerance_s = -1;
-    open_fails(&s, FS_ERR_INPUT, "tolerance must be >= 0");
+    test_trace_open_fails(&s, FS_ERR_INPUT, "tolerance must be >= 0");
     s.tolerance_s = 1;
-    set(&s.end_col, "end");
-    open_fails(&s, FS_ERR_INPUT, "one, not both");
-    set(&s.end_col, NULL);
-    set(&s.gpus_col, NULL);
-    open_fails(&s, FS_ERR_INPUT, "needs a GPU-count column");
+    test_trace_set(&s.end_col, "end");
+    test_trace_open_fails(&s, FS_ERR_INPUT, "one, not both");
+    test_trace_set(&s.end_col, NULL);
+    test_trace_set(&s.gpus_col, NULL);
+    test_trace_open_fails(&s, FS_ERR_INPUT, "needs a GPU-count column");
     fs_trace_spec_fini(&s);
 }
 
@@ -575,17 +479,17 @@ static void test_bad_rows(void **state)
         char text[256];
         snprintf(text, sizeof text, "t,gpus,end,p\n10,1,20,a\n%s\n13,2,20,b\n", cases[i].row);
         const char *path = file("bad.csv", text);
-        fs_trace_spec s = spec_jobs(path);
-        set(&s.duration_col, NULL);
-        set(&s.end_col, "end");
-        set(&s.priority_col, "p");
+        fs_trace_spec s = test_trace_jobs(path);
+        test_trace_set(&s.duration_col, NULL);
+        test_trace_set(&s.end_col, "end");
+        test_trace_set(&s.priority_col, "p");
         const char *where = test_path("%s:3: ", path);
-        assert_int_equal(read_to_error(&s, FS_ERR_INPUT, where, cases[i].what, NULL), 1);
+        assert_int_equal(test_trace_read_to_error(&s, FS_ERR_INPUT, where, cases[i].what, NULL), 1);
 
         s.lenient = true;
         fs_trace_row rows[3];
         uint64_t skipped = 0;
-        assert_int_equal(read_all(&s, rows, 3, &skipped), 2);
+        assert_int_equal(test_trace_read_all(&s, rows, 3, &skipped), 2);
         assert_int_equal(skipped, 1);
         assert_true(rows[1].t == 3 && rows[1].gpus == 2 && rows[1].duration_s == 7 && rows[1].line == 4);
         /* The skipped row took no priority rank. */
@@ -595,10 +499,10 @@ static void test_bad_rows(void **state)
 
     /* Sizes of a request trace; a negative duration; after a bad row the
      * strict reader goes on with the next. */
-    fs_trace_spec s = spec_requests(file("sizes.csv", "t,a,b\n1,1,2\n2,-3,4\n3,5,x\n4,5,6\n"));
-    set(&s.size_cols[0], "a");
-    set(&s.size_cols[1], "b");
-    fs_trace *t = open_ok(&s);
+    fs_trace_spec s = test_trace_requests(file("sizes.csv", "t,a,b\n1,1,2\n2,-3,4\n3,5,x\n4,5,6\n"));
+    test_trace_set(&s.size_cols[0], "a");
+    test_trace_set(&s.size_cols[1], "b");
+    fs_trace *t = test_trace_open(&s);
     fs_trace_row r;
     fs_error err = {0};
     assert_int_equal(fs_trace_next(t, &r, &err), 1);
@@ -611,16 +515,16 @@ static void test_bad_rows(void **state)
     fs_trace_close(t);
     fs_trace_spec_fini(&s);
 
-    s = spec_jobs(file("dur.csv", "t,gpus,dur\n1,1,-5\n"));
-    read_to_error(&s, FS_ERR_INPUT, "dur.csv:2: dur is not a number of seconds >= 0, got \"-5\"", NULL);
+    s = test_trace_jobs(file("dur.csv", "t,gpus,dur\n1,1,-5\n"));
+    test_trace_read_to_error(&s, FS_ERR_INPUT, "dur.csv:2: dur is not a number of seconds >= 0, got \"-5\"", NULL);
     fs_trace_spec_fini(&s);
 
     /* A long text is cut in the message. */
     char row[400] = "t\n";
     memset(row + 2, '9', 200);
     row[202] = 'x';
-    s = spec_requests(file("long.csv", row));
-    read_to_error(&s, FS_ERR_INPUT, "long.csv:2: t is not a number of seconds, got \"9999", "999...\"", NULL);
+    s = test_trace_requests(file("long.csv", row));
+    test_trace_read_to_error(&s, FS_ERR_INPUT, "long.csv:2: t is not a number of seconds, got \"9999", "999...\"", NULL);
     fs_trace_spec_fini(&s);
 }
 
@@ -635,15 +539,15 @@ static void test_priorities(void **state)
         fprintf(f, "%d,1,1,class%d\n", i + 2, i);
     fputs("300,1,1,class3\n", f);
     assert_int_equal(fclose(f), 0);
-    fs_trace_spec s = spec_jobs(path);
-    set(&s.priority_col, "p");
-    assert_int_equal(read_to_error(&s, FS_ERR_INPUT, "prio.csv:259: p has more than 256 distinct texts",
+    fs_trace_spec s = test_trace_jobs(path);
+    test_trace_set(&s.priority_col, "p");
+    assert_int_equal(test_trace_read_to_error(&s, FS_ERR_INPUT, "prio.csv:259: p has more than 256 distinct texts",
                                    "got \"class256\"", NULL),
                      257);
     s.lenient = true;
     fs_trace_row rows[300];
     uint64_t skipped;
-    assert_int_equal(read_all(&s, rows, 300, &skipped), 258);
+    assert_int_equal(test_trace_read_all(&s, rows, 300, &skipped), 258);
     assert_int_equal(skipped, 1);
     assert_true(rows[0].priority == 7.5 && rows[1].priority == 0 && rows[256].priority == 255);
     assert_true(rows[257].priority == 3);
@@ -659,7 +563,7 @@ static void test_priorities(void **state)
 static void test_prefixes(void **state)
 {
     (void)state;
-    fs_trace_spec s = spec_requests(file("prefix.csv", "t,id,n\n"
+    fs_trace_spec s = test_trace_requests(file("prefix.csv", "t,id,n\n"
                                                        "1,sys-b,100\n"
                                                        "2,sys-a,50\n"
                                                        "3,\"sys-b\",100\n"
@@ -667,17 +571,17 @@ static void test_prefixes(void **state)
                                                        "5, sys-a ,7\n"
                                                        "6,\"sys, c\",0\n"
                                                        "7,,12\n"));
-    set(&s.prefix_col, "id");
-    set(&s.prefix_tokens_col, "n");
+    test_trace_set(&s.prefix_col, "id");
+    test_trace_set(&s.prefix_tokens_col, "n");
     fs_trace_row rows[14];
-    assert_int_equal(read_all(&s, rows, 7, NULL), 7);
+    assert_int_equal(test_trace_read_all(&s, rows, 7, NULL), 7);
     static const uint32_t keys[] = {1, 2, 1, 0, 2, 3, 0}, tokens[] = {100, 50, 100, 0, 7, 0, 0};
     for (size_t i = 0; i < 7; i++) {
         assert_int_equal(rows[i].prefix_key, keys[i]);
         assert_int_equal(rows[i].prefix_tokens, tokens[i]);
     }
     s.repeat = true;
-    fs_trace *t = open_ok(&s);
+    fs_trace *t = test_trace_open(&s);
     fs_error err = {0};
     for (size_t i = 0; i < 14; i++)
         assert_int_equal(fs_trace_next(t, &rows[i], &err), 1);
@@ -691,15 +595,15 @@ static void test_prefixes(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[128];
         snprintf(text, sizeof text, "t,id,n\n1,a,10\n2,new,%s\n3,next,4\n", bad[i]);
-        s = spec_requests(file("badprefix.csv", text));
-        set(&s.prefix_col, "id");
-        set(&s.prefix_tokens_col, "n");
+        s = test_trace_requests(file("badprefix.csv", text));
+        test_trace_set(&s.prefix_col, "id");
+        test_trace_set(&s.prefix_tokens_col, "n");
         char want[64];
         snprintf(want, sizeof want, "n is not a whole number of tokens >= 0, got \"%s\"", bad[i]);
-        assert_int_equal(read_to_error(&s, FS_ERR_INPUT, test_path("%s:3: ", s.path), want, NULL), 1);
+        assert_int_equal(test_trace_read_to_error(&s, FS_ERR_INPUT, test_path("%s:3: ", s.path), want, NULL), 1);
         s.lenient = true;
         uint64_t skipped = 0;
-        assert_int_equal(read_all(&s, rows, 2, &skipped), 2);
+        assert_int_equal(test_trace_read_all(&s, rows, 2, &skipped), 2);
         assert_int_equal(skipped, 1);
         assert_int_equal(rows[1].prefix_key, 2);
         assert_int_equal(rows[1].prefix_tokens, 4);
@@ -707,20 +611,20 @@ static void test_prefixes(void **state)
     }
 
     /* Counts beyond 2^32 - 1 cover more than any prompt: read as 2^32 - 1. */
-    s = spec_requests(file("huge.csv", "t,id,n\n1,a,1e12\n"));
-    set(&s.prefix_col, "id");
-    set(&s.prefix_tokens_col, "n");
-    assert_int_equal(read_all(&s, rows, 1, NULL), 1);
+    s = test_trace_requests(file("huge.csv", "t,id,n\n1,a,1e12\n"));
+    test_trace_set(&s.prefix_col, "id");
+    test_trace_set(&s.prefix_tokens_col, "n");
+    assert_int_equal(test_trace_read_all(&s, rows, 1, NULL), 1);
     assert_int_equal(rows[0].prefix_tokens, UINT32_MAX);
 
     /* Both columns or neither, and only in a request trace. */
-    set(&s.prefix_tokens_col, NULL);
-    open_fails(&s, FS_ERR_INPUT, "a prefix column needs a prefix-tokens column");
-    set(&s.prefix_tokens_col, "n");
+    test_trace_set(&s.prefix_tokens_col, NULL);
+    test_trace_open_fails(&s, FS_ERR_INPUT, "a prefix column needs a prefix-tokens column");
+    test_trace_set(&s.prefix_tokens_col, "n");
     s.kind = FS_TRACE_JOBS;
-    set(&s.gpus_col, "n");
-    set(&s.duration_col, "n");
-    open_fails(&s, FS_ERR_INPUT, "a prefix column belongs to a request trace");
+    test_trace_set(&s.gpus_col, "n");
+    test_trace_set(&s.duration_col, "n");
+    test_trace_open_fails(&s, FS_ERR_INPUT, "a prefix column belongs to a request trace");
     fs_trace_spec_fini(&s);
 }
 
@@ -759,15 +663,15 @@ static void test_intern(void **state)
 static void test_out_of_order(void **state)
 {
     (void)state;
-    fs_trace_spec s = spec_requests(file("order.csv", "t\n10\n12\n11.5\n11\n13\n"));
+    fs_trace_spec s = test_trace_requests(file("order.csv", "t\n10\n12\n11.5\n11\n13\n"));
     fs_trace_row rows[5];
-    assert_int_equal(read_all(&s, rows, 5, NULL), 5);
+    assert_int_equal(test_trace_read_all(&s, rows, 5, NULL), 5);
     assert_true(rows[1].t == 2 && rows[2].t == 2 && rows[3].t == 2 && rows[4].t == 3);
 
     s.tolerance_s = 0.5; /* 11 is 1 s before 12 */
-    read_to_error(&s, FS_ERR_INPUT, "order.csv:5: t goes back 1 s", NULL);
+    test_trace_read_to_error(&s, FS_ERR_INPUT, "order.csv:5: t goes back 1 s", NULL);
     s.rate_scale = 2;    /* now 0.5 s in the replay */
-    assert_int_equal(read_all(&s, rows, 5, NULL), 5);
+    assert_int_equal(test_trace_read_all(&s, rows, 5, NULL), 5);
     assert_true(rows[3].t == 1 && rows[4].t == 1.5);
     fs_trace_spec_fini(&s);
 }
@@ -776,16 +680,16 @@ static void test_out_of_order(void **state)
 static void test_scale_and_shift(void **state)
 {
     (void)state;
-    fs_trace_spec s = spec_jobs(file("scale.csv", "t,gpus,dur\n100,1,60\n101,2.5,30\n104,0,0\n"));
+    fs_trace_spec s = test_trace_jobs(file("scale.csv", "t,gpus,dur\n100,1,60\n101,2.5,30\n104,0,0\n"));
     fs_trace_row rows[3];
     s.rate_scale = 2;
-    assert_int_equal(read_all(&s, rows, 3, NULL), 3);
+    assert_int_equal(test_trace_read_all(&s, rows, 3, NULL), 3);
     assert_true(rows[0].t == 0 && rows[1].t == 0.5 && rows[2].t == 2);
     assert_true(rows[0].duration_s == 60 && rows[1].duration_s == 30 && rows[2].duration_s == 0);
     assert_true(rows[0].gpus == 1 && rows[1].gpus == 3 && rows[2].gpus == 1); /* 2.5 rounds up, 0 reads as 1 */
     s.rate_scale = 0.25;
     s.shift_s = 1000;
-    assert_int_equal(read_all(&s, rows, 3, NULL), 3);
+    assert_int_equal(test_trace_read_all(&s, rows, 3, NULL), 3);
     assert_true(rows[0].t == 1000 && rows[1].t == 1004 && rows[2].t == 1016);
     fs_trace_spec_fini(&s);
 }
@@ -795,11 +699,11 @@ static void test_scale_and_shift(void **state)
 static void test_repeat(void **state)
 {
     (void)state;
-    fs_trace_spec s = spec_requests(file("rep.csv", "t,a\n10,1\n12,2\n\n16,3\n")); /* span 6, mean gap 3 */
-    set(&s.size_cols[0], "a");
+    fs_trace_spec s = test_trace_requests(file("rep.csv", "t,a\n10,1\n12,2\n\n16,3\n")); /* span 6, mean gap 3 */
+    test_trace_set(&s.size_cols[0], "a");
     s.repeat = true;
     s.shift_s = 5;
-    fs_trace *t = open_ok(&s);
+    fs_trace *t = test_trace_open(&s);
     fs_trace_row r;
     fs_error err;
     static const double offs[3] = {0, 2, 6};
@@ -807,7 +711,7 @@ static void test_repeat(void **state)
     for (int pass = 0; pass < 5; pass++) {
         for (int i = 0; i < 3; i++) {
             assert_int_equal(fs_trace_next(t, &r, &err), 1);
-            assert_near(r.t, 5 + pass * 9.0 + offs[i], 1e-12);
+            test_trace_near(r.t, 5 + pass * 9.0 + offs[i], 1e-12);
             assert_true(r.size[0] == i + 1);
             assert_int_equal(r.line, lines[i]);
         }
@@ -816,10 +720,10 @@ static void test_repeat(void **state)
     fs_trace_close(t);
 
     /* One row repeats every second of trace time: every half second at rate 2. */
-    set(&s.path, file("one.csv", "t,a\n42,1"));
+    test_trace_set(&s.path, file("one.csv", "t,a\n42,1"));
     s.shift_s = 0;
     s.rate_scale = 2;
-    t = open_ok(&s);
+    t = test_trace_open(&s);
     for (int pass = 0; pass < 4; pass++) {
         assert_int_equal(fs_trace_next(t, &r, &err), 1);
         assert_true(r.t == pass * 0.5 && r.line == 2);
@@ -827,10 +731,10 @@ static void test_repeat(void **state)
     fs_trace_close(t);
 
     /* A bad row skipped leniently in every pass; the mean gap counts valid rows. */
-    set(&s.path, file("rep-bad.csv", "t,a\n0,1\nbad,1\n4,1\n"));
+    test_trace_set(&s.path, file("rep-bad.csv", "t,a\n0,1\nbad,1\n4,1\n"));
     s.rate_scale = 1;
     s.lenient = true;
-    t = open_ok(&s);
+    t = test_trace_open(&s);
     for (int pass = 0; pass < 3; pass++) {
         for (int i = 0; i < 2; i++) {
             assert_int_equal(fs_trace_next(t, &r, &err), 1);
@@ -865,15 +769,15 @@ static void test_time_formats(void **state)
         char text[256];
         snprintf(text, sizeof text, "t,gpus,end\n%s,1,%s\n%s,1,%s\n", cases[i].a, cases[i].b, cases[i].b,
                  cases[i].b);
-        fs_trace_spec s = spec_jobs(file("fmt.csv", text));
-        set(&s.duration_col, NULL);
-        set(&s.end_col, "end");
+        fs_trace_spec s = test_trace_jobs(file("fmt.csv", text));
+        test_trace_set(&s.duration_col, NULL);
+        test_trace_set(&s.end_col, "end");
         s.time_format = cases[i].format;
         s.rate_scale = 4; /* times scale, durations do not */
         fs_trace_row rows[2];
-        assert_int_equal(read_all(&s, rows, 2, NULL), 2);
-        assert_near(rows[1].t, cases[i].seconds / 4, 1e-9);
-        assert_near(rows[0].duration_s, cases[i].seconds, 1e-9);
+        assert_int_equal(test_trace_read_all(&s, rows, 2, NULL), 2);
+        test_trace_near(rows[1].t, cases[i].seconds / 4, 1e-9);
+        test_trace_near(rows[0].duration_s, cases[i].seconds, 1e-9);
         assert_true(rows[1].duration_s == 0);
         fs_trace_spec_fini(&s);
     }
@@ -886,16 +790,16 @@ static void test_time_formats(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[256];
         snprintf(text, sizeof text, "t\n2023-11-16 00:00:00\n%s\n", bad[i]);
-        fs_trace_spec s = spec_requests(file("dt.csv", text));
+        fs_trace_spec s = test_trace_requests(file("dt.csv", text));
         s.time_format = FS_TRACE_TIME_DATETIME;
         const char *want = test_path("dt.csv:3: t is not a datetime YYYY-MM-DD HH:MM:SS[.fraction], got \"%s\"",
                                      bad[i]);
-        read_to_error(&s, FS_ERR_INPUT, want, NULL);
+        test_trace_read_to_error(&s, FS_ERR_INPUT, want, NULL);
         fs_trace_spec_fini(&s);
     }
 }
 
-/* The first valid row's time as written, in seconds; 0 before it is read. */
+/* The origin (the first row whose time reads) as written, in seconds. */
 static void test_origin(void **state)
 {
     (void)state;
@@ -913,18 +817,17 @@ static void test_origin(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[256];
         snprintf(text, sizeof text, "t\nbad\n%s\n%s\n", cases[i].text, cases[i].text);
-        fs_trace_spec s = spec_requests(file("origin.csv", text));
+        fs_trace_spec s = test_trace_requests(file("origin.csv", text));
         s.time_format = cases[i].format;
         s.lenient = true;
         s.rate_scale = 3;
         s.shift_s = 7;
-        fs_trace *t = open_ok(&s);
+        fs_trace *t = test_trace_open(&s);
         fs_trace_row r;
         fs_error err;
-        assert_true(fs_trace_origin(t) == 0);
         assert_int_equal(fs_trace_next(t, &r, &err), 1);
         assert_true(r.t == 7);
-        assert_near(fs_trace_origin(t), cases[i].seconds, 1e-6);
+        test_trace_near(fs_trace_origin(t), cases[i].seconds, 1e-6);
         fs_trace_close(t);
         fs_trace_spec_fini(&s);
     }
@@ -946,9 +849,9 @@ static void test_long_fields(void **state)
     for (int i = 3; i < 20000; i++)
         fprintf(f, "%d,1,1,u%d\n", i, i);
     assert_int_equal(fclose(f), 0);
-    fs_trace_spec s = spec_jobs(path);
-    set(&s.tenant_col, "who");
-    fs_trace *t = open_ok(&s);
+    fs_trace_spec s = test_trace_jobs(path);
+    test_trace_set(&s.tenant_col, "who");
+    fs_trace *t = test_trace_open(&s);
     fs_trace_row r;
     fs_error err;
     for (int i = 0; i < 20000; i++) {

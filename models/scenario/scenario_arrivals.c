@@ -1,7 +1,7 @@
 /*
  * scenario_arrivals — a service's "arrivals": a Poisson rate shaped by hourly
- * profiles ("diurnal", "weekday", "weekend") and "bursts", or a replayed CSV
- * "trace" and the service times its rows give.  The keys beyond that (trend,
+ * profiles ("diurnal", "weekday", "weekend") and "bursts", or a replayed
+ * "trace" (CSV or JSON Lines) and the service times its rows give.  The keys beyond that (trend,
  * modulation, groups) are scenario_process.c's; the bound on the rate they
  * all make together is here.  The "trace" object itself
  * (fs__scenario_parse_trace_spec) is also what a training stream's "submit"
@@ -180,7 +180,7 @@ static int parse_where(fs_jpath *p, const json_t *obj, fs_trace_spec *spec)
     return rc;
 }
 
-/* "trace": {"file", "preset" or "time" (+ "time_format"), "sizes", "prefix"
+/* "trace": {"file" (+ "format"), "preset" or "time" (+ "time_format"), "sizes", "prefix"
  * and "prefix_tokens" / for jobs "gpus", "duration" or "end", "priority",
  * "tenant"; "rate_scale", "shift",
  * "repeat", "tolerance", "where"}; the cursor is on it. */
@@ -237,6 +237,19 @@ int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind 
             rc = fs_jpath_fail(p, "expected one of \"seconds\", \"ms\", \"us\", \"datetime\", got \"%s\"", format);
         else
             spec->time_format = (fs_trace_time_format)k;
+        fs_jpath_pop(p, m);
+    }
+    const char *file_format = NULL;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, obj, "format", false, true, &file_format);
+    if (rc == FS_OK && file_format) {
+        size_t m = fs_jpath_push_key(p, "format");
+        if (strcmp(file_format, "csv") == 0)
+            spec->format = FS_TRACE_FORMAT_CSV;
+        else if (strcmp(file_format, "jsonl") == 0)
+            spec->format = FS_TRACE_FORMAT_JSONL;
+        else
+            rc = fs_jpath_fail(p, "expected \"csv\" or \"jsonl\" (JSON Lines), got \"%s\"", file_format);
         fs_jpath_pop(p, m);
     }
     if (rc == FS_OK && !spec->time_col) {
@@ -339,12 +352,12 @@ static int parse_trace_service_time(fs_jpath *p, const json_t *obj, fs_arrivals 
 
 static int parse_trace_arrivals(fs_jpath *p, const json_t *obj, fs_arrivals *a)
 {
-    static const char *const keys[] = {"file",       "preset", "time",   "time_format", "sizes",       "prefix",
-                                       "prefix_tokens", "rate_scale", "shift", "repeat", "tolerance", "service_time",
-                                       "where"};
+    static const char *const keys[] = {"file",          "format",     "preset", "time",   "time_format",
+                                       "sizes",         "prefix",     "prefix_tokens", "rate_scale", "shift",
+                                       "repeat",        "tolerance",  "service_time",  "where"};
     size_t m = fs_jpath_push_key(p, "trace");
     int rc = json_is_object(obj) ? fs_jpath_check_keys(p, obj, keys, COUNT(keys))
-                                 : fs_jpath_expected(p, obj, "an object naming a CSV trace");
+                                 : fs_jpath_expected(p, obj, "an object naming a trace file");
     if (rc == FS_OK)
         rc = fs__scenario_parse_trace_spec(p, obj, FS_TRACE_REQUESTS, &a->trace);
     if (rc == FS_OK)

@@ -88,13 +88,13 @@ static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
     rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
     json_t *trace = json_object_get(obj, "trace");
     if (rc == FS_OK && trace) {
-        static const char *const trace_keys[] = {"file",     "preset", "time",     "time_format", "gpus",  "duration",
-                                                 "end",      "priority", "tenant", "rate_scale",  "shift", "repeat",
-                                                 "tolerance", "where"};
+        static const char *const trace_keys[] = {"file",  "format",   "preset", "time",       "time_format",
+                                                 "gpus",  "duration", "end",    "priority",   "tenant",
+                                                 "rate_scale", "shift", "repeat", "tolerance", "where"};
         size_t m = fs_jpath_push_key(p, "trace");
         rc = json_object_size(obj) != 1 ? fs_jpath_fail(p, "expected \"trace\" alone in \"submit\"")
              : json_is_object(trace)    ? fs_jpath_check_keys(p, trace, trace_keys, COUNT(trace_keys))
-                                        : fs_jpath_expected(p, trace, "an object naming a CSV job trace");
+                                        : fs_jpath_expected(p, trace, "an object naming a job trace file");
         if (rc == FS_OK)
             rc = fs__scenario_parse_trace_spec(p, trace, FS_TRACE_JOBS, &out->trace);
         fs_jpath_pop(p, m);

@@ -4,7 +4,9 @@
  * two job traces: one with durations, one with end times and text
  * priorities), first strictly, then lenient with repeat, as a replay reads
  * it; the request trace once more with prefix columns (identities interned,
- * token counts parsed) on its two size columns.  Shipped traces are seeds
+ * token counts parsed) on its two size columns; and each preset once as
+ * JSON Lines (lenient, repeating), so the same bytes reach the line
+ * splitter and jansson.  Shipped traces are seeds
  * for their own preset; for the others their header lacks a column, which
  * the reader must refuse cleanly.
  */
@@ -21,12 +23,13 @@
  * rewinding a one-row trace 4,096 times, for no new coverage.) */
 enum { FS_FUZZ_MAX_ROWS = 256 };
 
-static void fs__read(const char *preset, const char *path, bool lenient_repeat, bool prefixed)
+static void fs__read(const char *preset, const char *path, bool lenient_repeat, bool prefixed, fs_trace_format format)
 {
     fs_trace_spec spec;
     fs_error err = {0};
     if (fs_trace_preset(preset, path, &spec, &err) != FS_OK)
         return;
+    spec.format = format;
     if (prefixed && (spec.kind != FS_TRACE_REQUESTS || !(spec.prefix_col = strdup(spec.size_cols[1])) ||
                      !(spec.prefix_tokens_col = strdup(spec.size_cols[0])))) {
         fs_trace_spec_fini(&spec);
@@ -52,9 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!path)
         return 0;
     for (const char *const *p = fs_trace_preset_names; *p; p++) {
-        fs__read(*p, path, false, false);
-        fs__read(*p, path, true, false);
-        fs__read(*p, path, true, true);
+        fs__read(*p, path, false, false, FS_TRACE_FORMAT_AUTO);
+        fs__read(*p, path, true, false, FS_TRACE_FORMAT_AUTO);
+        fs__read(*p, path, true, true, FS_TRACE_FORMAT_AUTO);
+        fs__read(*p, path, true, false, FS_TRACE_FORMAT_JSONL);
     }
     return 0;
 }
