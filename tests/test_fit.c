@@ -221,47 +221,9 @@ static const double weekend_profile[24] = {0.90, 0.80, 0.75, 0.70, 0.70, 0.70, 0
 /* Runs fit-traffic with --format json and returns the document. */
 static json_t *fit_json(const char *args)
 {
-    int status = test_fleetsim(tmp, "fit-traffic %s --format json", args);
-    if (status != 0) {
-        char *err = test_slurp("%s/err.txt", tmp);
-        fail_msg("fit-traffic %s: exit %d: %s", args, status, err ? err : "");
-    }
-    json_error_t jerr;
-    json_t *doc = json_load_file(test_path("%s/out.txt", tmp), 0, &jerr);
-    if (!doc)
-        fail_msg("fit-traffic %s: stdout is not JSON: %s", args, jerr.text);
-    return doc;
+    return test_fleetsim_json(tmp, "fit-traffic %s --format json", args);
 }
 
-/* The member at "a.b.c" (nested keys), or NULL. */
-static const json_t *at(const json_t *obj, const char *path)
-{
-    char key[128];
-    const json_t *v = obj;
-    for (const char *p = path; v && *p;) {
-        size_t n = strcspn(p, ".");
-        snprintf(key, sizeof key, "%.*s", (int)n, p);
-        v = json_object_get(v, key);
-        p += n + (p[n] == '.');
-    }
-    return v;
-}
-
-static double num(const json_t *obj, const char *path)
-{
-    const json_t *v = at(obj, path);
-    if (!json_is_number(v))
-        fail_msg("%s is not a number", path);
-    return json_number_value(v);
-}
-
-static const char *str(const json_t *obj, const char *path)
-{
-    const json_t *v = at(obj, path);
-    if (!json_is_string(v))
-        fail_msg("%s is not a string", path);
-    return json_string_value(v);
-}
 
 /* Every multiplier of the fitted profile against the truth (the profile
  * times the generator's base over its mean rate): the largest relative
@@ -292,26 +254,27 @@ static void test_synthetic_profile_recovered(void **state)
     json_t *doc = fit_json(test_path("%s --time arrival_s --start-weekday 6", path));
     const json_t *arrivals = json_object_get(doc, "arrivals"), *fit = json_object_get(doc, "fit");
     assert_null(json_object_get(arrivals, "diurnal"));
-    assert_string_equal(str(fit, "input.day0.weekday"), "tuesday");
-    double fitted = num(arrivals, "poisson_rps");
+    assert_string_equal(test_json_str(fit, "input.day0.weekday"), "tuesday");
+    double fitted = test_json_num(arrivals, "poisson_rps");
     double base_err = fabs(fitted - true_mean) / true_mean;
     double wd = worst_multiplier(arrivals, "weekday", weekday_profile, base / true_mean);
     double we = worst_multiplier(arrivals, "weekend", weekend_profile, base / true_mean);
-    double dispersion = num(fit, "dispersion.index");
-    size_t bursts = (size_t)num(fit, "bursts.count");
+    double dispersion = test_json_num(fit, "dispersion.index");
+    size_t bursts = (size_t)test_json_num(fit, "bursts.count");
     print_message("  %zu rows: base %.4g vs %.4g (%.2f%%), worst multiplier weekday %.2f%% weekend %.2f%%, "
                   "dispersion %.4f, chi2 p %.3g, R^2 %.4f, %zu burst(s) (%.3g hot windows by chance)\n",
                   rows, fitted, true_mean, 100 * base_err, 100 * wd, 100 * we, dispersion,
-                  num(fit, "goodness.p_value"), num(fit, "goodness.r2"), bursts, num(fit, "bursts.hot_by_chance"));
+                  test_json_num(fit, "goodness.p_value"), test_json_num(fit, "goodness.r2"), bursts,
+                  test_json_num(fit, "bursts.hot_by_chance"));
     assert_true(base_err < 0.02);
     assert_true(wd < 0.05);
     assert_true(we < 0.05);
     assert_true(dispersion > 0.9 && dispersion < 1.1);
     /* Only Poisson noise's lone hot minutes, never a run of them. */
     assert_true(bursts <= 10);
-    assert_true(num(fit, "bursts.longest_s") <= 60);
-    assert_true(num(fit, "goodness.p_value") > 1e-3);
-    assert_true(num(fit, "goodness.r2") > 0.9);
+    assert_true(test_json_num(fit, "bursts.longest_s") <= 60);
+    assert_true(test_json_num(fit, "goodness.p_value") > 1e-3);
+    assert_true(test_json_num(fit, "goodness.r2") > 0.9);
     json_decref(doc);
 
     /* The default output: the fragment on stdout, the report on stderr. */
@@ -320,7 +283,7 @@ static void test_synthetic_profile_recovered(void **state)
     json_error_t jerr;
     json_t *frag = json_loads(out, 0, &jerr);
     assert_non_null(frag);
-    assert_non_null(at(frag, "arrivals.weekend"));
+    assert_non_null(test_json_at(frag, "arrivals.weekend"));
     assert_non_null(strstr(err, "chi-square"));
     assert_non_null(strstr(err, "R^2"));
     assert_non_null(strstr(err, "index"));
@@ -354,26 +317,26 @@ static void test_synthetic_bursts_detected(void **state)
              .n_bursts = 3, .seed = 7};
     size_t rows = gen_write(&g, &true_mean);
     json_t *doc = fit_json(test_path("%s --time timestamp --time-format datetime", path));
-    const json_t *fit = json_object_get(doc, "fit"), *listed = at(fit, "bursts.listed");
-    assert_string_equal(str(fit, "input.day0.date"), "2024-01-03");
-    print_message("  %zu rows; %d burst(s), dispersion %.3f\n", rows, (int)num(fit, "bursts.count"),
-                  num(fit, "dispersion.index"));
+    const json_t *fit = json_object_get(doc, "fit"), *listed = test_json_at(fit, "bursts.listed");
+    assert_string_equal(test_json_str(fit, "input.day0.date"), "2024-01-03");
+    print_message("  %zu rows; %d burst(s), dispersion %.3f\n", rows, (int)test_json_num(fit, "bursts.count"),
+                  test_json_num(fit, "dispersion.index"));
     for (size_t b = 0; b < 3; b++) {
         double want = bursts[b].at - day0;
         const json_t *hit = NULL;
         for (size_t k = 0; k < json_array_size(listed) && !hit; k++)
-            if (fabs(num(json_array_get(listed, k), "at_s") - want) <= 60)
+            if (fabs(test_json_num(json_array_get(listed, k), "at_s") - want) <= 60)
                 hit = json_array_get(listed, k);
         if (!hit)
             fail_msg("burst at %.0f s not found", want);
-        print_message("  burst at %.0f s: found at %.0f s, %.0f s long, %.3fx\n", want, num(hit, "at_s"),
-                      num(hit, "duration_s"), num(hit, "multiplier"));
-        assert_true(fabs(num(hit, "duration_s") - 600) <= 120);
-        assert_true(fabs(num(hit, "multiplier") - 5) <= 1);
+        print_message("  burst at %.0f s: found at %.0f s, %.0f s long, %.3fx\n", want, test_json_num(hit, "at_s"),
+                      test_json_num(hit, "duration_s"), test_json_num(hit, "multiplier"));
+        assert_true(fabs(test_json_num(hit, "duration_s") - 600) <= 120);
+        assert_true(fabs(test_json_num(hit, "multiplier") - 5) <= 1);
         /* Sharper: the multiplier is relative to the fragment's profile,
          * which leaves the burst's windows out: 5, not 5 / (1 + 1/15) as
          * when the hour held the burst's own excess too. */
-        assert_true(fabs(num(hit, "multiplier") / 5 - 1) <= 0.1);
+        assert_true(fabs(test_json_num(hit, "multiplier") / 5 - 1) <= 0.1);
         /* The three are the largest: listed first. */
         assert_true(hit == json_array_get(listed, 0) || hit == json_array_get(listed, 1) ||
                     hit == json_array_get(listed, 2));
@@ -384,7 +347,7 @@ static void test_synthetic_bursts_detected(void **state)
     json_error_t jerr;
     json_t *frag = json_load_file(test_path("%s/out.txt", tmp), 0, &jerr);
     assert_non_null(frag);
-    assert_int_equal(json_array_size(at(frag, "arrivals.bursts")),
+    assert_int_equal(json_array_size(test_json_at(frag, "arrivals.bursts")),
                      json_array_size(listed));
     json_t *scenario = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:[{s:s, s:s, s:i}], s:[{s:s, s:O, s:{s:{s:s}}, s:i}]}", "schema", "fleetsim/1",
@@ -405,8 +368,8 @@ static void test_synthetic_bursts_detected(void **state)
             double t = d * 86400.0 + h * 3600 + 1800 + 5, end;
             bool in_burst = false; /* the injected ones, and Poisson noise's lone hot minutes */
             for (size_t k = 0; k < json_array_size(listed); k++) {
-                double at = num(json_array_get(listed, k), "at_s");
-                in_burst = in_burst || (t >= at && t < at + num(json_array_get(listed, k), "duration_s"));
+                double at = test_json_num(json_array_get(listed, k), "at_s");
+                in_burst = in_burst || (t >= at && t < at + test_json_num(json_array_get(listed, k), "duration_s"));
             }
             if (in_burst)
                 continue;
@@ -420,7 +383,7 @@ static void test_synthetic_bursts_detected(void **state)
             assert_near(fs_arrivals_rate(&p, t, &end) / want, 1, 1.0 / 15);
         }
     /* The fragment as printed gives back the trace's count over its span. */
-    double t0 = num(fit, "input.first_s"), t1 = num(fit, "input.last_s");
+    double t0 = test_json_num(fit, "input.first_s"), t1 = test_json_num(fit, "input.last_s");
     double expected = fs_arrivals_mean_rate(&p, t0, t1) * (t1 - t0);
     print_message("  the fragment expects %.1f over the span, the trace has %zu (%+.3f%%)\n", expected, rows,
                   100 * (expected / (double)rows - 1));
@@ -428,11 +391,11 @@ static void test_synthetic_bursts_detected(void **state)
     /* Inside the Thursday 10:00 burst. */
     const json_t *first = NULL;
     for (size_t k = 0; k < json_array_size(listed); k++)
-        if (fabs(num(json_array_get(listed, k), "at_s") - (86400 + 36000)) <= 60)
+        if (fabs(test_json_num(json_array_get(listed, k), "at_s") - (86400 + 36000)) <= 60)
             first = json_array_get(listed, k);
     /* The fragment's rate at the same hour of a day without a burst (day 0, a
      * Wednesday) times the burst's multiplier. */
-    double end, want = fs_arrivals_rate(&p, 36000 + 300, &end) * num(first, "multiplier");
+    double end, want = fs_arrivals_rate(&p, 36000 + 300, &end) * test_json_num(first, "multiplier");
     assert_near(fs_arrivals_rate(&p, 86400 + 36000 + 300, &end) / want, 1, 1.5e-3);
     fs_scenario_destroy(s);
     json_decref(scenario);
@@ -458,11 +421,11 @@ static void test_short_trace_lists_uncovered(void **state)
     assert_null(json_object_get(arrivals, "weekday"));
     const json_t *diurnal = json_object_get(arrivals, "diurnal");
     /* 10,800 + 21,600 rows over 10,799.75 s (first row to last). */
-    double base = num(fit, "arrivals") / num(fit, "covered_s");
-    assert_near(num(fit, "covered_s"), 19799.875 - 9000.125, 1e-6);
+    double base = test_json_num(fit, "arrivals") / test_json_num(fit, "covered_s");
+    assert_near(test_json_num(fit, "covered_s"), 19799.875 - 9000.125, 1e-6);
     assert_near(json_number_value(json_array_get(diurnal, 2)), fit_sig4(2 / base), 1e-12);
     assert_near(json_number_value(json_array_get(diurnal, 5)), fit_sig4(4 / base), 1e-12);
-    const json_t *uncovered = at(fit, "not_covered.diurnal");
+    const json_t *uncovered = test_json_at(fit, "not_covered.diurnal");
     assert_int_equal(json_array_size(uncovered), 20);
     for (int h = 0; h < 24; h++) {
         bool in = h >= 2 && h <= 5;
@@ -525,45 +488,45 @@ static void test_rate_series(void **state)
     /* The zero window is 600 s of the 86,400 before noon, observed: hour 5
      * (both days) averages 100 x (7,200 - 600) / 7,200. */
     json_t *doc = fit_json(test_path("%s --preset servegen-rate", path));
-    const json_t *fit = json_object_get(doc, "fit"), *diurnal = at(doc, "arrivals.diurnal");
+    const json_t *fit = json_object_get(doc, "fit"), *diurnal = test_json_at(doc, "arrivals.diurnal");
     double low = 2 * 43200.0, high = 2 * 43200.0, base = (100 * (low - 600) + 300 * high) / (low + high);
     /* The base is scaled so the printed (rounded) fragment gives back the
      * count: within rounding of the mean rate, not its 4 digits to the bit. */
-    assert_near(num(json_object_get(doc, "arrivals"), "poisson_rps") / base, 1, 1e-3);
-    assert_near(num(fit, "model.expected_count") / num(fit, "arrivals"), 1, 1e-3);
+    assert_near(test_json_num(json_object_get(doc, "arrivals"), "poisson_rps") / base, 1, 1e-3);
+    assert_near(test_json_num(fit, "model.expected_count") / test_json_num(fit, "arrivals"), 1, 1e-3);
     assert_near(json_number_value(json_array_get(diurnal, 5)), fit_sig4(100 * (7200 - 600) / 7200.0 / base), 1e-12);
     assert_near(json_number_value(json_array_get(diurnal, 6)), fit_sig4(100 / base), 1e-12);
     assert_near(json_number_value(json_array_get(diurnal, 23)), fit_sig4(300 / base), 1e-12);
-    assert_near(num(fit, "covered_s"), low + high, 1e-6);
-    assert_near(num(fit, "input.idle_windows"), 1, 0);
-    assert_near(num(fit, "input.gap_windows"), 0, 0);
+    assert_near(test_json_num(fit, "covered_s"), low + high, 1e-6);
+    assert_near(test_json_num(fit, "input.idle_windows"), 1, 0);
+    assert_near(test_json_num(fit, "input.gap_windows"), 0, 0);
     json_decref(doc);
     /* As a gap its 600 s are not observed: hour 5 is 100/s where observed. */
     doc = fit_json(test_path("%s --preset servegen-rate --zero-is-gap", path));
     fit = json_object_get(doc, "fit");
-    diurnal = at(doc, "arrivals.diurnal");
+    diurnal = test_json_at(doc, "arrivals.diurnal");
     low = 2 * 43200.0 - 600;
     base = (100 * low + 300 * high) / (low + high);
-    assert_near(num(json_object_get(doc, "arrivals"), "poisson_rps") / base, 1, 1e-3);
+    assert_near(test_json_num(json_object_get(doc, "arrivals"), "poisson_rps") / base, 1, 1e-3);
     assert_near(json_number_value(json_array_get(diurnal, 5)), fit_sig4(100 / base), 1e-12);
     assert_near(json_number_value(json_array_get(diurnal, 23)), fit_sig4(300 / base), 1e-12);
-    assert_near(num(fit, "covered_s"), low + high, 1e-6);
-    assert_near(num(fit, "input.idle_windows"), 0, 0);
-    assert_near(num(fit, "input.gap_windows"), 1, 0);
-    assert_near(num(fit, "input.row_window_s"), 600, 0);
+    assert_near(test_json_num(fit, "covered_s"), low + high, 1e-6);
+    assert_near(test_json_num(fit, "input.idle_windows"), 0, 0);
+    assert_near(test_json_num(fit, "input.gap_windows"), 1, 0);
+    assert_near(test_json_num(fit, "input.row_window_s"), 600, 0);
     assert_null(json_object_get(fit, "dispersion")); /* no requests, no bursts */
-    assert_int_equal((int)num(fit, "all_days.peak_hour"), 12);
+    assert_int_equal((int)test_json_num(fit, "all_days.peak_hour"), 12);
     json_decref(doc);
 
     /* Named columns, the window from the spacing, and --window overriding it. */
     doc = fit_json(test_path("%s --rate total_rate_rps --window-start window_start_s", path));
-    assert_near(num(json_object_get(doc, "fit"), "input.row_window_s"), 600, 0);
+    assert_near(test_json_num(json_object_get(doc, "fit"), "input.row_window_s"), 600, 0);
     json_decref(doc);
     doc = fit_json(test_path("%s --rate total_rate_rps --window-start window_start_s --window 5m", path));
-    assert_near(num(json_object_get(doc, "fit"), "input.row_window_s"), 300, 0);
+    assert_near(test_json_num(json_object_get(doc, "fit"), "input.row_window_s"), 300, 0);
     /* Half of each hour observed, at the same rates (the zero window's
      * first half among them). */
-    assert_near(num(json_object_get(doc, "fit"), "covered_s"), 2 * 86400.0 / 2, 1e-6);
+    assert_near(test_json_num(json_object_get(doc, "fit"), "covered_s"), 2 * 86400.0 / 2, 1e-6);
     json_decref(doc);
 }
 
@@ -579,20 +542,20 @@ static void test_rate_zero_windows(void **state)
     test_write(path, "start,rate\n0,2\n600,0\n1200,4\n1800,0\n3000,6\n");
     json_t *doc = fit_json(test_path("%s --rate rate --window-start start", path));
     const json_t *fit = json_object_get(doc, "fit");
-    assert_near(num(fit, "arrivals"), 7200, 1e-9);
-    assert_near(num(fit, "covered_s"), 3000, 1e-9);
-    assert_near(num(fit, "base_rps"), 2.4, 1e-12);
-    assert_near(num(json_object_get(doc, "arrivals"), "poisson_rps"), 2.4, 1e-12);
-    assert_near(num(fit, "input.idle_windows"), 2, 0);
-    assert_near(num(fit, "input.gap_windows"), 0, 0);
+    assert_near(test_json_num(fit, "arrivals"), 7200, 1e-9);
+    assert_near(test_json_num(fit, "covered_s"), 3000, 1e-9);
+    assert_near(test_json_num(fit, "base_rps"), 2.4, 1e-12);
+    assert_near(test_json_num(json_object_get(doc, "arrivals"), "poisson_rps"), 2.4, 1e-12);
+    assert_near(test_json_num(fit, "input.idle_windows"), 2, 0);
+    assert_near(test_json_num(fit, "input.gap_windows"), 0, 0);
     json_decref(doc);
     doc = fit_json(test_path("%s --rate rate --window-start start --zero-is-gap", path));
     fit = json_object_get(doc, "fit");
-    assert_near(num(fit, "arrivals"), 7200, 1e-9);
-    assert_near(num(fit, "covered_s"), 1800, 1e-9);
-    assert_near(num(fit, "base_rps"), 4, 1e-12);
-    assert_near(num(fit, "input.idle_windows"), 0, 0);
-    assert_near(num(fit, "input.gap_windows"), 2, 0);
+    assert_near(test_json_num(fit, "arrivals"), 7200, 1e-9);
+    assert_near(test_json_num(fit, "covered_s"), 1800, 1e-9);
+    assert_near(test_json_num(fit, "base_rps"), 4, 1e-12);
+    assert_near(test_json_num(fit, "input.idle_windows"), 0, 0);
+    assert_near(test_json_num(fit, "input.gap_windows"), 2, 0);
     json_decref(doc);
     /* The report says how the zeros were counted. */
     const char *const reports[][3] = {
@@ -637,25 +600,26 @@ static void test_servegen_m_small(void **state)
     json_t *doc = fit_json(test_path("%s --preset servegen-rate", path));
     const json_t *fit = json_object_get(doc, "fit");
     print_message("  peak hour %d, peak/trough %.3f, base %.4g, zero windows %d, R^2 %.3f\n",
-                  (int)num(fit, "all_days.peak_hour"), num(fit, "all_days.peak_trough"), num(fit, "base_rps"),
-                  (int)num(fit, "input.idle_windows"), num(fit, "goodness.r2"));
-    assert_int_equal((int)num(fit, "all_days.peak_hour"), 20);
-    assert_true(fabs(num(fit, "all_days.peak_trough") / 2.21 - 1) < 0.01);
-    assert_int_equal((int)num(fit, "input.idle_windows"), 37);
-    assert_int_equal((int)num(fit, "input.gap_windows"), 0);
-    assert_int_equal((int)num(fit, "input.rows"), 2016);
+                  (int)test_json_num(fit, "all_days.peak_hour"), test_json_num(fit, "all_days.peak_trough"),
+                  test_json_num(fit, "base_rps"), (int)test_json_num(fit, "input.idle_windows"),
+                  test_json_num(fit, "goodness.r2"));
+    assert_int_equal((int)test_json_num(fit, "all_days.peak_hour"), 20);
+    assert_true(fabs(test_json_num(fit, "all_days.peak_trough") / 2.21 - 1) < 0.01);
+    assert_int_equal((int)test_json_num(fit, "input.idle_windows"), 37);
+    assert_int_equal((int)test_json_num(fit, "input.gap_windows"), 0);
+    assert_int_equal((int)test_json_num(fit, "input.rows"), 2016);
     /* 14 days: both day types. */
-    assert_non_null(at(doc, "arrivals.weekend"));
-    double base = num(fit, "base_rps");
+    assert_non_null(test_json_at(doc, "arrivals.weekend"));
+    double base = test_json_num(fit, "base_rps");
     json_decref(doc);
     /* As gaps the 37 windows' 22,200 s leave the observed time: a higher
      * base (by the share of the mean they would have averaged in). */
     doc = fit_json(test_path("%s --preset servegen-rate --zero-is-gap", path));
     fit = json_object_get(doc, "fit");
-    assert_int_equal((int)num(fit, "input.gap_windows"), 37);
-    assert_near(num(fit, "covered_s"), (2016 - 37) * 600.0, 1e-6);
-    assert_near(num(fit, "base_rps") * (2016 - 37), base * 2016, 1e-5 * base * 2016); /* 6 digits printed */
-    assert_true(fabs(num(fit, "all_days.peak_trough") / 2.21 - 1) < 0.10);
+    assert_int_equal((int)test_json_num(fit, "input.gap_windows"), 37);
+    assert_near(test_json_num(fit, "covered_s"), (2016 - 37) * 600.0, 1e-6);
+    assert_near(test_json_num(fit, "base_rps") * (2016 - 37), base * 2016, 1e-5 * base * 2016); /* 6 digits printed */
+    assert_true(fabs(test_json_num(fit, "all_days.peak_trough") / 2.21 - 1) < 0.10);
     json_decref(doc);
 }
 
@@ -669,18 +633,18 @@ static void test_azure_conv(void **state)
     if (!have(path))
         skip();
     json_t *doc = fit_json(test_path("%s --preset azure-llm", path));
-    const json_t *fit = json_object_get(doc, "fit"), *diurnal = at(doc, "arrivals.diurnal");
+    const json_t *fit = json_object_get(doc, "fit"), *diurnal = test_json_at(doc, "arrivals.diurnal");
     double c18 = 3600 - (15 * 60 + 46.6805900), c19 = 14 * 60 + 8.4025270, base = 19366 / (c18 + c19);
     /* The observed rates; the fragment's profile leaves the bursts out. */
-    assert_near(num(fit, "base_rps"), base, base * 1e-5);
-    assert_near(json_number_value(json_array_get(at(fit, "rates_rps.diurnal"), 18)) / (15606 / c18), 1, 1e-5);
+    assert_near(test_json_num(fit, "base_rps"), base, base * 1e-5);
+    assert_near(json_number_value(json_array_get(test_json_at(fit, "rates_rps.diurnal"), 18)) / (15606 / c18), 1, 1e-5);
     assert_true(json_number_value(json_array_get(diurnal, 18)) > json_number_value(json_array_get(diurnal, 19)));
-    assert_int_equal(json_array_size(at(fit, "not_covered.diurnal")), 22);
-    assert_string_equal(str(fit, "input.day0.weekday"), "thursday");
+    assert_int_equal(json_array_size(test_json_at(fit, "not_covered.diurnal")), 22);
+    assert_string_equal(test_json_str(fit, "input.day0.weekday"), "thursday");
     /* SUMMARY: minute counts vary ~20x more than Poisson around the flat mean. */
-    print_message("  base %.4g, x18 %.4g, x19 %.4g, dispersion %.3g, %d burst(s)\n", base,
-                  15606 / c18 / base, 3760 / c19 / base, num(fit, "dispersion.index"), (int)num(fit, "bursts.count"));
-    assert_true(num(fit, "dispersion.index") > 3);
+    print_message("  base %.4g, x18 %.4g, x19 %.4g, dispersion %.3g, %d burst(s)\n", base, 15606 / c18 / base,
+                  3760 / c19 / base, test_json_num(fit, "dispersion.index"), (int)test_json_num(fit, "bursts.count"));
+    assert_true(test_json_num(fit, "dispersion.index") > 3);
     json_decref(doc);
 }
 
@@ -695,10 +659,10 @@ static double fragment_count(const char *args, const json_t *fit)
     json_error_t jerr;
     json_t *frag = json_load_file(test_path("%s/out.txt", tmp), 0, &jerr);
     assert_non_null(frag);
-    double t0 = num(fit, "input.first_s"), t1 = num(fit, "input.last_s");
+    double t0 = test_json_num(fit, "input.first_s"), t1 = test_json_num(fit, "input.last_s");
     json_t *scenario = json_pack(
-        "{s:s, s:s, s:I, s:s, s:[{s:s, s:s, s:i}], s:[{s:s, s:O, s:{s:{s:s}}, s:i}]}", "schema", "fleetsim/1",
-        "name", "fitted", "horizon", (json_int_t)ceil(t1) + 3600, "start_weekday", str(fit, "input.day0.weekday"),
+        "{s:s, s:s, s:I, s:s, s:[{s:s, s:s, s:i}], s:[{s:s, s:O, s:{s:{s:s}}, s:i}]}", "schema", "fleetsim/1", "name",
+        "fitted", "horizon", (json_int_t)ceil(t1) + 3600, "start_weekday", test_json_str(fit, "input.day0.weekday"),
         "pools", "name", "p", "gpu", "L4-24GB", "gpus", 4, "services", "name", "s", "arrivals",
         json_object_get(frag, "arrivals"), "service_time", "exponential", "mean", "10ms", "replicas", 4);
     assert_non_null(scenario);
@@ -753,29 +717,30 @@ static void test_fragment_reproduces_count(void **state)
     double n = fragment_count(copy, fit);
     print_message("  %zu rows; fragment %.1f (%+.3f%%); growth %s; group mean %.3f; chosen %s; 1m index %.3f, "
                   "groups %.3f (p %.3g)\n",
-                  rows, n, 100 * (n / (double)rows - 1), str(arrivals, "growth"), num(fit, "model.groups.mean"),
-                  str(fit, "model.chosen"), num(json_array_get(at(fit, "model.scales"), 0), "index"),
-                  num(json_array_get(at(fit, "model.scales"), 0), "group_index"),
-                  num(json_array_get(at(fit, "model.scales"), 0), "group_p_value"));
+                  rows, n, 100 * (n / (double)rows - 1), test_json_str(arrivals, "growth"),
+                  test_json_num(fit, "model.groups.mean"), test_json_str(fit, "model.chosen"),
+                  test_json_num(json_array_get(test_json_at(fit, "model.scales"), 0), "index"),
+                  test_json_num(json_array_get(test_json_at(fit, "model.scales"), 0), "group_index"),
+                  test_json_num(json_array_get(test_json_at(fit, "model.scales"), 0), "group_p_value"));
     assert_near(n / (double)rows, 1, 0.01);
-    assert_near(num(fit, "model.expected_count") / (double)rows, 1, 0.01);
+    assert_near(test_json_num(fit, "model.expected_count") / (double)rows, 1, 0.01);
     /* Groups: the law printed, its mean the generator's within noise. */
-    assert_non_null(at(arrivals, "groups"));
-    assert_near(num(fit, "model.groups.mean"), mean_group, 0.1);
+    assert_non_null(test_json_at(arrivals, "groups"));
+    assert_near(test_json_num(fit, "model.groups.mean"), mean_group, 0.1);
     /* Growth: 20%/day within 2 points. */
-    assert_true(json_is_true(at(fit, "model.trend.growth")));
-    assert_near(num(fit, "model.trend.growth_per_day"), 0.2, 0.02);
-    assert_string_equal(str(fit, "model.chosen"), "poisson with the profile + levels/growth");
+    assert_true(json_is_true(test_json_at(fit, "model.trend.growth")));
+    assert_near(test_json_num(fit, "model.trend.growth_per_day"), 0.2, 0.02);
+    assert_string_equal(test_json_str(fit, "model.chosen"), "poisson with the profile + levels/growth");
     /* The requests' counts are compound Poisson (index E[G^2]/E[G] = 5 at
      * 1 min), the groups' Poisson. */
-    const json_t *minute = json_array_get(at(fit, "model.scales"), 0);
-    assert_near(num(minute, "window_s"), 60, 0);
-    assert_true(num(minute, "index") > 3.5);
-    assert_near(num(minute, "group_index"), 1, 0.1);
+    const json_t *minute = json_array_get(test_json_at(fit, "model.scales"), 0);
+    assert_near(test_json_num(minute, "window_s"), 60, 0);
+    assert_true(test_json_num(minute, "index") > 3.5);
+    assert_near(test_json_num(minute, "group_index"), 1, 0.1);
     /* The burst is listed at its minute, at about 6x the fragment's rate. */
-    const json_t *first = json_array_get(at(fit, "bursts.listed"), 0);
-    assert_near(num(first, "at_s"), burst_at, 60);
-    assert_near(num(first, "multiplier"), 6, 1.5);
+    const json_t *first = json_array_get(test_json_at(fit, "bursts.listed"), 0);
+    assert_near(test_json_num(first, "at_s"), burst_at, 60);
+    assert_near(test_json_num(first, "multiplier"), 6, 1.5);
     json_decref(doc);
 }
 
@@ -793,9 +758,9 @@ static void test_azure_fragment_count(void **state)
         snprintf(args, sizeof args, "%s --preset azure-llm", path);
         json_t *doc = fit_json(args);
         const json_t *fit = json_object_get(doc, "fit");
-        double n = fragment_count(args, fit), rows = num(fit, "input.rows");
+        double n = fragment_count(args, fit), rows = test_json_num(fit, "input.rows");
         print_message("  %s: %.0f rows, the fragment %.1f (%+.3f%%), chosen %s\n", names[k], rows, n,
-                      100 * (n / rows - 1), str(fit, "model.chosen"));
+                      100 * (n / rows - 1), test_json_str(fit, "model.chosen"));
         assert_near(n / rows, 1, 0.01);
         json_decref(doc);
     }

@@ -230,3 +230,51 @@ int test_fleetsim(const char *dir, const char *fmt, ...)
     return test_sh("cd '%s' && '%s' %s > '%s/out.txt' 2> '%s/err.txt'", FS_SOURCE_DIR, FS_BINARY, args, dir,
                    dir);
 }
+
+json_t *test_fleetsim_json(const char *dir, const char *fmt, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vpath(args, sizeof args, fmt, ap);
+    va_end(ap);
+    int status = test_fleetsim(dir, "%s", args);
+    if (status != 0) {
+        char *err = test_slurp("%s/err.txt", dir);
+        fail_msg("fleetsim %s: exit %d: %s", args, status, err ? err : "");
+    }
+    json_error_t jerr;
+    json_t *doc = json_load_file(test_path("%s/out.txt", dir), 0, &jerr);
+    if (!doc)
+        fail_msg("fleetsim %s: stdout is not JSON: %s", args, jerr.text);
+    return doc;
+}
+
+const json_t *test_json_at(const json_t *obj, const char *path)
+{
+    char key[128];
+    const json_t *v = obj;
+    for (const char *p = path; v && *p;) {
+        size_t n = strcspn(p, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, p);
+        v = json_object_get(v, key);
+        p += n + (p[n] == '.');
+    }
+    return v;
+}
+
+double test_json_num(const json_t *obj, const char *path)
+{
+    const json_t *v = test_json_at(obj, path);
+    if (!json_is_number(v))
+        fail_msg("%s is not a number", path);
+    return json_number_value(v);
+}
+
+const char *test_json_str(const json_t *obj, const char *path)
+{
+    const json_t *v = test_json_at(obj, path);
+    if (!json_is_string(v))
+        fail_msg("%s is not a string", path);
+    return json_string_value(v);
+}

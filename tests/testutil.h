@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "run.h"
 #include "scenario.h"
 
@@ -75,5 +77,16 @@ int test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * to DIR/err.txt; returns the exit status (fails the test if it did not exit
  * normally). */
 int test_fleetsim(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Runs fleetsim as test_fleetsim does and returns its stdout parsed as JSON
+ * (the caller decrefs it); fails the test, quoting stderr, when it exits
+ * non-zero or its stdout is not JSON. */
+json_t *test_fleetsim_json(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The member at "a.b.c" (nested keys), or NULL; its number or string,
+ * failing the test when it is not one. */
+const json_t *test_json_at(const json_t *obj, const char *path);
+double test_json_num(const json_t *obj, const char *path);
+const char *test_json_str(const json_t *obj, const char *path);
 
 #endif

@@ -597,6 +597,14 @@ int fs_fit_compute(const fs_fit_acc *acc, fs_fit *out, fs_error *err)
     if (!(out->arrivals > 0))
         return fs_error_set(err, FS_ERR_INPUT, "nothing to fit: no arrivals in %g covered seconds",
                             out->covered_s);
+    /* Under these a profile's multipliers, the dispersion and its test are
+     * noise: refused rather than printed as if they meant something. */
+    double span = acc->last_s - acc->first_s;
+    if (out->arrivals < FS_FIT_MIN_ARRIVALS || span < FS_FIT_MIN_SPAN_S)
+        return fs_error_set(err, FS_ERR_INPUT,
+                            "too short to fit: %.0f arrivals over %.3g s (a fit needs at least %d arrivals over "
+                            "at least %g s)",
+                            out->arrivals, span, FS_FIT_MIN_ARRIVALS, FS_FIT_MIN_SPAN_S);
     /* Scratch: 2 arrays for the goodness of fit, 4 and the cells for the
      * model (fit_model.h). */
     size_t n = acc->n_hours ? acc->n_hours : 1;

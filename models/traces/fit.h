@@ -65,6 +65,10 @@
 #include "trace.h"
 
 #define FS_FIT_MIN_COVER_S 60.0
+/* Shorter inputs are refused (fs_fit_compute): too few arrivals, or a span
+ * under a minute, fit nothing worth printing. */
+#define FS_FIT_MIN_ARRIVALS 100
+#define FS_FIT_MIN_SPAN_S 60.0
 #define FS_FIT_MAX_WINDOWS ((size_t)1 << 22)
 #define FS_FIT_MAX_BURSTS 20
 
@@ -218,7 +222,9 @@ typedef struct fs_fit {
 } fs_fit;
 
 /* The fit of what acc holds.  FS_OK, or FS_ERR_INPUT when nothing was
- * covered or no arrival was seen (no rate to scale a profile by). */
+ * covered, no arrival was seen (no rate to scale a profile by), or the
+ * input is too short (under FS_FIT_MIN_ARRIVALS arrivals or a span under
+ * FS_FIT_MIN_SPAN_S); FS_ERR_RUNTIME (out of memory). */
 int fs_fit_compute(const fs_fit_acc *acc, fs_fit *out, fs_error *err);
 
 #endif

@@ -255,6 +255,7 @@ void fs__fit_model_start(const fs_fit_acc *acc, fs_fit *f, fs__fit_hours *h)
     memset(m, 0, sizeof *m);
     fs__groups(acc, &m->groups);
     m->trend.slope = m->trend.slope_se = m->trend.day_p = NAN;
+    m->modulation = -1;
     m->trend.days = (h->n + 23) / 24;
     for (size_t i = 0; i < h->n; i++)
         h->growth[i] = 1;
@@ -500,8 +501,7 @@ static void fs__choose(fs_fit_model *m)
         n = snprintf(m->why, sizeof m->why, "%s", poisson_rejected ? "nothing simpler" : "not rejected at any scale");
     }
     if (m->rejected && n > 0 && (size_t)n < sizeof m->why)
-        snprintf(m->why + n, sizeof m->why - (size_t)n, "; still rejected at %s: what is left (bursts beyond the "
-                 "listed ones, MMPP, noise) is not fitted yet",
+        snprintf(m->why + n, sizeof m->why - (size_t)n, "; still rejected at %s",
                  m->groups.fitted && m->chosen != FS_FIT_CHOSE_POISSON ? grp : req);
     /* What the fragment prints follows the choice. */
     m->groups.printed = m->groups.fitted && m->chosen != FS_FIT_CHOSE_POISSON;
@@ -515,7 +515,8 @@ int fs__fit_model_finish(const fs_fit_acc *acc, fs_fit *f, fs__fit_hours *h, fs_
     if (!e)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for %zu windows of the fit", n);
     fs__scales(acc, f, h, e);
-    free(e);
     fs__choose(&f->model);
-    return FS_OK;
+    int rc = fs__fit_clustered(acc, f, e, err);
+    free(e);
+    return rc;
 }

@@ -131,13 +131,46 @@ static json_t *fit_groups_json(const fs_fit_groups *g)
     return json_pack("{s:o, s:o}", "sizes", sizes, "weights", weights);
 }
 
-/* {"poisson_rps", "diurnal" or "weekday" + "weekend", "growth", "daily_levels",
- * "groups" and "bursts" when the model has them} (fit_model.h). */
+/* A duration as the scenario reads it ("2m 17.5s"). */
+static json_t *fit_duration_json(double s)
+{
+    char buf[48];
+    fs_duration_format(s, buf, sizeof buf);
+    return json_string(buf);
+}
+
+/* "mmpp": {"states": [...]} or "noise": {...}, the clustered model chosen
+ * (fit_model.h); its figures are rounded as printed already. */
+static void fit_modulation_json(const fs_fit_model *m, json_t *a)
+{
+    if (m->modulation < 0)
+        return;
+    const fs_fit_clustered *c = &m->clustered[m->modulation];
+    if (m->modulation == FS_FIT_MMPP2) {
+        json_t *states = json_array();
+        for (int i = 0; i < 2; i++)
+            json_array_append_new(states, json_pack("{s:o, s:o}", "rps", fit_num(c->rps[i], 6), "mean_sojourn",
+                                                    fit_duration_json(c->sojourn_s[i])));
+        json_object_set_new(a, "mmpp", json_pack("{s:o}", "states", states));
+        return;
+    }
+    json_t *noise = json_pack("{s:s, s:o, s:o}", "distribution",
+                              m->modulation == FS_FIT_NOISE_GAMMA ? "gamma" : "lognormal", "cv", fit_num(c->cv, 4),
+                              "interval", fit_duration_json(c->interval_s));
+    if (c->correlation_s > 0)
+        json_object_set_new(noise, "correlation_time", fit_duration_json(c->correlation_s));
+    json_object_set_new(a, "noise", noise);
+}
+
+/* {"poisson_rps" (or "mmpp", whose states' rates replace it), "diurnal" or
+ * "weekday" + "weekend", "growth", "daily_levels", "noise", "groups" and
+ * "bursts" when the model has them} (fit_model.h). */
 static json_t *fit_arrivals_json(const fs_fit *f)
 {
     const fs_fit_model *m = &f->model;
     json_t *a = json_object();
-    json_object_set_new(a, "poisson_rps", fit_num(m->base_rps, 4));
+    if (m->modulation != FS_FIT_MMPP2)
+        json_object_set_new(a, "poisson_rps", fit_num(m->base_rps, 4));
     if (f->split) {
         json_object_set_new(a, "weekday", fit_profile_json(m->multiplier[FS_FIT_WEEKDAY]));
         json_object_set_new(a, "weekend", fit_profile_json(m->multiplier[FS_FIT_WEEKEND]));
@@ -155,9 +188,10 @@ static json_t *fit_arrivals_json(const fs_fit *f)
             json_array_append_new(levels, fit_num(m->trend.level[d], 6));
         json_object_set_new(a, "daily_levels", levels);
     }
+    fit_modulation_json(m, a);
     if (m->groups.printed)
         json_object_set_new(a, "groups", fit_groups_json(&m->groups));
-    if (f->n_listed)
+    if (f->n_listed && m->modulation < 0) /* a clustered model makes its own */
         json_object_set_new(a, "bursts", fit_bursts_json(f));
     return a;
 }
@@ -202,11 +236,80 @@ static const char *const fit_notes[] = {
     "groups: requests at the identical time; fitted when the mean size > 1.05 over more than 100 groups; "
     "trend (>= 3 days): growth when |slope of ln day factor| > 2 standard errors, daily_levels when the daily "
     "counts' chi-square against the profile (/ E[G^2]/E[G]) has p < 0.001",
-    "not fitted yet: MMPP, noise, a back-test of the fragment by simulation",
+    "clustered (tried when the choice above is rejected still): a random factor on the fragment's rate, "
+    "noise (gamma), mmpp (2 states), noise (lognormal, correlated), simplest first; a window of mean E has "
+    "index I = 1 + E g(T), g(T) the variance of the factor's mean over the window; fitted to factor_diff, "
+    "the mean of (O1/E1 - O2/E2)^2 - 1/E1 - 1/E2 over adjacent windows = 4 (g(T) - g(2T)), at every scale "
+    "(and to the windows' own (O-E)^2, and the MMPP's (O-E)^3, up to 10 min); the listed bursts are left out "
+    "of E and of the fragment; tested at the scales with (O-E)^2/(E I), two-sided; the first not rejected is "
+    "chosen, else the one with the smallest largest |z|",
+    "not fitted yet: a back-test of the fragment by simulation",
 };
 
 static const char *const fit_choice_names[] = {"poisson with the profile", "poisson with the profile + groups",
                                                "poisson with the profile + levels/growth"};
+
+/* The ladder's choice, with the clustered model printed when there is one. */
+static void fit_chosen_name(const fs_fit_model *m, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%s", fit_choice_names[m->chosen], m->modulation >= 0 ? " + " : "",
+             m->modulation >= 0 ? fs_fit_clustered_names[m->modulation] : "");
+}
+
+/* One clustered candidate: its figures and its test at the model's scales. */
+static json_t *fit_candidate_json(const fs_fit_model *m, int k)
+{
+    const fs_fit_clustered *c = &m->clustered[k];
+    json_t *o = json_pack("{s:s, s:b, s:i, s:o}", "model", fs_fit_clustered_names[k], "fitted", c->fitted,
+                          "parameters", c->params, "cost", fit_num(c->cost, 4));
+    if (!c->fitted)
+        return o;
+    if (k == FS_FIT_MMPP2) {
+        json_object_set_new(o, "rps", json_pack("[o, o]", fit_num(c->rps[0], 6), fit_num(c->rps[1], 6)));
+        json_object_set_new(o, "mean_sojourn_s",
+                            json_pack("[o, o]", fit_num(c->sojourn_s[0], 4), fit_num(c->sojourn_s[1], 4)));
+    } else {
+        json_object_set_new(o, "cv", fit_num(c->cv, 4));
+        json_object_set_new(o, "interval_s", fit_num(c->interval_s, 4));
+        json_object_set_new(o, "correlation_s", fit_num(c->correlation_s > 0 ? c->correlation_s : NAN, 4));
+    }
+    json_t *tests = json_array();
+    for (size_t s = 0; s < m->n_scales; s++)
+        json_array_append_new(tests, json_pack("{s:o, s:o, s:o, s:o, s:o}", "window_s",
+                                               fit_num(m->scale[s].window_s, 10), "index",
+                                               fit_num(m->clustered_index[s], 4), "model_index",
+                                               fit_num(c->model_index[s], 4), "z", fit_num(c->z[s], 4), "p_value",
+                                               fit_num(c->p_value[s], 4)));
+    json_object_set_new(o, "scales", tests);
+    json_object_set_new(o, "worst_z", fit_num(c->worst_z, 4));
+    json_object_set_new(o, "rejected", json_boolean(c->rejected));
+    return o;
+}
+
+/* {"tried", "on", "chosen", "fit_scales", "candidates"} (fit_model.h). */
+static json_t *fit_clustered_json(const fs_fit_model *m)
+{
+    json_t *o = json_pack("{s:b}", "tried", m->clustered_tried);
+    if (!m->clustered_tried)
+        return o;
+    json_object_set_new(o, "on", json_string(m->clustered_on_groups ? "group counts" : "request counts"));
+    json_object_set_new(o, "base_rps", fit_num(m->clustered_base_rps, 4));
+    json_object_set_new(o, "chosen", m->modulation >= 0 ? json_string(fs_fit_clustered_names[m->modulation])
+                                                        : json_null());
+    json_t *scales = json_array(), *candidates = json_array();
+    for (size_t s = 0; s < m->n_factor_scales; s++) {
+        const fs_fit_factor_scale *fs = &m->factor_scale[s];
+        json_array_append_new(scales, json_pack("{s:o, s:I, s:o, s:o}", "window_s", fit_num(fs->window_s, 10),
+                                                "pairs", (json_int_t)fs->windows, "factor_diff",
+                                                fit_num(fs->factor_diff, 4), "factor_diff_se",
+                                                fit_num(fs->factor_diff_se, 4)));
+    }
+    for (int k = 0; k < FS_FIT_N_CLUSTERED; k++)
+        json_array_append_new(candidates, fit_candidate_json(m, k));
+    json_object_set_new(o, "fit_scales", scales);
+    json_object_set_new(o, "candidates", candidates);
+    return o;
+}
 
 static json_t *fit_model_json(const fs_fit_model *m)
 {
@@ -234,9 +337,11 @@ static json_t *fit_model_json(const fs_fit_model *m)
                               fit_num(t->tested ? t->growth_per_day : NAN, 6), "growth", t->growth, "day_chi2",
                               fit_num(t->day_chi2, 6), "day_dof", t->day_dof, "day_p_value",
                               fit_num(t->day_p, 4), "levels", t->levels);
-    return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o}", "chosen", fit_choice_names[m->chosen], "why", m->why,
-                     "rejected", m->rejected, "expected_count", fit_num(m->expected, 10), "groups", groups, "trend",
-                     trend, "scales", scales);
+    char chosen[160];
+    fit_chosen_name(m, chosen, sizeof chosen);
+    return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "chosen", chosen, "why", m->why, "rejected",
+                     m->rejected, "expected_count", fit_num(m->expected, 10), "groups", groups, "trend", trend,
+                     "scales", scales, "clustered", fit_clustered_json(m));
 }
 
 /* Per hour of a profile: its rates, its covered seconds, or the hours not covered. */
@@ -464,6 +569,53 @@ static void fit_report(FILE *fp, const char *path, const fs_fit_acc *acc, const 
                 f->n_listed < f->n_bursts ? " (only the 20 largest are listed; the rest stay in the profile)" : "");
 }
 
+/* The clustered candidates: the factor's variance measured at each fit
+ * scale, then each model's figures and its test. */
+static void fit_clustered_text(FILE *fp, const fs_fit_model *m)
+{
+    if (!m->clustered_tried)
+        return;
+    fprintf(fp, "clustered models on %s, against a base of %.4g req/s without the listed bursts (a random\n"
+                "  factor on the rate; g(T) = Var of its mean over a window of T; adjacent windows'\n"
+                "  (O1/E1 - O2/E2)^2 - 1/E1 - 1/E2 measures 4 (g(T) - g(2T))):\n"
+                "  window     pairs  measured      +-\n",
+            m->clustered_on_groups ? "group counts" : "request counts", m->clustered_base_rps);
+    for (size_t s = 0; s < m->n_factor_scales; s++) {
+        const fs_fit_factor_scale *fs = &m->factor_scale[s];
+        char w[32];
+        fs_duration_format(fs->window_s, w, sizeof w);
+        fprintf(fp, "  %-6s  %8zu  %8.4g  %6.2g\n", w, fs->windows, fs->factor_diff, fs->factor_diff_se);
+    }
+    for (int k = 0; k < FS_FIT_N_CLUSTERED; k++) {
+        const fs_fit_clustered *c = &m->clustered[k];
+        if (!c->fitted) {
+            fprintf(fp, "  %s: not fitted (%d parameters, too few scales)\n", fs_fit_clustered_names[k], c->params);
+            continue;
+        }
+        char a[32], b[32];
+        if (k == FS_FIT_MMPP2) {
+            fs_duration_format(c->sojourn_s[0], a, sizeof a);
+            fs_duration_format(c->sojourn_s[1], b, sizeof b);
+            fprintf(fp, "  %s: %.6g req/s for %s, %.6g req/s for %s (mean sojourns)", fs_fit_clustered_names[k],
+                    c->rps[0], a, c->rps[1], b);
+        } else {
+            fs_duration_format(c->interval_s, a, sizeof a);
+            fs_duration_format(c->correlation_s, b, sizeof b);
+            fprintf(fp, "  %s: cv %.4g, interval %s%s%s", fs_fit_clustered_names[k], c->cv, a,
+                    c->correlation_s > 0 ? ", correlation time " : "", c->correlation_s > 0 ? b : "");
+        }
+        fprintf(fp, "; cost %.3g; %s\n   ", c->cost, c->rejected ? "rejected" : "not rejected");
+        for (size_t s = 0; s < m->n_scales; s++) {
+            if (!isfinite(c->z[s]))
+                continue;
+            fs_duration_format(m->scale[s].window_s, a, sizeof a);
+            fprintf(fp, " %s: index %.4g (measured %.4g), z %.3g, p %.3g;", a, c->model_index[s],
+                    m->clustered_index[s], c->z[s], c->p_value[s]);
+        }
+        fputc('\n', fp);
+    }
+}
+
 /* The model: groups, trend, scales, the choice and what is not fitted. */
 static void fit_model_text(FILE *fp, const fs_fit *f)
 {
@@ -511,8 +663,11 @@ static void fit_model_text(FILE *fp, const fs_fit *f)
             fprintf(fp, "           %8.4g %8.3g  %9.3g", sc->group_index, sc->group_z, sc->group_p_value);
         fputc('\n', fp);
     }
-    fprintf(fp, "chosen: %s%s: %s\n", fit_choice_names[m->chosen], m->rejected ? " (still rejected)" : "", m->why);
-    fprintf(fp, "not fitted yet: MMPP, noise, a back-test of the fragment by simulation\n");
+    fit_clustered_text(fp, m);
+    char chosen[160];
+    fit_chosen_name(m, chosen, sizeof chosen);
+    fprintf(fp, "chosen: %s%s: %s\n", chosen, m->rejected ? " (still rejected)" : "", m->why);
+    fprintf(fp, "not fitted yet: a back-test of the fragment by simulation\n");
 }
 
 /* ---- the command --------------------------------------------------------- */
