@@ -216,6 +216,12 @@ static void fs__place_day0(fs_fit_acc *acc, double first_raw_s, bool calendar, i
 int fs_fit_read_requests(const fs_trace_spec *spec, int start_weekday, double window_s, fs_fit_acc *acc,
                          fs_error *err)
 {
+    return fs_fit_read_requests_until(spec, start_weekday, window_s, INFINITY, acc, err);
+}
+
+int fs_fit_read_requests_until(const fs_trace_spec *spec, int start_weekday, double window_s, double until_s,
+                               fs_fit_acc *acc, fs_error *err)
+{
     int rc = fs_fit_acc_init(acc, 0, window_s, err);
     if (rc != FS_OK)
         return rc;
@@ -237,6 +243,9 @@ int fs_fit_read_requests(const fs_trace_spec *spec, int start_weekday, double wi
     double offset = 0, first = 0, last = 0;
     int got;
     while ((got = fs_trace_next(t, &row, &inner)) == 1) {
+        /* Rows come in time order (trace.h), so the first at the limit ends the part. */
+        if (row.t >= until_s)
+            break;
         if (acc->rows++ == 0) {
             double origin = fs_trace_origin(t);
             fs__place_day0(acc, origin, spec->time_format == FS_TRACE_TIME_DATETIME, start_weekday);
@@ -260,8 +269,9 @@ int fs_fit_read_requests(const fs_trace_spec *spec, int start_weekday, double wi
                             "%s: %llu row(s) spanning no time: a rate needs at least two requests at "
                             "different times",
                             spec->path, (unsigned long long)acc->rows);
-    /* Observed from the first request to the last. */
-    return fs_fit_acc_cover(acc, first, last, 0, err);
+    /* Observed from the first request to the last, or to the limit: the
+     * quiet seconds before it were observed too. */
+    return fs_fit_acc_cover(acc, first, isfinite(until_s) ? offset + until_s : last, 0, err);
 }
 
 /* ---- rate series --------------------------------------------------------- */

@@ -124,6 +124,13 @@ int fs_fit_acc_cover(fs_fit_acc *acc, double t0, double t1, double amount, fs_er
 int fs_fit_read_requests(const fs_trace_spec *spec, int start_weekday, double window_s, fs_fit_acc *acc,
                          fs_error *err);
 
+/* The same for the rows before until_s (> 0) on the trace's own clock
+ * (seconds from its first row, before any rate scale or shift), observed
+ * up to until_s: the first part of a back-test (models/study/backtest.h).
+ * INFINITY reads to the end, as fs_fit_read_requests. */
+int fs_fit_read_requests_until(const fs_trace_spec *spec, int start_weekday, double window_s, double until_s,
+                               fs_fit_acc *acc, fs_error *err);
+
 /* A rate series: a CSV with a window-start column and a rate column (per
  * second).  Each row covers [start, start + window); rows must not overlap.
  * Missing rows are gaps: nothing was observed.  A row of rate 0 is an

@@ -4,6 +4,8 @@
  *   fleetsim fit-traffic TRACE.csv [--preset NAME | --time COL [--time-format F]
  *                        | --rate COL --window-start COL [--zero-is-gap]] [--start-weekday 0-6]
  *                        [--window D] [--format json|text]
+ *   fleetsim fit-traffic --backtest SCENARIO.json [--service NAME] [--holdout F]
+ *                        [--slo-p99 D] [--max-replicas N] [--window D] [--format json|text]
  *
  * Reads a request trace (models/traces/trace.h: a preset or a --time column) or a
  * rate series (models/traces/fit.h: preset servegen-rate, or --rate and
@@ -13,6 +15,9 @@
  *     scenario's service, and the goodness-of-fit report on stderr;
  *   - --format json: one document, {"arrivals": ..., "fit": {statistics}};
  *   - --format text: the report, then the fragment, on stdout.
+ * With --backtest the trace is the one a scenario's service replays: the
+ * fit is of its first part, and the back-test (models/study/backtest.h)
+ * follows the report, in the same stream, or under "backtest" in the JSON.
  * Exit status: 0 fitted, 1 runtime failure, 2 usage or input error (the
  * message names the file, and the line for a bad row).
  */
@@ -25,10 +30,12 @@
 
 #include <jansson.h>
 
+#include "backtest.h"
 #include "commands.h"
 #include "duration.h"
 #include "fit.h"
 #include "help.h"
+#include "number.h"
 #include "options.h"
 #include "terminal.h"
 #include "trace.h"
@@ -36,7 +43,7 @@
 enum { FIT_EXIT_OK = 0, FIT_EXIT_RUNTIME = 1, FIT_EXIT_USAGE = 2 };
 
 enum { FIT_PRESET, FIT_TIME, FIT_TIME_FORMAT, FIT_RATE, FIT_WINDOW_START, FIT_ZERO_IS_GAP, FIT_START_WEEKDAY,
-       FIT_WINDOW, FIT_FORMAT, FIT_HELP };
+       FIT_WINDOW, FIT_FORMAT, FIT_BACKTEST, FIT_SERVICE, FIT_HOLDOUT, FIT_SLO_P99, FIT_MAX_REPLICAS, FIT_HELP };
 static const fs_cli_option fit_options[] = {
     [FIT_PRESET] = {"preset", 'p', "NAME", "a known format: azure-llm (requests), servegen-rate (rate series)"},
     [FIT_TIME] = {"time", 't', "COL", "request trace: the arrival-time column"},
@@ -47,6 +54,11 @@ static const fs_cli_option fit_options[] = {
     [FIT_START_WEEKDAY] = {"start-weekday", 0, "N", "weekday of raw time 0, 0 = Monday .. 6 = Sunday (default 0)"},
     [FIT_WINDOW] = {"window", 'w', "D", "requests: the burst window (default 1m); rates: a row's window"},
     [FIT_FORMAT] = {"format", 'f', "FMT", "json (fragment and statistics) or text (report) on stdout"},
+    [FIT_BACKTEST] = {"backtest", 0, "SCENARIO", "fit the first part of a scenario service's trace, simulate the rest"},
+    [FIT_SERVICE] = {"service", 0, "NAME", "back-test: the service (default: the first replaying a trace)"},
+    [FIT_HOLDOUT] = {"holdout", 0, "F", "back-test: the share of the trace's span held back (default 0.25)"},
+    [FIT_SLO_P99] = {"slo-p99", 0, "D", "back-test: the p99 target (default: the service's slo p99_ms)"},
+    [FIT_MAX_REPLICAS] = {"max-replicas", 0, "N", "back-test: the most replicas tried (default 64)"},
     [FIT_HELP] = {"help", 'h', NULL, "show this help"},
 };
 #define FIT_N_OPTIONS ((int)(sizeof fit_options / sizeof fit_options[0]))
@@ -738,15 +750,261 @@ static int fit_read(const fs_cli_parsed *opt, const char *path, int weekday, dou
     return rc;
 }
 
+/* ---- the back-test ------------------------------------------------------- */
+
+static const char *const fit_bt_sides[] = {"replay", "fit"};
+
+/* A p99 for the back-test: "unfinished" when requests still in the system
+ * at the horizon decide it, null with no data. */
+static json_t *fit_bt_p99_json(double ms)
+{
+    return isinf(ms) ? json_string("unfinished") : fit_num(ms, 6);
+}
+
+static json_t *fit_bt_needed_json(uint32_t needed)
+{
+    return needed ? json_integer(needed) : json_null();
+}
+
+static json_t *fit_bt_side_json(const fs_backtest_side *side)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "requests", fit_num(side->requests, 10), "replicas_needed",
+                     fit_bt_needed_json(side->needed), "p99_ms_at_replay_replicas",
+                     fit_bt_p99_json(side->p99_ms_at[FS_BACKTEST_REPLAY]), "p99_ms_at_fit_replicas",
+                     fit_bt_p99_json(side->p99_ms_at[FS_BACKTEST_FIT]), "p99_ms_at_max_replicas",
+                     fit_bt_p99_json(side->p99_ms_at_max));
+}
+
+/* "backtest": the split, each side's answer, and the fit's errors (fit /
+ * replay - 1, null where either figure is missing). */
+static json_t *fit_backtest_json(const fs_backtest *bt, const fs_backtest_result *r)
+{
+    const fs_backtest_side *rp = &r->side[FS_BACKTEST_REPLAY], *ft = &r->side[FS_BACKTEST_FIT];
+    json_t *error = json_pack(
+        "{s:o, s:o, s:o, s:o, s:o}", "requests", fit_num(fs_backtest_error(ft->requests, rp->requests), 4),
+        "replicas_needed", fit_num(fs_backtest_error(ft->needed, rp->needed), 4), "p99_at_replay_replicas",
+        fit_num(fs_backtest_error(ft->p99_ms_at[FS_BACKTEST_REPLAY], rp->p99_ms_at[FS_BACKTEST_REPLAY]), 4),
+        "p99_at_fit_replicas",
+        fit_num(fs_backtest_error(ft->p99_ms_at[FS_BACKTEST_FIT], rp->p99_ms_at[FS_BACKTEST_FIT]), 4),
+        "p99_at_max_replicas", fit_num(fs_backtest_error(ft->p99_ms_at_max, rp->p99_ms_at_max), 4));
+    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:s, s:i, s:o, s:i, s:o, s:o, s:o, s:i, "
+                     "s:o}",
+                     "scenario", bt->scenario->path, "service", bt->service_name, "trace", bt->trace_path,
+                     "holdout", fit_num(bt->holdout, 6), "span_s", fit_num(bt->span_s, 10), "split_s",
+                     fit_num(bt->split_s, 10), "rows", (json_int_t)bt->rows, "fit_rows", (json_int_t)bt->fit_rows,
+                     "held_rows", (json_int_t)bt->held_rows, "start_s", fit_num(bt->first_s, 10), "start_weekday",
+                     fit_day_names[bt->weekday0], "replications", (int)bt->scenario->replications, "slo_p99_ms",
+                     fit_num(1e3 * bt->slo_p99_s, 10), "max_replicas", (int)bt->max_replicas, "replay",
+                     fit_bt_side_json(rp), "fit", fit_bt_side_json(ft), "error", error, "runs", (int)r->runs,
+                     "wall_s", fit_num(r->wall_s, 3));
+}
+
+/* One figure of the table: "no data" where there is none, "unfinished"
+ * where requests still in the system at the horizon decide a p99. */
+static void fit_bt_cell(char *buf, size_t size, double x, const char *unit)
+{
+    if (isinf(x))
+        snprintf(buf, size, "unfinished");
+    else if (isfinite(x))
+        snprintf(buf, size, x >= 1e4 ? "%.0f%s" : "%.4g%s", x, unit);
+    else
+        snprintf(buf, size, "no data");
+}
+
+/* A row of the table: the replay's and the fit's figures, and the error. */
+static void fit_bt_row(FILE *fp, const char *label, const char *replay, const char *fit, double err)
+{
+    char e[32] = "-";
+    if (isfinite(err))
+        snprintf(e, sizeof e, "%+.1f%%", 100 * err);
+    fprintf(fp, "  %-30s %12s %12s %8s\n", label, replay, fit, e);
+}
+
+static void fit_bt_figures(FILE *fp, const char *label, double replay, double fit, const char *unit)
+{
+    char a[32], b[32];
+    fit_bt_cell(a, sizeof a, replay, unit);
+    fit_bt_cell(b, sizeof b, fit, unit);
+    fit_bt_row(fp, label, a, b, fs_backtest_error(fit, replay));
+}
+
+static void fit_backtest_text(FILE *fp, const fs_backtest *bt, const fs_backtest_result *r)
+{
+    const fs_backtest_side *rp = &r->side[FS_BACKTEST_REPLAY], *ft = &r->side[FS_BACKTEST_FIT];
+    char slo[48], label[64];
+    fs_duration_format(bt->slo_p99_s, slo, sizeof slo);
+    fputc('\n', fp);
+    fs_terminal_say(fp, "back-test: %s, service %s: fitted on the trace's first %.4g%%, simulated on the rest",
+                    bt->scenario->path, bt->service_name, 100 * (1 - bt->holdout));
+    fprintf(fp, "split at %.1f s of the trace's %.1f s (its own clock: no rate_scale, shift or repeat): %llu rows\n"
+                "  fitted, %llu held back\n",
+            bt->split_s, bt->span_s, (unsigned long long)bt->fit_rows, (unsigned long long)bt->held_rows);
+    fprintf(fp, "both simulated from the trace's start, judged after the split: %u replication%s, replicas fixed,\n"
+                "  p99 target %s (pooled over replications; requests unfinished at the end count as late)\n",
+            bt->scenario->replications, bt->scenario->replications == 1 ? "" : "s", slo);
+    fprintf(fp, "  %-30s %12s %12s %8s\n", "", "replay", "fit", "error");
+    fit_bt_figures(fp, "held-back requests", rp->requests, ft->requests, "");
+    char needed[2][32];
+    for (int s = 0; s < 2; s++)
+        snprintf(needed[s], sizeof needed[s], r->side[s].needed ? "%u" : "> %u",
+                 r->side[s].needed ? r->side[s].needed : bt->max_replicas);
+    fit_bt_row(fp, "replicas needed", needed[FS_BACKTEST_REPLAY], needed[FS_BACKTEST_FIT],
+               fs_backtest_error(ft->needed, rp->needed));
+    for (int at = 0; at < 2; at++) {
+        uint32_t n = r->side[at].needed;
+        if (n == 0 || (at == FS_BACKTEST_FIT && n == rp->needed))
+            continue;
+        snprintf(label, sizeof label, "p99 at %u replica%s (%s)", n, n == 1 ? "" : "s",
+                 n == ft->needed && n == rp->needed ? "both" : fit_bt_sides[at]);
+        fit_bt_figures(fp, label, rp->p99_ms_at[at], ft->p99_ms_at[at], " ms");
+    }
+    if (!rp->needed || !ft->needed) {
+        snprintf(label, sizeof label, "p99 at %u replicas (the most)", bt->max_replicas);
+        fit_bt_figures(fp, label, rp->p99_ms_at_max, ft->p99_ms_at_max, " ms");
+    }
+    if (rp->needed && ft->needed)
+        fprintf(fp, "capacity answer: the fit needs %u replica%s, the replay %u (%+d)\n", ft->needed,
+                ft->needed == 1 ? "" : "s", rp->needed, (int)ft->needed - (int)rp->needed);
+    for (int s = 0; s < 2; s++)
+        if (!r->side[s].needed)
+            fprintf(fp, "the %s does not meet the p99 target with any count up to %u replicas (--max-replicas)\n",
+                    fit_bt_sides[s], bt->max_replicas);
+    fprintf(fp, "(%u simulated replications in %.2f s)\n", r->runs, r->wall_s);
+}
+
+/* The back-test of the fragment the fit prints. */
+static int fit_backtest_run(const fs_backtest *bt, const fs_fit *fit, fs_backtest_result *r)
+{
+    fs_error err = {0};
+    json_t *arrivals = fit_arrivals_json(fit);
+    int rc = arrivals ? fs_backtest_run(bt, arrivals, r, &err)
+                      : fs_error_set(&err, FS_ERR_RUNTIME, "out of memory for the fragment");
+    json_decref(arrivals);
+    return rc == FS_OK ? FIT_EXIT_OK : fit_fail(rc, &err);
+}
+
+/* The back-test's options into spec; FIT_EXIT_OK or a usage error. */
+static int fit_backtest_options(const fs_cli_parsed *opt, double window_s, fs_backtest_spec *spec)
+{
+    static const int trace_only[] = {FIT_PRESET, FIT_TIME, FIT_TIME_FORMAT, FIT_RATE, FIT_WINDOW_START,
+                                     FIT_ZERO_IS_GAP, FIT_START_WEEKDAY};
+    for (size_t k = 0; k < sizeof trace_only / sizeof trace_only[0]; k++)
+        if (opt->values[trace_only[k]]) {
+            fs_terminal_say(stderr, "fleetsim fit-traffic: --%s: with --backtest the scenario's trace spec and "
+                                    "start_weekday say how to read the trace (see 'fleetsim fit-traffic --help')",
+                            fit_options[trace_only[k]].name);
+            return FIT_EXIT_USAGE;
+        }
+    if (opt->n_positional != 0)
+        return fit_usage_error("--backtest reads the trace its scenario names: give no TRACE.csv");
+    *spec = (fs_backtest_spec){.scenario = opt->values[FIT_BACKTEST], .service = opt->values[FIT_SERVICE],
+                               .window_s = window_s};
+    const char *holdout = opt->values[FIT_HOLDOUT], *slo = opt->values[FIT_SLO_P99];
+    if (holdout && (fs_number_parse(holdout, &spec->holdout) != 0 || !(spec->holdout > 0 && spec->holdout < 1)))
+        return fit_usage_error("--holdout: expected the share of the trace held back, above 0 and below 1, "
+                               "such as 0.25");
+    char why[128];
+    if (slo && (fs_duration_parse(slo, &spec->slo_p99_s, why, sizeof why) != 0 || !(spec->slo_p99_s > 0)))
+        return fit_usage_error("--slo-p99: expected a duration above 0 such as 500ms or 10s");
+    uint64_t max = 0;
+    if (opt->values[FIT_MAX_REPLICAS] &&
+        fs_cli_parse_count(opt->values[FIT_MAX_REPLICAS], 1, FS_SCENARIO_MAX_REPLICAS, &max) != 0)
+        return fit_usage_error("--max-replicas: expected a whole number from 1 to 100000");
+    spec->max_replicas = (uint32_t)max;
+    return FIT_EXIT_OK;
+}
+
+/* Prints the fit as --format says and, with bt, runs the back-test and
+ * prints it after the report (text) or under "backtest" (JSON). */
+static int fit_print(const char *format, const char *path, const fs_fit_acc *acc, const fs_fit *fit,
+                     const fs_backtest *bt)
+{
+    int status = FIT_EXIT_OK;
+    fs_backtest_result res;
+    if (format && strcmp(format, "json") == 0) {
+        if (bt && (status = fit_backtest_run(bt, fit, &res)) != FIT_EXIT_OK)
+            return status;
+        json_t *doc = fit_document(path, acc, fit);
+        if (doc && bt)
+            json_object_set_new(doc, "backtest", fit_backtest_json(bt, &res));
+        if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
+            fputc('\n', stdout) == EOF)
+            status = FIT_EXIT_RUNTIME;
+        json_decref(doc);
+    } else {
+        FILE *report = format ? stdout : stderr;
+        fit_report(report, path, acc, fit);
+        fit_model_text(report, fit);
+        if (format)
+            fputs("\nscenario fragment (paste into a service):\n", stdout);
+        json_t *arrivals = fit_arrivals_json(fit);
+        if (!arrivals || fit_print_fragment(stdout, arrivals) != 0)
+            status = FIT_EXIT_RUNTIME;
+        json_decref(arrivals);
+        /* The fragment first: it is there while the simulations run. */
+        fflush(stdout);
+        if (status == FIT_EXIT_OK && bt && (status = fit_backtest_run(bt, fit, &res)) != FIT_EXIT_OK)
+            return status;
+        if (bt)
+            fit_backtest_text(report, bt, &res);
+    }
+    if (fflush(stdout) != 0)
+        status = FIT_EXIT_RUNTIME;
+    if (status != FIT_EXIT_OK)
+        fprintf(stderr, "fleetsim: fit-traffic: cannot write the output (out of memory or a write error)\n");
+    return status;
+}
+
+/* fit-traffic --backtest: the fit of the trace's first part, printed as
+ * ever, then the back-test of that fragment. */
+static int fit_backtest_main(const fs_cli_parsed *opt, const char *format, double window_s)
+{
+    fs_backtest_spec spec;
+    int status = fit_backtest_options(opt, window_s, &spec);
+    if (status != FIT_EXIT_OK)
+        return status;
+    fs_backtest bt;
+    static fs_fit fit; /* 2 KiB of cells and bursts: off the stack */
+    fs_fit_acc acc;
+    fs_error err = {0};
+    int rc = fs_backtest_prepare(&spec, &bt, &acc, &err);
+    if (rc == FS_OK && (rc = fs_fit_compute(&acc, &fit, &err)) != FS_OK) {
+        fs_error named = err; /* the fit's messages do not know the file */
+        snprintf(named.msg, sizeof named.msg, "%.200s: %.800s", bt.trace_path, err.msg);
+        err = named;
+    }
+    status = rc == FS_OK ? fit_print(format, bt.trace_path, &acc, &fit, &bt) : fit_fail(rc, &err);
+    fs_fit_acc_fini(&acc);
+    fs_backtest_fini(&bt);
+    return status;
+}
+
 int fs_cli_fit_traffic(int argc, char **argv)
 {
     fs_cli_parsed opt;
     int status = fs_cli_help_parse("fit-traffic", argc, argv, &opt);
     if (status >= 0)
         return status;
+    const char *format = opt.values[FIT_FORMAT];
+    if (format && fs_cli_choice(&fs_cli_fit_options, FIT_FORMAT, format) < 0)
+        return fit_usage_error("--format: expected json or text");
+    double window_s = 0;
+    char why[128];
+    if (opt.values[FIT_WINDOW] && (fs_duration_parse(opt.values[FIT_WINDOW], &window_s, why, sizeof why) != 0 ||
+                                   !(window_s > 0))) {
+        fs_terminal_say(stderr, "fleetsim fit-traffic: --window: %s, got \"%s\"",
+                window_s > 0 ? why : "expected a duration above 0 such as 1m", opt.values[FIT_WINDOW]);
+        return FIT_EXIT_USAGE;
+    }
+    if (opt.values[FIT_BACKTEST])
+        return fit_backtest_main(&opt, format, window_s);
+    static const int backtest_only[] = {FIT_SERVICE, FIT_HOLDOUT, FIT_SLO_P99, FIT_MAX_REPLICAS};
+    for (size_t k = 0; k < sizeof backtest_only / sizeof backtest_only[0]; k++)
+        if (opt.values[backtest_only[k]])
+            return fit_usage_error("--service, --holdout, --slo-p99 and --max-replicas go with --backtest");
     if (opt.n_positional != 1)
         return fit_usage_error("expected one TRACE.csv");
-    const char *path = opt.positional[0], *format = opt.values[FIT_FORMAT];
+    const char *path = opt.positional[0];
     int sources = !!opt.values[FIT_PRESET] + !!opt.values[FIT_TIME] + !!opt.values[FIT_RATE];
     if (sources != 1)
         return fit_usage_error("give one of --preset, --time COL (a request trace) or --rate COL (a rate series)");
@@ -756,19 +1014,9 @@ int fs_cli_fit_traffic(int argc, char **argv)
         return fit_usage_error("--time-format goes with --time (or --window-start); a preset knows its format");
     if (opt.values[FIT_ZERO_IS_GAP] && !fit_is_rates(&opt))
         return fit_usage_error("--zero-is-gap goes with a rate series (--rate, or --preset servegen-rate)");
-    if (format && fs_cli_choice(&fs_cli_fit_options, FIT_FORMAT, format) < 0)
-        return fit_usage_error("--format: expected json or text");
     uint64_t weekday = 0;
     if (opt.values[FIT_START_WEEKDAY] && fs_cli_parse_count(opt.values[FIT_START_WEEKDAY], 0, 6, &weekday) != 0)
         return fit_usage_error("--start-weekday: expected 0 (Monday) to 6 (Sunday)");
-    double window_s = 0;
-    char why[128];
-    if (opt.values[FIT_WINDOW] && (fs_duration_parse(opt.values[FIT_WINDOW], &window_s, why, sizeof why) != 0 ||
-                                   !(window_s > 0))) {
-        fs_terminal_say(stderr, "fleetsim fit-traffic: --window: %s, got \"%s\"",
-                window_s > 0 ? why : "expected a duration above 0 such as 1m", opt.values[FIT_WINDOW]);
-        return FIT_EXIT_USAGE;
-    }
 
     fs_error err = {0};
     fs_fit_acc acc = {0}; /* fini-able whether or not a reader got to initialise it */
@@ -788,29 +1036,7 @@ int fs_cli_fit_traffic(int argc, char **argv)
     }
     if (acc.calendar && opt.values[FIT_START_WEEKDAY])
         fprintf(stderr, "fleetsim: fit-traffic: --start-weekday ignored: the dates give the weekday\n");
-
-    status = FIT_EXIT_OK;
-    if (format && strcmp(format, "json") == 0) {
-        json_t *doc = fit_document(path, &acc, &fit);
-        if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
-            fputc('\n', stdout) == EOF)
-            status = FIT_EXIT_RUNTIME;
-        json_decref(doc);
-    } else {
-        FILE *report = format ? stdout : stderr;
-        fit_report(report, path, &acc, &fit);
-        fit_model_text(report, &fit);
-        if (format)
-            fputs("\nscenario fragment (paste into a service):\n", stdout);
-        json_t *arrivals = fit_arrivals_json(&fit);
-        if (!arrivals || fit_print_fragment(stdout, arrivals) != 0)
-            status = FIT_EXIT_RUNTIME;
-        json_decref(arrivals);
-    }
-    if (fflush(stdout) != 0)
-        status = FIT_EXIT_RUNTIME;
-    if (status != FIT_EXIT_OK)
-        fprintf(stderr, "fleetsim: fit-traffic: cannot write the output (out of memory or a write error)\n");
+    status = fit_print(format, path, &acc, &fit, NULL);
     fs_fit_acc_fini(&acc);
     return status;
 }

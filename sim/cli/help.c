@@ -110,12 +110,15 @@ const fs_cli_command fs_cli_help_commands[] = {
      .options = &fs_cli_plan_options, .main = fs_cli_plan},
     {.name = "fit-traffic", .operand = "TRACE",
      .summary = "fit a service's arrivals (rate, hourly profile, bursts) to a trace",
-     .synopsis = "fit-traffic TRACE.csv [--preset NAME | --time COL [--time-format F]\n"
+     .synopsis = "fit-traffic (TRACE.csv [--preset NAME | --time COL [--time-format F]\n"
                  "| --rate COL --window-start COL [--zero-is-gap]] [--start-weekday 0-6]\n"
-                 "[--window D] [--format json|text]",
+                 "| --backtest SCENARIO.json [--service NAME] [--holdout F] [--slo-p99 D]\n"
+                 "[--max-replicas N]) [--window D] [--format json|text]",
      .description = "Fits a service's \"arrivals\" (poisson_rps, hourly multipliers, bursts) to a\n"
                     "request trace (one row per request) or a rate series (one row per window).\n"
-                    "stdout gets {\"arrivals\": {...}} to paste into a scenario; stderr the fit.",
+                    "stdout gets {\"arrivals\": {...}} to paste into a scenario; stderr the fit.\n"
+                    "With --backtest, fits the first part of the trace a scenario's service\n"
+                    "replays and simulates the rest: the replicas the fit needs against the replay's.",
      .options = &fs_cli_fit_options,
      .notes = "the fit:\n"
               "  rate of an hour of the day = its arrivals / its observed seconds (the\n"
@@ -131,7 +134,15 @@ const fs_cli_command fs_cli_help_commands[] = {
               "rate series: a window of rate 0 is observed time with no arrivals (idle);\n"
               "  a missing row is a gap (not observed); --zero-is-gap makes a 0 a gap\n"
               "  too, for series that write 0 for an outage.  The report counts both.\n"
-              "memory: 2 doubles per hour and per window of the span, whatever the rows.\n",
+              "memory: 2 doubles per hour and per window of the span, whatever the rows.\n"
+              "back-test: the trace is split at (1 - holdout) x its span on its own clock\n"
+              "  (no rate_scale, shift or repeat); the fit is of the rows before the split.\n"
+              "  Two variants of the scenario, the service alone in its first policy's pool,\n"
+              "  replicas fixed, judged from the split to the trace's end: the replay, and\n"
+              "  the fragment (with the trace's sized service times resampled).  For each,\n"
+              "  the fewest replicas whose p99 over the replications pooled meets the target\n"
+              "  (bisection over 1..--max-replicas; unfinished requests count as late), and\n"
+              "  each one's p99 at both counts; the error is fit / replay - 1.\n",
      .exit_status = "0 fitted, 1 runtime failure, 2 usage or input error",
      .main = fs_cli_fit_traffic},
     {.name = "calibrate", .operand = "PROFILE",
