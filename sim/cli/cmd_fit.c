@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "backtest.h"
+#include "cmd_fit.h"
 #include "commands.h"
 #include "duration.h"
 #include "fit.h"
@@ -67,7 +68,7 @@ static const char *const fit_choices[FIT_N_OPTIONS] = {[FIT_TIME_FORMAT] = "seco
                                                        [FIT_FORMAT] = "json text"};
 const fs_cli_table fs_cli_fit_options = {fit_options, FIT_N_OPTIONS, fit_choices};
 
-static const char *const fit_day_names[] = {"monday", "tuesday", "wednesday", "thursday",
+const char *const fs_cli_fit_day_names[7] = {"monday", "tuesday", "wednesday", "thursday",
                                             "friday", "saturday", "sunday"};
 
 /* x to `digits` significant digits: what the fragment prints. */
@@ -77,7 +78,7 @@ static double fit_sig(double x, int digits)
 }
 
 /* A number for JSON: rounded, and null when not finite (JSON has no NaN). */
-static json_t *fit_num(double x, int digits)
+json_t *fs_cli_fit_num(double x, int digits)
 {
     return isfinite(x) ? json_real(fit_sig(x, digits)) : json_null();
 }
@@ -115,7 +116,7 @@ static json_t *fit_profile_json(const double multiplier[24])
 {
     json_t *a = json_array();
     for (int h = 0; h < 24; h++)
-        json_array_append_new(a, fit_num(multiplier[h], 4));
+        json_array_append_new(a, fs_cli_fit_num(multiplier[h], 4));
     return a;
 }
 
@@ -127,7 +128,7 @@ static json_t *fit_bursts_json(const fs_fit *f)
         fit_clock(f->bursts[k].at_s, at, sizeof at);
         fs_duration_format(f->bursts[k].duration_s, dur, sizeof dur);
         json_array_append_new(a, json_pack("{s:s, s:s, s:o}", "at", at, "duration", dur, "multiplier",
-                                           fit_num(f->bursts[k].multiplier, 4)));
+                                           fs_cli_fit_num(f->bursts[k].multiplier, 4)));
     }
     return a;
 }
@@ -138,7 +139,7 @@ static json_t *fit_groups_json(const fs_fit_groups *g)
     json_t *sizes = json_array(), *weights = json_array();
     for (size_t k = 0; k < g->n_sizes; k++) {
         json_array_append_new(sizes, json_integer(g->size[k]));
-        json_array_append_new(weights, fit_num(g->weight[k], 6));
+        json_array_append_new(weights, fs_cli_fit_num(g->weight[k], 6));
     }
     return json_pack("{s:o, s:o}", "sizes", sizes, "weights", weights);
 }
@@ -161,13 +162,13 @@ static void fit_modulation_json(const fs_fit_model *m, json_t *a)
     if (m->modulation == FS_FIT_MMPP2) {
         json_t *states = json_array();
         for (int i = 0; i < 2; i++)
-            json_array_append_new(states, json_pack("{s:o, s:o}", "rps", fit_num(c->rps[i], 6), "mean_sojourn",
+            json_array_append_new(states, json_pack("{s:o, s:o}", "rps", fs_cli_fit_num(c->rps[i], 6), "mean_sojourn",
                                                     fit_duration_json(c->sojourn_s[i])));
         json_object_set_new(a, "mmpp", json_pack("{s:o}", "states", states));
         return;
     }
     json_t *noise = json_pack("{s:s, s:o, s:o}", "distribution",
-                              m->modulation == FS_FIT_NOISE_GAMMA ? "gamma" : "lognormal", "cv", fit_num(c->cv, 4),
+                              m->modulation == FS_FIT_NOISE_GAMMA ? "gamma" : "lognormal", "cv", fs_cli_fit_num(c->cv, 4),
                               "interval", fit_duration_json(c->interval_s));
     if (c->correlation_s > 0)
         json_object_set_new(noise, "correlation_time", fit_duration_json(c->correlation_s));
@@ -182,7 +183,7 @@ static json_t *fit_arrivals_json(const fs_fit *f)
     const fs_fit_model *m = &f->model;
     json_t *a = json_object();
     if (m->modulation != FS_FIT_MMPP2)
-        json_object_set_new(a, "poisson_rps", fit_num(m->base_rps, 4));
+        json_object_set_new(a, "poisson_rps", fs_cli_fit_num(m->base_rps, 4));
     if (f->split) {
         json_object_set_new(a, "weekday", fit_profile_json(m->multiplier[FS_FIT_WEEKDAY]));
         json_object_set_new(a, "weekend", fit_profile_json(m->multiplier[FS_FIT_WEEKEND]));
@@ -197,7 +198,7 @@ static json_t *fit_arrivals_json(const fs_fit *f)
     if (m->trend.levels) {
         json_t *levels = json_array();
         for (size_t d = 0; d < m->trend.n_levels; d++)
-            json_array_append_new(levels, fit_num(m->trend.level[d], 6));
+            json_array_append_new(levels, fs_cli_fit_num(m->trend.level[d], 6));
         json_object_set_new(a, "daily_levels", levels);
     }
     fit_modulation_json(m, a);
@@ -255,7 +256,8 @@ static const char *const fit_notes[] = {
     "(and to the windows' own (O-E)^2, and the MMPP's (O-E)^3, up to 10 min); the listed bursts are left out "
     "of E and of the fragment; tested at the scales with (O-E)^2/(E I), two-sided; the first not rejected is "
     "chosen, else the one with the smallest largest |z|",
-    "not fitted yet: a back-test of the fragment by simulation",
+    "back-test: --backtest SCENARIO fits the first part of the scenario's trace and simulates the rest from "
+    "the fragment and from the replay (models/study/backtest.h)",
 };
 
 static const char *const fit_choice_names[] = {"poisson with the profile", "poisson with the profile + groups",
@@ -273,27 +275,27 @@ static json_t *fit_candidate_json(const fs_fit_model *m, int k)
 {
     const fs_fit_clustered *c = &m->clustered[k];
     json_t *o = json_pack("{s:s, s:b, s:i, s:o}", "model", fs_fit_clustered_names[k], "fitted", c->fitted,
-                          "parameters", c->params, "cost", fit_num(c->cost, 4));
+                          "parameters", c->params, "cost", fs_cli_fit_num(c->cost, 4));
     if (!c->fitted)
         return o;
     if (k == FS_FIT_MMPP2) {
-        json_object_set_new(o, "rps", json_pack("[o, o]", fit_num(c->rps[0], 6), fit_num(c->rps[1], 6)));
+        json_object_set_new(o, "rps", json_pack("[o, o]", fs_cli_fit_num(c->rps[0], 6), fs_cli_fit_num(c->rps[1], 6)));
         json_object_set_new(o, "mean_sojourn_s",
-                            json_pack("[o, o]", fit_num(c->sojourn_s[0], 4), fit_num(c->sojourn_s[1], 4)));
+                            json_pack("[o, o]", fs_cli_fit_num(c->sojourn_s[0], 4), fs_cli_fit_num(c->sojourn_s[1], 4)));
     } else {
-        json_object_set_new(o, "cv", fit_num(c->cv, 4));
-        json_object_set_new(o, "interval_s", fit_num(c->interval_s, 4));
-        json_object_set_new(o, "correlation_s", fit_num(c->correlation_s > 0 ? c->correlation_s : NAN, 4));
+        json_object_set_new(o, "cv", fs_cli_fit_num(c->cv, 4));
+        json_object_set_new(o, "interval_s", fs_cli_fit_num(c->interval_s, 4));
+        json_object_set_new(o, "correlation_s", fs_cli_fit_num(c->correlation_s > 0 ? c->correlation_s : NAN, 4));
     }
     json_t *tests = json_array();
     for (size_t s = 0; s < m->n_scales; s++)
         json_array_append_new(tests, json_pack("{s:o, s:o, s:o, s:o, s:o}", "window_s",
-                                               fit_num(m->scale[s].window_s, 10), "index",
-                                               fit_num(m->clustered_index[s], 4), "model_index",
-                                               fit_num(c->model_index[s], 4), "z", fit_num(c->z[s], 4), "p_value",
-                                               fit_num(c->p_value[s], 4)));
+                                               fs_cli_fit_num(m->scale[s].window_s, 10), "index",
+                                               fs_cli_fit_num(m->clustered_index[s], 4), "model_index",
+                                               fs_cli_fit_num(c->model_index[s], 4), "z", fs_cli_fit_num(c->z[s], 4), "p_value",
+                                               fs_cli_fit_num(c->p_value[s], 4)));
     json_object_set_new(o, "scales", tests);
-    json_object_set_new(o, "worst_z", fit_num(c->worst_z, 4));
+    json_object_set_new(o, "worst_z", fs_cli_fit_num(c->worst_z, 4));
     json_object_set_new(o, "rejected", json_boolean(c->rejected));
     return o;
 }
@@ -305,16 +307,16 @@ static json_t *fit_clustered_json(const fs_fit_model *m)
     if (!m->clustered_tried)
         return o;
     json_object_set_new(o, "on", json_string(m->clustered_on_groups ? "group counts" : "request counts"));
-    json_object_set_new(o, "base_rps", fit_num(m->clustered_base_rps, 4));
+    json_object_set_new(o, "base_rps", fs_cli_fit_num(m->clustered_base_rps, 4));
     json_object_set_new(o, "chosen", m->modulation >= 0 ? json_string(fs_fit_clustered_names[m->modulation])
                                                         : json_null());
     json_t *scales = json_array(), *candidates = json_array();
     for (size_t s = 0; s < m->n_factor_scales; s++) {
         const fs_fit_factor_scale *fs = &m->factor_scale[s];
-        json_array_append_new(scales, json_pack("{s:o, s:I, s:o, s:o}", "window_s", fit_num(fs->window_s, 10),
+        json_array_append_new(scales, json_pack("{s:o, s:I, s:o, s:o}", "window_s", fs_cli_fit_num(fs->window_s, 10),
                                                 "pairs", (json_int_t)fs->windows, "factor_diff",
-                                                fit_num(fs->factor_diff, 4), "factor_diff_se",
-                                                fit_num(fs->factor_diff_se, 4)));
+                                                fs_cli_fit_num(fs->factor_diff, 4), "factor_diff_se",
+                                                fs_cli_fit_num(fs->factor_diff_se, 4)));
     }
     for (int k = 0; k < FS_FIT_N_CLUSTERED; k++)
         json_array_append_new(candidates, fit_candidate_json(m, k));
@@ -331,28 +333,28 @@ static json_t *fit_model_json(const fs_fit_model *m)
     for (size_t k = 0; k < m->n_scales; k++) {
         const fs_fit_scale *sc = &m->scale[k];
         json_array_append_new(scales, json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "window_s",
-                                                fit_num(sc->window_s, 10), "windows", (json_int_t)sc->windows,
-                                                "index", fit_num(sc->index, 4), "z", fit_num(sc->z, 4), "p_value",
-                                                fit_num(sc->p_value, 4), "group_index", fit_num(sc->group_index, 4),
-                                                "group_z", fit_num(sc->group_z, 4), "group_p_value",
-                                                fit_num(sc->group_p_value, 4)));
+                                                fs_cli_fit_num(sc->window_s, 10), "windows", (json_int_t)sc->windows,
+                                                "index", fs_cli_fit_num(sc->index, 4), "z", fs_cli_fit_num(sc->z, 4), "p_value",
+                                                fs_cli_fit_num(sc->p_value, 4), "group_index", fs_cli_fit_num(sc->group_index, 4),
+                                                "group_z", fs_cli_fit_num(sc->group_z, 4), "group_p_value",
+                                                fs_cli_fit_num(sc->group_p_value, 4)));
     }
-    json_t *groups = json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o}", "groups", fit_num(g->points, 12),
-                               "mean", fit_num(g->mean, 6), "mean_square", fit_num(g->mean_square, 6), "dispersion",
-                               fit_num(g->mean > 0 ? g->mean_square / g->mean : NAN, 4), "largest",
-                               fit_num(g->largest, 12), "fitted", g->fitted, "printed", g->printed, "law_mean",
-                               fit_num(g->law_mean, 6), "law_mean_square", fit_num(g->law_mean_square, 6),
-                               "tail_share", fit_num(g->tail_share, 4));
+    json_t *groups = json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o}", "groups", fs_cli_fit_num(g->points, 12),
+                               "mean", fs_cli_fit_num(g->mean, 6), "mean_square", fs_cli_fit_num(g->mean_square, 6), "dispersion",
+                               fs_cli_fit_num(g->mean > 0 ? g->mean_square / g->mean : NAN, 4), "largest",
+                               fs_cli_fit_num(g->largest, 12), "fitted", g->fitted, "printed", g->printed, "law_mean",
+                               fs_cli_fit_num(g->law_mean, 6), "law_mean_square", fs_cli_fit_num(g->law_mean_square, 6),
+                               "tail_share", fs_cli_fit_num(g->tail_share, 4));
     json_t *trend = json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:b, s:o, s:i, s:o, s:b}", "tested", t->tested, "days",
                               (json_int_t)t->days, "regression_days", (json_int_t)t->regression_days, "slope",
-                              fit_num(t->slope, 6), "slope_se", fit_num(t->slope_se, 6), "growth_per_day",
-                              fit_num(t->tested ? t->growth_per_day : NAN, 6), "growth", t->growth, "day_chi2",
-                              fit_num(t->day_chi2, 6), "day_dof", t->day_dof, "day_p_value",
-                              fit_num(t->day_p, 4), "levels", t->levels);
+                              fs_cli_fit_num(t->slope, 6), "slope_se", fs_cli_fit_num(t->slope_se, 6), "growth_per_day",
+                              fs_cli_fit_num(t->tested ? t->growth_per_day : NAN, 6), "growth", t->growth, "day_chi2",
+                              fs_cli_fit_num(t->day_chi2, 6), "day_dof", t->day_dof, "day_p_value",
+                              fs_cli_fit_num(t->day_p, 4), "levels", t->levels);
     char chosen[160];
     fit_chosen_name(m, chosen, sizeof chosen);
     return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "chosen", chosen, "why", m->why, "rejected",
-                     m->rejected, "expected_count", fit_num(m->expected, 10), "groups", groups, "trend", trend,
+                     m->rejected, "expected_count", fs_cli_fit_num(m->expected, 10), "groups", groups, "trend", trend,
                      "scales", scales, "clustered", fit_clustered_json(m));
 }
 
@@ -367,7 +369,7 @@ static json_t *fit_cells_json(const fs_fit_cell cells[24], fit_column what)
             if (!cells[h].covered)
                 json_array_append_new(a, json_integer(h));
         } else {
-            json_array_append_new(a, fit_num(what == FIT_RATES ? cells[h].rate_rps : cells[h].covered_s, 6));
+            json_array_append_new(a, fs_cli_fit_num(what == FIT_RATES ? cells[h].rate_rps : cells[h].covered_s, 6));
         }
     }
     return a;
@@ -385,7 +387,7 @@ static json_t *fit_by_day_type(const fs_fit *f, fit_column what)
 static json_t *fit_input_json(const char *path, const fs_fit_acc *acc)
 {
     char date[32] = "";
-    json_t *day0 = json_pack("{s:s, s:s}", "weekday", fit_day_names[acc->weekday0], "from",
+    json_t *day0 = json_pack("{s:s, s:s}", "weekday", fs_cli_fit_day_names[acc->weekday0], "from",
                              acc->calendar ? "the dates (UTC)" : "--start-weekday");
     if (acc->calendar) {
         fit_date(acc->day0_raw_s, date, sizeof date);
@@ -393,10 +395,10 @@ static json_t *fit_input_json(const char *path, const fs_fit_acc *acc)
     }
     json_t *in = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o}", "file", path, "kind",
                            acc->rates ? "rate series" : "requests", "rows", (json_int_t)acc->rows, "day0", day0,
-                           "first_s", fit_num(acc->first_s, 10), "last_s", fit_num(acc->last_s, 10));
+                           "first_s", fs_cli_fit_num(acc->first_s, 10), "last_s", fs_cli_fit_num(acc->last_s, 10));
     if (acc->rates) {
         /* Windows of rate 0 one way or the other (--zero-is-gap): the other count is 0. */
-        json_object_set_new(in, "row_window_s", fit_num(acc->row_window_s, 10));
+        json_object_set_new(in, "row_window_s", fs_cli_fit_num(acc->row_window_s, 10));
         json_object_set_new(in, "idle_windows", json_integer((json_int_t)acc->idle_windows));
         json_object_set_new(in, "gap_windows", json_integer((json_int_t)acc->gap_windows));
     }
@@ -408,13 +410,13 @@ static json_t *fit_goodness_json(const fs_fit *f)
     json_t *per = json_array();
     for (int h = 0; h < 24; h++) {
         const fs_fit_hour_gof *g = &f->hour[h];
-        json_array_append_new(per, json_pack("{s:i, s:o, s:i, s:o, s:o}", "hour", h, "chi2", fit_num(g->chi2, 6),
-                                             "dof", g->dof, "p_value", fit_num(g->p_value, 4), "max_rel_err",
-                                             fit_num(g->max_rel_err, 4)));
+        json_array_append_new(per, json_pack("{s:i, s:o, s:i, s:o, s:o}", "hour", h, "chi2", fs_cli_fit_num(g->chi2, 6),
+                                             "dof", g->dof, "p_value", fs_cli_fit_num(g->p_value, 4), "max_rel_err",
+                                             fs_cli_fit_num(g->max_rel_err, 4)));
     }
-    return json_pack("{s:o, s:i, s:o, s:I, s:o, s:I, s:o}", "chi2", fit_num(f->chi2, 6), "dof", f->dof,
-                     "p_value", fit_num(f->p_value, 4), "hours", (json_int_t)f->gof_hours, "r2",
-                     fit_num(f->r2, 6), "r2_hours", (json_int_t)f->r2_hours, "per_hour", per);
+    return json_pack("{s:o, s:i, s:o, s:I, s:o, s:I, s:o}", "chi2", fs_cli_fit_num(f->chi2, 6), "dof", f->dof,
+                     "p_value", fs_cli_fit_num(f->p_value, 4), "hours", (json_int_t)f->gof_hours, "r2",
+                     fs_cli_fit_num(f->r2, 6), "r2_hours", (json_int_t)f->r2_hours, "per_hour", per);
 }
 
 static json_t *fit_windows_json(const fs_fit *f, json_t **bursts)
@@ -424,21 +426,21 @@ static json_t *fit_windows_json(const fs_fit *f, json_t **bursts)
         const fs_fit_burst *b = &f->bursts[k];
         char at[48];
         fit_clock(b->at_s, at, sizeof at);
-        json_array_append_new(listed, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o}", "at_s", fit_num(b->at_s, 10),
-                                                "at", at, "duration_s", fit_num(b->duration_s, 10), "observed",
-                                                fit_num(b->observed, 10), "expected", fit_num(b->expected, 6),
-                                                "multiplier", fit_num(b->multiplier, 4)));
+        json_array_append_new(listed, json_pack("{s:o, s:s, s:o, s:o, s:o, s:o}", "at_s", fs_cli_fit_num(b->at_s, 10),
+                                                "at", at, "duration_s", fs_cli_fit_num(b->duration_s, 10), "observed",
+                                                fs_cli_fit_num(b->observed, 10), "expected", fs_cli_fit_num(b->expected, 6),
+                                                "multiplier", fs_cli_fit_num(b->multiplier, 4)));
     }
     *bursts = json_pack("{s:s, s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "rule",
                         "maximal runs of windows with count > expected + 4 sqrt(expected)", "hot_windows",
-                        (json_int_t)f->hot_windows, "hot_by_chance", fit_num(f->hot_by_chance, 4), "count",
-                        (json_int_t)f->n_bursts, "total_s", fit_num(f->burst_s, 10), "minutes",
-                        fit_num(f->burst_s / 60, 6), "mean_multiplier", fit_num(f->burst_multiplier, 4),
-                        "longest_s", fit_num(f->longest_s, 10), "listed", listed);
-    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o}", "window_s", fit_num(f->window_s, 10), "windows",
-                     (json_int_t)f->windows, "mean_expected", fit_num(f->mean_expected, 4), "index",
-                     fit_num(f->dispersion, 4), "peak_ratio", fit_num(f->peak_ratio, 4), "peak_at_s",
-                     fit_num(f->peak_at_s, 10));
+                        (json_int_t)f->hot_windows, "hot_by_chance", fs_cli_fit_num(f->hot_by_chance, 4), "count",
+                        (json_int_t)f->n_bursts, "total_s", fs_cli_fit_num(f->burst_s, 10), "minutes",
+                        fs_cli_fit_num(f->burst_s / 60, 6), "mean_multiplier", fs_cli_fit_num(f->burst_multiplier, 4),
+                        "longest_s", fs_cli_fit_num(f->longest_s, 10), "listed", listed);
+    return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o}", "window_s", fs_cli_fit_num(f->window_s, 10), "windows",
+                     (json_int_t)f->windows, "mean_expected", fs_cli_fit_num(f->mean_expected, 4), "index",
+                     fs_cli_fit_num(f->dispersion, 4), "peak_ratio", fs_cli_fit_num(f->peak_ratio, 4), "peak_at_s",
+                     fs_cli_fit_num(f->peak_at_s, 10));
 }
 
 static json_t *fit_document(const char *path, const fs_fit_acc *acc, const fs_fit *f)
@@ -449,10 +451,10 @@ static json_t *fit_document(const char *path, const fs_fit_acc *acc, const fs_fi
     json_t *all = json_pack("{s:o, s:o, s:o, s:o}", "rates_rps", fit_cells_json(f->all_days, FIT_RATES), "peak_hour",
                             f->peak_hour >= 0 ? json_integer(f->peak_hour) : json_null(), "trough_hour",
                             f->trough_hour >= 0 ? json_integer(f->trough_hour) : json_null(), "peak_trough",
-                            fit_num(f->peak_trough, 4));
+                            fs_cli_fit_num(f->peak_trough, 4));
     json_t *fit = json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "input", fit_input_json(path, acc),
-                            "base_rps", fit_num(f->base_rps, 6), "arrivals", fit_num(f->arrivals, 12), "covered_s",
-                            fit_num(f->covered_s, 10), "profile", f->split ? "weekday and weekend" : "diurnal",
+                            "base_rps", fs_cli_fit_num(f->base_rps, 6), "arrivals", fs_cli_fit_num(f->arrivals, 12), "covered_s",
+                            fs_cli_fit_num(f->covered_s, 10), "profile", f->split ? "weekday and weekend" : "diurnal",
                             "rates_rps", fit_by_day_type(f, FIT_RATES), "covered_s_per_hour",
                             fit_by_day_type(f, FIT_COVERED), "not_covered", fit_by_day_type(f, FIT_UNCOVERED),
                             "all_days", all, "goodness",
@@ -505,7 +507,7 @@ static void fit_report(FILE *fp, const char *path, const fs_fit_acc *acc, const 
     fit_clock(acc->last_s, last, sizeof last);
     fs_terminal_say(fp, "fit-traffic: %s: %s, %llu rows, observed from %s to %s (from day 0's midnight)", path,
                     acc->rates ? "rate series" : "request trace", (unsigned long long)acc->rows, first, last);
-    fprintf(fp, "day 0 is a %s%s%s (%s)\n", fit_day_names[acc->weekday0], date[0] ? ", " : "", date,
+    fprintf(fp, "day 0 is a %s%s%s (%s)\n", fs_cli_fit_day_names[acc->weekday0], date[0] ? ", " : "", date,
             acc->calendar ? "from the dates, UTC" : "raw time 0 is 00:00 of --start-weekday");
     if (acc->rates)
         fprintf(fp, "rows are %g s windows; of rate 0: %llu counted as observed with no arrivals, %llu as gaps%s\n",
@@ -567,7 +569,7 @@ static void fit_report(FILE *fp, const char *path, const fs_fit_acc *acc, const 
     for (size_t k = 0; k < f->n_listed; k++) {
         const fs_fit_burst *b = &f->bursts[k];
         char day[16];
-        snprintf(day, sizeof day, "(%s)", fit_day_names[(acc->weekday0 + (int)floor(b->at_s / 86400)) % 7]);
+        snprintf(day, sizeof day, "(%s)", fs_cli_fit_day_names[(acc->weekday0 + (int)floor(b->at_s / 86400)) % 7]);
         fit_clock(b->at_s, at, sizeof at);
         fs_duration_format(b->duration_s, buf, sizeof buf);
         fprintf(fp, "  at %-12s %-11s %6s  %7.4gx  (%.0f arrivals, %.4g expected)\n", at, day, buf,
@@ -577,7 +579,7 @@ static void fit_report(FILE *fp, const char *path, const fs_fit_acc *acc, const 
         fprintf(fp, "note: these %s the trace's own bursts, for replaying the period it covers: \"at\" counts from\n"
                     "  day 0's midnight, so give the scenario \"start_weekday\": \"%s\"; the fragment's profile\n"
                     "  leaves their windows out, so each multiplier restores its own arrivals once%s\n",
-                f->n_listed == 1 ? "is" : "are", fit_day_names[acc->weekday0],
+                f->n_listed == 1 ? "is" : "are", fs_cli_fit_day_names[acc->weekday0],
                 f->n_listed < f->n_bursts ? " (only the 20 largest are listed; the rest stay in the profile)" : "");
 }
 
@@ -679,7 +681,8 @@ static void fit_model_text(FILE *fp, const fs_fit *f)
     char chosen[160];
     fit_chosen_name(m, chosen, sizeof chosen);
     fprintf(fp, "chosen: %s%s: %s\n", chosen, m->rejected ? " (still rejected)" : "", m->why);
-    fprintf(fp, "not fitted yet: a back-test of the fragment by simulation\n");
+    fprintf(fp, "back-test: fleetsim fit-traffic --backtest SCENARIO (the fit of the first part, simulated "
+                "against a replay of the rest)\n");
 }
 
 /* ---- the command --------------------------------------------------------- */
@@ -752,125 +755,7 @@ static int fit_read(const fs_cli_parsed *opt, const char *path, int weekday, dou
 
 /* ---- the back-test ------------------------------------------------------- */
 
-static const char *const fit_bt_sides[] = {"replay", "fit"};
-
-/* A p99 for the back-test: "unfinished" when requests still in the system
- * at the horizon decide it, null with no data. */
-static json_t *fit_bt_p99_json(double ms)
-{
-    return isinf(ms) ? json_string("unfinished") : fit_num(ms, 6);
-}
-
-static json_t *fit_bt_needed_json(uint32_t needed)
-{
-    return needed ? json_integer(needed) : json_null();
-}
-
-static json_t *fit_bt_side_json(const fs_backtest_side *side)
-{
-    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "requests", fit_num(side->requests, 10), "replicas_needed",
-                     fit_bt_needed_json(side->needed), "p99_ms_at_replay_replicas",
-                     fit_bt_p99_json(side->p99_ms_at[FS_BACKTEST_REPLAY]), "p99_ms_at_fit_replicas",
-                     fit_bt_p99_json(side->p99_ms_at[FS_BACKTEST_FIT]), "p99_ms_at_max_replicas",
-                     fit_bt_p99_json(side->p99_ms_at_max));
-}
-
-/* "backtest": the split, each side's answer, and the fit's errors (fit /
- * replay - 1, null where either figure is missing). */
-static json_t *fit_backtest_json(const fs_backtest *bt, const fs_backtest_result *r)
-{
-    const fs_backtest_side *rp = &r->side[FS_BACKTEST_REPLAY], *ft = &r->side[FS_BACKTEST_FIT];
-    json_t *error = json_pack(
-        "{s:o, s:o, s:o, s:o, s:o}", "requests", fit_num(fs_backtest_error(ft->requests, rp->requests), 4),
-        "replicas_needed", fit_num(fs_backtest_error(ft->needed, rp->needed), 4), "p99_at_replay_replicas",
-        fit_num(fs_backtest_error(ft->p99_ms_at[FS_BACKTEST_REPLAY], rp->p99_ms_at[FS_BACKTEST_REPLAY]), 4),
-        "p99_at_fit_replicas",
-        fit_num(fs_backtest_error(ft->p99_ms_at[FS_BACKTEST_FIT], rp->p99_ms_at[FS_BACKTEST_FIT]), 4),
-        "p99_at_max_replicas", fit_num(fs_backtest_error(ft->p99_ms_at_max, rp->p99_ms_at_max), 4));
-    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:s, s:i, s:o, s:i, s:o, s:o, s:o, s:i, "
-                     "s:o}",
-                     "scenario", bt->scenario->path, "service", bt->service_name, "trace", bt->trace_path,
-                     "holdout", fit_num(bt->holdout, 6), "span_s", fit_num(bt->span_s, 10), "split_s",
-                     fit_num(bt->split_s, 10), "rows", (json_int_t)bt->rows, "fit_rows", (json_int_t)bt->fit_rows,
-                     "held_rows", (json_int_t)bt->held_rows, "start_s", fit_num(bt->first_s, 10), "start_weekday",
-                     fit_day_names[bt->weekday0], "replications", (int)bt->scenario->replications, "slo_p99_ms",
-                     fit_num(1e3 * bt->slo_p99_s, 10), "max_replicas", (int)bt->max_replicas, "replay",
-                     fit_bt_side_json(rp), "fit", fit_bt_side_json(ft), "error", error, "runs", (int)r->runs,
-                     "wall_s", fit_num(r->wall_s, 3));
-}
-
-/* One figure of the table: "no data" where there is none, "unfinished"
- * where requests still in the system at the horizon decide a p99. */
-static void fit_bt_cell(char *buf, size_t size, double x, const char *unit)
-{
-    if (isinf(x))
-        snprintf(buf, size, "unfinished");
-    else if (isfinite(x))
-        snprintf(buf, size, x >= 1e4 ? "%.0f%s" : "%.4g%s", x, unit);
-    else
-        snprintf(buf, size, "no data");
-}
-
-/* A row of the table: the replay's and the fit's figures, and the error. */
-static void fit_bt_row(FILE *fp, const char *label, const char *replay, const char *fit, double err)
-{
-    char e[32] = "-";
-    if (isfinite(err))
-        snprintf(e, sizeof e, "%+.1f%%", 100 * err);
-    fprintf(fp, "  %-30s %12s %12s %8s\n", label, replay, fit, e);
-}
-
-static void fit_bt_figures(FILE *fp, const char *label, double replay, double fit, const char *unit)
-{
-    char a[32], b[32];
-    fit_bt_cell(a, sizeof a, replay, unit);
-    fit_bt_cell(b, sizeof b, fit, unit);
-    fit_bt_row(fp, label, a, b, fs_backtest_error(fit, replay));
-}
-
-static void fit_backtest_text(FILE *fp, const fs_backtest *bt, const fs_backtest_result *r)
-{
-    const fs_backtest_side *rp = &r->side[FS_BACKTEST_REPLAY], *ft = &r->side[FS_BACKTEST_FIT];
-    char slo[48], label[64];
-    fs_duration_format(bt->slo_p99_s, slo, sizeof slo);
-    fputc('\n', fp);
-    fs_terminal_say(fp, "back-test: %s, service %s: fitted on the trace's first %.4g%%, simulated on the rest",
-                    bt->scenario->path, bt->service_name, 100 * (1 - bt->holdout));
-    fprintf(fp, "split at %.1f s of the trace's %.1f s (its own clock: no rate_scale, shift or repeat): %llu rows\n"
-                "  fitted, %llu held back\n",
-            bt->split_s, bt->span_s, (unsigned long long)bt->fit_rows, (unsigned long long)bt->held_rows);
-    fprintf(fp, "both simulated from the trace's start, judged after the split: %u replication%s, replicas fixed,\n"
-                "  p99 target %s (pooled over replications; requests unfinished at the end count as late)\n",
-            bt->scenario->replications, bt->scenario->replications == 1 ? "" : "s", slo);
-    fprintf(fp, "  %-30s %12s %12s %8s\n", "", "replay", "fit", "error");
-    fit_bt_figures(fp, "held-back requests", rp->requests, ft->requests, "");
-    char needed[2][32];
-    for (int s = 0; s < 2; s++)
-        snprintf(needed[s], sizeof needed[s], r->side[s].needed ? "%u" : "> %u",
-                 r->side[s].needed ? r->side[s].needed : bt->max_replicas);
-    fit_bt_row(fp, "replicas needed", needed[FS_BACKTEST_REPLAY], needed[FS_BACKTEST_FIT],
-               fs_backtest_error(ft->needed, rp->needed));
-    for (int at = 0; at < 2; at++) {
-        uint32_t n = r->side[at].needed;
-        if (n == 0 || (at == FS_BACKTEST_FIT && n == rp->needed))
-            continue;
-        snprintf(label, sizeof label, "p99 at %u replica%s (%s)", n, n == 1 ? "" : "s",
-                 n == ft->needed && n == rp->needed ? "both" : fit_bt_sides[at]);
-        fit_bt_figures(fp, label, rp->p99_ms_at[at], ft->p99_ms_at[at], " ms");
-    }
-    if (!rp->needed || !ft->needed) {
-        snprintf(label, sizeof label, "p99 at %u replicas (the most)", bt->max_replicas);
-        fit_bt_figures(fp, label, rp->p99_ms_at_max, ft->p99_ms_at_max, " ms");
-    }
-    if (rp->needed && ft->needed)
-        fprintf(fp, "capacity answer: the fit needs %u replica%s, the replay %u (%+d)\n", ft->needed,
-                ft->needed == 1 ? "" : "s", rp->needed, (int)ft->needed - (int)rp->needed);
-    for (int s = 0; s < 2; s++)
-        if (!r->side[s].needed)
-            fprintf(fp, "the %s does not meet the p99 target with any count up to %u replicas (--max-replicas)\n",
-                    fit_bt_sides[s], bt->max_replicas);
-    fprintf(fp, "(%u simulated replications in %.2f s)\n", r->runs, r->wall_s);
-}
+/* Its printing (fs_cli_fit_backtest_json, _text) is cmd_fit_backtest.c's. */
 
 /* The back-test of the fragment the fit prints. */
 static int fit_backtest_run(const fs_backtest *bt, const fs_fit *fit, fs_backtest_result *r)
@@ -926,7 +811,7 @@ static int fit_print(const char *format, const char *path, const fs_fit_acc *acc
             return status;
         json_t *doc = fit_document(path, acc, fit);
         if (doc && bt)
-            json_object_set_new(doc, "backtest", fit_backtest_json(bt, &res));
+            json_object_set_new(doc, "backtest", fs_cli_fit_backtest_json(bt, &res));
         if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
             fputc('\n', stdout) == EOF)
             status = FIT_EXIT_RUNTIME;
@@ -946,7 +831,7 @@ static int fit_print(const char *format, const char *path, const fs_fit_acc *acc
         if (status == FIT_EXIT_OK && bt && (status = fit_backtest_run(bt, fit, &res)) != FIT_EXIT_OK)
             return status;
         if (bt)
-            fit_backtest_text(report, bt, &res);
+            fs_cli_fit_backtest_text(report, bt, &res);
     }
     if (fflush(stdout) != 0)
         status = FIT_EXIT_RUNTIME;
