@@ -442,6 +442,73 @@ static void test_job_trace(void **state)
     fs_scenario_destroy(s);
 }
 
+/* A job trace's own tenants and priorities.  Three gangs of 4 on a batch
+ * pool of 4: A's at 0 s runs first; B's ("BE") asks at 10 s, C's ("LS") at
+ * 20 s.  With "priorities" mapping LS to production and BE to experiment,
+ * tiered serves C's production lane before B; shared, first come first
+ * served, serves B first; without the map every row takes the stream's lane
+ * and tiered serves B first too.  Each tenant's admitted wait comes back by
+ * name. */
+static void test_job_tenants_and_priorities(void **state)
+{
+    (void)state;
+    test_write(test_path("%s/qos.csv", dir),
+               "submit,gpus,secs,team,qos\n0,4,3600,A,BE\n10,4,3600,B,BE\n20,4,3600,C,LS\n");
+    static const char *const doc =
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"4h\", \"warmup\": \"0s\", \"seed\": 5,"
+        " \"policies\": {\"tiered\": {\"kind\": \"tiered\", \"pools\": ["
+        "   {\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1},"
+        "   {\"name\": \"batch\", \"class\": \"batch\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 4}]},"
+        "   \"shared\": {\"kind\": \"shared\", \"pools\": ["
+        "   {\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 1},"
+        "   {\"name\": \"batch\", \"class\": \"batch\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 4}]}},"
+        " \"services\": [{\"name\": \"idle\", \"pool\": \"serving\", \"arrivals\": {\"poisson_rps\": 0},"
+        "   \"service_time\": {\"deterministic\": {\"value\": \"1s\"}}, \"replicas\": 1}],"
+        " \"training\": [{\"name\": \"jobs\", \"tenant\": \"A\", \"priority\": \"experiment\","
+        "   \"submit\": {\"trace\": {\"file\": \"%s\", \"time\": \"submit\", \"gpus\": \"gpus\","
+        "   \"duration\": \"secs\", \"tenant\": \"team\", \"priority\": \"qos\"%s}}}]}";
+    const char *maps[2] = {", \"priorities\": {\"LS\": \"production\", \"BE\": \"experiment\"}", ""};
+    for (int with_map = 1; with_map >= 0; with_map--) {
+        fs_scenario *s = test_scenario(doc, test_path("%s/qos.csv", dir), maps[1 - with_map]);
+        assert_int_equal(s->training[0].n_priorities, with_map ? 2 : 0);
+        fs_results *r = test_run(s);
+        for (size_t p = 0; p < r->n_policies; p++) {
+            fs_tenant_waits *by = NULL;
+            size_t n = 0;
+            assert_int_equal(fs_results_training_tenants(r, p, 0, &by, &n), 0);
+            assert_int_equal(n, 3);
+            /* Name order; A is the stream's own tenant, B and C the trace's. */
+            assert_string_equal(by[0].tenant, "A");
+            assert_string_equal(by[1].tenant, "B");
+            assert_string_equal(by[2].tenant, "C");
+            printf("  %s, %s: waits A %.3f s, B %.3f s, C %.3f s\n", with_map ? "priorities" : "no map",
+                   r->policies[p].name, by[0].max_s, by[1].max_s, by[2].max_s);
+            for (size_t k = 0; k < 3; k++)
+                assert_int_equal(by[k].admitted, 1);
+            assert_true(by[0].max_s < 1e-9); /* A is granted on submission */
+            bool production_first = with_map && strcmp(r->policies[p].name, "tiered") == 0;
+            if (production_first)
+                assert_true(by[2].max_s < by[1].max_s);
+            else
+                assert_true(by[1].max_s < by[2].max_s);
+            free(by);
+        }
+        fs_results_destroy(r);
+        fs_scenario_destroy(s);
+    }
+    /* A map needs a priority column to read. */
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\","
+             " \"gpus\": 4}], \"training\": [{\"name\": \"j\", \"submit\": {\"trace\": {\"file\": \"%s\","
+             " \"time\": \"submit\", \"gpus\": \"gpus\", \"duration\": \"secs\","
+             " \"priorities\": {\"LS\": \"production\"}}}}]}",
+             test_path("%s/qos.csv", dir));
+    test_write(test_path("%s/nomap.json", dir), text);
+    assert_int_equal(test_fleetsim(dir, "validate %s/nomap.json", dir), 2);
+    test_stderr_has(dir, "training[0].submit.trace.priorities: needs a priority column");
+}
+
 /* The shipped replays: conservation on every policy and replication. */
 static void test_shipped_replays(void **state)
 {
@@ -476,7 +543,7 @@ int main(void)
         cmocka_unit_test(test_where),
         cmocka_unit_test(test_conservation),     cmocka_unit_test(test_sized_service_time),
         cmocka_unit_test(test_scale_and_repeat), cmocka_unit_test(test_bad_rows),
-        cmocka_unit_test(test_job_trace),        cmocka_unit_test(test_shipped_replays),
+        cmocka_unit_test(test_job_trace),        cmocka_unit_test(test_job_tenants_and_priorities),        cmocka_unit_test(test_shipped_replays),
         cmocka_unit_test(test_load_over_span),   cmocka_unit_test(test_load_no_data),
         cmocka_unit_test(test_json_lines_refused), cmocka_unit_test(test_split_by_class),
     };

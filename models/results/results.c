@@ -158,6 +158,7 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
         for (size_t i = 0; i < s->n_training; i++) {
             fs_hist_fini(&rep->training[i].wait);
             free(rep->training[i].waits);
+            fs_intern_fini(&rep->training[i].tenants);
         }
     free(rep->services);
     free(rep->pools);
@@ -794,5 +795,67 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
     out->wait_mean_s = pc[3].value;
     out->wait_p50_spread = pc[0].spread;
     out->wait_p95_spread = pc[1].spread;
+    return 0;
+}
+
+typedef struct fs__tenant_wait {
+    const char *tenant;
+    double wait_s;
+} fs__tenant_wait;
+
+static int fs__tenant_wait_cmp(const void *a, const void *b)
+{
+    const fs__tenant_wait *x = a, *y = b;
+    int c = strcmp(x->tenant, y->tenant);
+    return c ? c : (x->wait_s > y->wait_s) - (x->wait_s < y->wait_s);
+}
+
+/* The nearest-rank q-quantile of n sorted waits (n >= 1). */
+static double fs__nearest_rank(const fs__tenant_wait *w, size_t n, double q)
+{
+    size_t rank = (size_t)ceil(q * (double)n);
+    return w[(rank ? rank : 1) - 1].wait_s;
+}
+
+int fs_results_training_tenants(const fs_results *r, size_t policy, size_t stream, fs_tenant_waits **out,
+                                size_t *n)
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    const char *own = pol->scenario->training[stream].tenant;
+    *out = NULL;
+    *n = 0;
+    size_t total = 0;
+    for (uint32_t k = 0; k < pol->n_reps; k++)
+        total += pol->reps[k].training[stream].n_waits;
+    if (total == 0)
+        return 0;
+    fs__tenant_wait *all = malloc(total * sizeof *all);
+    fs_tenant_waits *groups = malloc(total * sizeof *groups);
+    if (!all || !groups) {
+        free(all);
+        free(groups);
+        return ENOMEM;
+    }
+    size_t m = 0;
+    for (uint32_t k = 0; k < pol->n_reps; k++) {
+        const fs_training_rep *t = &pol->reps[k].training[stream];
+        for (size_t j = 0; j < t->n_waits; j++)
+            all[m++] = (fs__tenant_wait){t->waits[j].tenant ? fs_intern_text(&t->tenants, t->waits[j].tenant) : own,
+                                         t->waits[j].wait_s};
+    }
+    qsort(all, total, sizeof *all, fs__tenant_wait_cmp);
+    for (size_t first = 0; first < total;) {
+        size_t last = first;
+        double sum = 0;
+        while (last < total && strcmp(all[last].tenant, all[first].tenant) == 0)
+            sum += all[last++].wait_s;
+        size_t count = last - first;
+        groups[(*n)++] = (fs_tenant_waits){all[first].tenant, count, sum / (double)count,
+                                           fs__nearest_rank(all + first, count, 0.50),
+                                           fs__nearest_rank(all + first, count, 0.95), all[last - 1].wait_s};
+        first = last;
+    }
+    free(all);
+    *out = groups;
     return 0;
 }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "intern.h"
 #include "placement.h"
 #include "scenario.h"
 #include "settle.h"
@@ -194,6 +195,7 @@ typedef struct fs_pool_rep {
 /* One training stream in one replication; figures cover [warmup, horizon]. */
 typedef struct fs_job_wait {
     double submitted_s, wait_s;
+    uint32_t tenant;          /* 0: the stream's tenant; k >= 1: the trace's (fs_training_rep.tenants) */
 } fs_job_wait;
 
 /* Conservation over the measured interval:
@@ -221,6 +223,9 @@ typedef struct fs_training_rep {
      * finished warming while measured. */
     uint64_t startups;
     double startup_s;
+    /* The tenants a job trace's tenant column named, keys 1, 2, ... in the
+     * order first submitted (owned; empty without such a column). */
+    fs_intern tenants;
     /* A job trace, over the whole run from t = 0, as fs_service_rep counts one. */
     bool traced;
     uint64_t trace_rows, trace_skipped;
@@ -600,6 +605,21 @@ int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_
 
 int fs_results_training_summary(const fs_results *r, size_t policy, size_t stream,
                                 fs_training_summary *out);
+
+/* One tenant's admitted jobs of a training stream, pooled over every
+ * replication: how many, and their queue waits (exact: nearest rank over
+ * the jobs' own waits; jobs never admitted are not among them). */
+typedef struct fs_tenant_waits {
+    const char *tenant;      /* borrowed from the results (or the scenario) */
+    size_t admitted;
+    double mean_s, p50_s, p95_s, max_s;
+} fs_tenant_waits;
+
+/* A stream's admitted waits by tenant (a job trace's tenant column, or the
+ * stream's own), in tenant-name order: *out malloc'd (NULL with none), *n
+ * entries.  0 or ENOMEM. */
+int fs_results_training_tenants(const fs_results *r, size_t policy, size_t stream, fs_tenant_waits **out,
+                                size_t *n);
 
 /* The figures behind a pool summary, for one replication (pool = SIZE_MAX:
  * the whole fleet), indexed by fs_pool_figure. */

@@ -527,6 +527,10 @@ void fs_scenario_destroy(fs_scenario *s)
         free(s->training[i].name);
         free(s->training[i].tenant);
         free(s->training[i].submit_at_s);
+        for (size_t k = 0; k < s->training[i].n_priorities; k++)
+            free(s->training[i].priority_texts[k]);
+        free(s->training[i].priority_texts);
+        free(s->training[i].priority_lanes);
         if (s->training[i].trace) {
             fs_trace_spec_fini(s->training[i].trace);
             free(s->training[i].trace);

@@ -468,6 +468,12 @@ typedef struct fs_training_spec {
                                * resumed from host at H2D) or "drop" (default: lose the work
                                * since the last checkpoint, resume from storage) */
     fs_lane lane;             /* "priority": "production" (FS_LANE_TRAINING) or "experiment" */
+    /* A job trace's "priorities": {"TEXT": "production" | "experiment"}:
+     * a row whose priority cell reads TEXT gets that lane; any other row
+     * the stream's. */
+    char **priority_texts;
+    fs_lane *priority_lanes;
+    size_t n_priorities;
 } fs_training_spec;
 
 /* What a GPU (or slice) costs to change tenant: eviction then warm-up, from a

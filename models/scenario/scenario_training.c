@@ -77,6 +77,49 @@ static int parse_submit_daily(fs_jpath *p, const json_t *submit, fs_training_spe
     return rc;
 }
 
+static const char *const priority_names[] = {"production", "experiment"};
+
+/* A job trace's "priorities": {"TEXT": "production" | "experiment", ...},
+ * the lane of the rows whose priority cell reads TEXT; the cursor is on
+ * the trace object.  It needs a priority column to read. */
+static int parse_priorities(fs_jpath *p, const json_t *trace, fs_training_spec *out)
+{
+    json_t *map = json_object_get(trace, "priorities");
+    if (map == NULL)
+        return FS_OK;
+    size_t mark = fs_jpath_push_key(p, "priorities");
+    int rc = json_is_object(map) && json_object_size(map) > 0
+                 ? FS_OK
+                 : fs_jpath_expected(p, map, "an object of priority texts to \"production\" or \"experiment\"");
+    if (rc == FS_OK && out->trace->priority_col == NULL)
+        rc = fs_jpath_fail(p, "needs a priority column to read (\"priority\": COLUMN, or a preset that has one)");
+    size_t n = rc == FS_OK ? json_object_size(map) : 0;
+    if (n && (!(out->priority_texts = calloc(n, sizeof *out->priority_texts)) ||
+              !(out->priority_lanes = calloc(n, sizeof *out->priority_lanes))))
+        rc = fs_jpath_oom(p);
+    const char *text;
+    json_t *lane;
+    /* A failed check above leaves nothing to read: the loop sees no key. */
+    json_object_foreach(rc == FS_OK ? map : NULL, text, lane) {
+        size_t m = fs_jpath_push_key(p, text);
+        size_t k = 0;
+        const char *name = json_is_string(lane) ? json_string_value(lane) : "";
+        while (k < COUNT(priority_names) && strcmp(name, priority_names[k]) != 0)
+            k++;
+        if (k == COUNT(priority_names))
+            rc = fs_jpath_expected(p, lane, "\"production\" or \"experiment\"");
+        else if (!(out->priority_texts[out->n_priorities] = strdup(text)))
+            rc = fs_jpath_oom(p);
+        else
+            out->priority_lanes[out->n_priorities++] = k == 0 ? FS_LANE_TRAINING : FS_LANE_EXPERIMENT;
+        fs_jpath_pop(p, m);
+        if (rc != FS_OK)
+            break;
+    }
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
 {
     static const char *const keys[] = {"at", "daily_at", "poisson_per_hour", "trace"};
@@ -90,13 +133,16 @@ static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
     if (rc == FS_OK && trace) {
         static const char *const trace_keys[] = {"file",  "format",   "preset", "time",       "time_format",
                                                  "gpus",  "duration", "end",    "priority",   "tenant",
-                                                 "rate_scale", "shift", "repeat", "tolerance", "where"};
+                                                 "rate_scale", "shift", "repeat", "tolerance", "where",
+                                                 "priorities"};
         size_t m = fs_jpath_push_key(p, "trace");
         rc = json_object_size(obj) != 1 ? fs_jpath_fail(p, "expected \"trace\" alone in \"submit\"")
              : json_is_object(trace)    ? fs_jpath_check_keys(p, trace, trace_keys, COUNT(trace_keys))
                                         : fs_jpath_expected(p, trace, "an object naming a job trace file");
         if (rc == FS_OK)
             rc = fs__scenario_parse_trace_spec(p, trace, FS_TRACE_JOBS, &out->trace);
+        if (rc == FS_OK)
+            rc = parse_priorities(p, trace, out);
         fs_jpath_pop(p, m);
         fs_jpath_pop(p, mark);
         return rc;
@@ -141,7 +187,6 @@ static int parse_checkpoint(fs_jpath *p, const json_t *job, fs_training_spec *ou
     return rc;
 }
 
-static const char *const priority_names[] = {"production", "experiment"};
 
 /* Training streams and services share one namespace, so a name in results
  * always means one thing.  O(n^2), over tens of names. */

@@ -45,4 +45,10 @@ void fs_intern_fini(fs_intern *in);
  * keys are out already, ENOMEM; either way the table is as it was. */
 int fs_intern_key(fs_intern *in, const char *s, size_t len, uint32_t *key);
 
+/* The text of key (1 .. in->n), valid until the next new key. */
+static inline const char *fs_intern_text(const fs_intern *in, uint32_t key)
+{
+    return in->text + in->keys[key - 1].at;
+}
+
 #endif

@@ -61,7 +61,8 @@
  * Ownership: fs_trace_spec owns its strings (fs_trace_spec_fini); the reader
  * borrows the spec's filters (the spec outlives it) and copies the rest it
  * needs from the spec and owns its file, gzip child and parser
- * (fs_trace_close reaps the child).  Row strings (tenant) live until the next call.
+ * (fs_trace_close reaps the child).  Row strings (tenant, priority_text)
+ * live until the next call.
  */
 #ifndef FS_TRACE_H
 #define FS_TRACE_H
@@ -152,6 +153,7 @@ typedef struct fs_trace_row {
     double priority;         /* jobs: the number, or for text the rank of its
                               * first appearance (0, 1, ...); 0 when absent */
     const char *tenant;      /* jobs: NULL when absent */
+    const char *priority_text; /* jobs: the priority cell as written (trimmed); NULL when absent */
     uint64_t line;           /* in the file (1 = the header) */
 } fs_trace_row;
 

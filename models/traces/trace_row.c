@@ -435,6 +435,7 @@ int fs__trace_convert(fs_trace *t, const trace_qrow *q, fs_trace_row *row, fs_er
                              t->col[COL_TIME], f[COL_TIME]);
     }
     r.tenant = f[COL_TENANT];
+    r.priority_text = f[COL_PRIORITY];
 
     /* The origin is set: by this row, or by an earlier one whose time read
      * (fs__trace_take).  The first row kept goes no earlier than the origin,

@@ -72,10 +72,31 @@ static void fs__schedule_submissions(fs_training *t, uint32_t stream, double aft
 
 /* What a job of this stream asks the fleet for, but its owner and warm-up:
  * the policy decides from this which pools the job may use. */
-static fs_request fs__stream_request(const fs_training_spec *spec, uint32_t gang)
+static fs_request fs__stream_request(const fs_training_spec *spec, uint32_t gang, fs_lane lane)
 {
     return (fs_request){.kind = FS_HOLDER_TRAINING, .units = gang, .memory_gb = spec->state_gb_per_gpu,
-                        .pool = SIZE_MAX, .lane = spec->lane, .preemptible = spec->preemptible};
+                        .pool = SIZE_MAX, .lane = lane, .preemptible = spec->preemptible};
+}
+
+/* A trace row's lane: the one "priorities" gives its priority cell, else
+ * the stream's. */
+static fs_lane fs__row_lane(const fs_training_spec *spec, const fs_trace_row *row)
+{
+    for (size_t k = 0; row->priority_text && k < spec->n_priorities; k++)
+        if (strcmp(spec->priority_texts[k], row->priority_text) == 0)
+            return spec->priority_lanes[k];
+    return spec->lane;
+}
+
+/* A trace row's tenant as a key of the replication's table (0 when the row
+ * names none, or the stream's own): 0, or ENOMEM / ERANGE. */
+static int fs__row_tenant(const fs_training_spec *spec, fs_training_rep *rep, const fs_trace_row *row,
+                          uint32_t *key)
+{
+    *key = 0;
+    if (row->tenant == NULL || row->tenant[0] == '\0' || strcmp(row->tenant, spec->tenant) == 0)
+        return 0;
+    return fs_intern_key(&rep->tenants, row->tenant, strlen(row->tenant), key);
 }
 
 static int fs__ask(fs_training *t, uint32_t id)
@@ -86,7 +107,7 @@ static int fs__ask(fs_training *t, uint32_t id)
     job->ready = 0;
     /* A job evicted with "save" resumes from host memory at H2D bandwidth;
      * otherwise its state (or last checkpoint) comes from storage. */
-    fs_request r = fs__stream_request(spec, job->gang);
+    fs_request r = fs__stream_request(spec, job->gang, job->lane);
     r.owner = id;
     r.warmup = job->state_on_host ? FS_WARMUP_STATE_HOST : FS_WARMUP_STATE_STORAGE;
     return fs_fleet_request(t->fleet, &r);
@@ -107,7 +128,7 @@ int fs_training_check_gangs(const fs_scenario *s, const fs_policy_ops *policy, c
 {
     for (size_t i = 0; i < s->n_training; i++) {
         const fs_training_spec *spec = &s->training[i];
-        fs_request r = fs__stream_request(spec, spec->gang);
+        fs_request r = fs__stream_request(spec, spec->gang, spec->lane);
         size_t pool, most = fs_policy_largest_eligible(policy, s, placement, &r, &pool);
         char words[256];
         if (pool == SIZE_MAX)
@@ -145,17 +166,26 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
         if (at <= t->scenario->horizon_s)
             fs_sim_schedule(sim, at, 1, t->kind_submit, stream, 1);
     }
-    uint32_t gang = spec->gang;
+    uint32_t gang = spec->gang, tenant = 0;
     double compute_s = spec->work_gpu_hours * 3600.0 / spec->gang;
-    if (ev->data == 3) { /* a trace row: its own gang and run time */
-        gang = t->next_row[stream].gpus;
-        compute_s = t->next_row[stream].duration_s;
+    fs_lane lane = spec->lane;
+    if (ev->data == 3) { /* a trace row: its own gang, run time, lane and tenant */
+        const fs_trace_row *row = &t->next_row[stream];
+        gang = row->gpus;
+        compute_s = row->duration_s;
+        lane = fs__row_lane(spec, row);
+        int rc = fs__row_tenant(spec, &t->reps[stream], row, &tenant);
+        if (rc != 0) {
+            fs_sim_fail(sim, rc, "%s:%llu: %s", spec->trace->path, (unsigned long long)row->line,
+                        rc == ERANGE ? "more distinct tenants than a stream can keep" : "out of memory for tenants");
+            return;
+        }
     }
     /* A gang larger than any pool the policy lets this stream use would
      * wait forever and show as a short queue: a trace row asking for it is
      * bad input, or with --lenient a job counted as refused.  (A stream's
      * own gang is refused before the run: fs_training_check_gangs.) */
-    fs_request asked = fs__stream_request(spec, gang);
+    fs_request asked = fs__stream_request(spec, gang, lane);
     size_t largest;
     size_t most = fs_policy_largest_eligible(t->fleet->policy, t->scenario, t->fleet->placement, &asked, &largest);
     if (gang > most) {
@@ -190,8 +220,8 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
     }
     t->jobs = jobs;
     uint32_t id = (uint32_t)t->n_jobs++;
-    t->jobs[id] = (fs_job){.stream = stream, .gang = gang, .submitted = sim->now, .remaining_s = compute_s,
-                           .pool = pool, .unit = unit};
+    t->jobs[id] = (fs_job){.stream = stream, .gang = gang, .lane = lane, .tenant = tenant,
+                           .submitted = sim->now, .remaining_s = compute_s, .pool = pool, .unit = unit};
     if (t->measuring)
         t->reps[stream].submitted++;
     if (fs__ask(t, id) != 0)
@@ -278,7 +308,7 @@ void fs_training_admitted(fs_training *t, uint32_t id, double now)
         return;
     }
     rep->waits = waits;
-    waits[rep->n_waits++] = (fs_job_wait){job->submitted, now - job->submitted};
+    waits[rep->n_waits++] = (fs_job_wait){job->submitted, now - job->submitted, job->tenant};
 }
 
 void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size_t pool, size_t unit,
@@ -345,6 +375,9 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
                      fs_sim *sim, uint32_t replication, fs_training_rep *reps, fs_error *err)
 {
     *t = (fs_training){.scenario = s, .sim = sim, .fleet = fleet, .pools = pools, .reps = reps};
+    /* A tenant key is 32 bits; no trace names that many teams. */
+    for (size_t i = 0; i < s->n_training; i++)
+        fs_intern_init(&reps[i].tenants, UINT32_MAX - 1);
     if (s->n_training == 0)
         return FS_OK;
     int checked = fs_training_check_gangs(s, fleet->policy, fleet->placement, err);

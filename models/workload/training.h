@@ -35,6 +35,8 @@ typedef enum fs_job_state { FS_JOB_QUEUED, FS_JOB_WARMING, FS_JOB_RUNNING, FS_JO
 typedef struct fs_job {
     uint32_t stream;
     uint32_t gang;           /* the stream's, or the trace row's GPUs */
+    fs_lane lane;            /* the stream's, or its trace row's by "priorities" */
+    uint32_t tenant;         /* 0: the stream's; else its trace row's (fs_training_rep.tenants) */
     fs_job_state state;
     double submitted;
     bool started_once;       /* admitted (granted its gang) at least once */

@@ -215,7 +215,7 @@ int fs_results_csv_summary(const fs_results *r, FILE *fp, fs_error *err)
 
 int fs_results_csv_training_waits(const fs_results *r, FILE *fp, fs_error *err)
 {
-    fputs("policy,replication,stream,submitted_s,wait_s\n", fp);
+    fputs("policy,replication,stream,submitted_s,wait_s,tenant\n", fp);
     for (size_t p = 0; p < r->n_policies; p++) {
         const fs_policy_result *pol = &r->policies[p];
         for (uint32_t k = 0; k < pol->n_reps; k++) {
@@ -223,7 +223,11 @@ int fs_results_csv_training_waits(const fs_results *r, FILE *fp, fs_error *err)
                 const fs_training_rep *t = &pol->reps[k].training[i];
                 for (size_t j = 0; j < t->n_waits; j++) {
                     fs__row_key(fp, pol->name, pol->reps[k].replication, pol->scenario->training[i].name);
-                    fprintf(fp, ",%.9g,%.9g\n", t->waits[j].submitted_s, t->waits[j].wait_s);
+                    fprintf(fp, ",%.9g,%.9g,", t->waits[j].submitted_s, t->waits[j].wait_s);
+                    const fs_job_wait *w = &t->waits[j];
+                    fs_results_csv_field(fp, w->tenant ? fs_intern_text(&t->tenants, w->tenant)
+                                               : pol->scenario->training[i].tenant);
+                    fputc('\n', fp);
                 }
             }
         }

@@ -404,6 +404,28 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     fs__set_summary(wait, "waits_censored", &sum.waits_censored);
     json_object_set_new(wait, "lower_bound", json_boolean(sum.waits_censored.mean > 0));
     json_object_set_new(o, "queue_wait_s", wait);
+    /* A job trace with a tenant column: its admitted jobs' waits per tenant. */
+    if (spec->trace && spec->trace->tenant_col) {
+        fs_tenant_waits *by = NULL;
+        size_t n = 0;
+        if (fs_results_training_tenants(r, policy, i, &by, &n) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+        json_t *list = json_array();
+        for (size_t k = 0; k < n; k++) {
+            json_t *t = json_object();
+            json_object_set_new(t, "tenant", json_string(by[k].tenant));
+            fs__set(t, "admitted", (double)by[k].admitted);
+            fs__set(t, "wait_mean_s", by[k].mean_s);
+            fs__set(t, "wait_p50_s", by[k].p50_s);
+            fs__set(t, "wait_p95_s", by[k].p95_s);
+            fs__set(t, "wait_max_s", by[k].max_s);
+            json_array_append_new(list, t);
+        }
+        free(by);
+        json_object_set_new(o, "by_tenant", list);
+    }
     return o;
 }
 
