@@ -6,7 +6,8 @@
  * AR(1) covariance; growth's and daily levels' expected counts; the
  * analytic mean rate of a composed profile; determinism; and, through runs,
  * groups reaching the service, conservation with groups, and the settling
- * diagnostics skipping a modulated service.
+ * diagnostics skipping a modulated service; and a training stream's shaped
+ * submissions (profile, growth, groups of jobs), the same process for jobs.
  *
  * Points are drawn straight from fs_arrival_stream (no simulator), from
  * specs parsed out of scenario documents, so what is tested is what a run
@@ -604,6 +605,82 @@ static void test_modulated_is_not_steady(void **state)
     }
 }
 
+/* ---- training submissions: the same process, for jobs ------------------------ */
+
+/* A training stream's submissions in one run, by a pool large enough that
+ * every job is admitted on submission (its wait list then lists them all).
+ * `submit` is the JSON members of "submit". */
+static fs_results *job_run(const char *horizon, const char *submit, fs_scenario **out)
+{
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"%s\", \"seed\": 3,"
+        " \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 4096}],"
+        " \"training\": [{\"name\": \"jobs\", \"submit\": {%s}, \"gang\": 1, \"work_gpu_hours\": 0.001}]}",
+        horizon, submit);
+    *out = s;
+    fs_results *r = test_run(s);
+    const fs_training_rep *t = &r->policies[0].reps[0].training[0];
+    assert_int_equal(t->n_waits, t->submitted); /* every job admitted: the list is every submission */
+    return r;
+}
+
+/* Jobs submitted by a shaped stream follow the services' own process: an
+ * hourly profile (none in hours 0-11, twice the base in 12-23: 20 days at 6
+ * an hour give E[N] = 6 x 2 x 12 x 20 = 2,880, all in the afternoon), growth
+ * (100%/day over 4 days at 6 an hour: E[N] = 144 / ln 2 x (2^4 - 1)), groups
+ * (3 jobs at each instant), each within 4 sqrt(E[N]); and the same seed
+ * gives the same submissions. */
+static void test_training_submissions(void **state)
+{
+    (void)state;
+    static const char *const half_day =
+        "[0,0,0,0,0,0,0,0,0,0,0,0,2,2,2,2,2,2,2,2,2,2,2,2]";
+    char submit[256];
+    snprintf(submit, sizeof submit, "\"poisson_per_hour\": 6, \"diurnal\": %s", half_day);
+    fs_scenario *s;
+    fs_results *r = job_run("20d", submit, &s);
+    const fs_training_rep *t = &r->policies[0].reps[0].training[0];
+    size_t morning = 0;
+    for (size_t j = 0; j < t->n_waits; j++)
+        morning += fmod(t->waits[j].submitted_s, DAY) < 12 * 3600.0;
+    double want = 6.0 * 2 * 12 * 20;
+    printf("  profile: %zu jobs (E %.0f), %zu before noon (E 0)\n", t->n_waits, want, morning);
+    assert_int_equal(morning, 0);
+    assert_true(fabs((double)t->n_waits - want) <= 4 * sqrt(want));
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+
+    r = job_run("4d", "\"poisson_per_hour\": 6, \"growth\": \"100%/day\"", &s);
+    t = &r->policies[0].reps[0].training[0];
+    want = 144 / log(2) * 15;
+    printf("  growth: %zu jobs (E %.1f)\n", t->n_waits, want);
+    assert_true(fabs((double)t->n_waits - want) <= 4 * sqrt(want));
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+
+    r = job_run("5d", "\"poisson_per_hour\": 6, \"groups\": {\"sizes\": [3], \"weights\": [1]}", &s);
+    t = &r->policies[0].reps[0].training[0];
+    want = 6.0 * 24 * 5; /* jobs: the point rate is the job rate / E[G] */
+    printf("  groups: %zu jobs (E %.0f) in groups of 3\n", t->n_waits, want);
+    assert_int_equal(t->n_waits % 3, 0);
+    for (size_t j = 0; j + 2 < t->n_waits; j += 3) {
+        assert_true(t->waits[j].submitted_s == t->waits[j + 1].submitted_s);
+        assert_true(t->waits[j].submitted_s == t->waits[j + 2].submitted_s);
+    }
+    /* Counted in points (a third of the jobs), whose Poisson sd is sqrt(points). */
+    assert_true(fabs((double)t->n_waits / 3 - want / 3) <= 4 * sqrt(want / 3));
+    fs_scenario *again;
+    fs_results *r2 = job_run("5d", "\"poisson_per_hour\": 6, \"groups\": {\"sizes\": [3], \"weights\": [1]}", &again);
+    const fs_training_rep *t2 = &r2->policies[0].reps[0].training[0];
+    assert_int_equal(t2->n_waits, t->n_waits);
+    for (size_t j = 0; j < t->n_waits; j++)
+        assert_true(t2->waits[j].submitted_s == t->waits[j].submitted_s);
+    fs_results_destroy(r2);
+    fs_scenario_destroy(again);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -612,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_growth),            cmocka_unit_test(test_daily_levels),
         cmocka_unit_test(test_composition),       cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_groups_through_a_run), cmocka_unit_test(test_modulated_is_not_steady),
+        cmocka_unit_test(test_training_submissions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

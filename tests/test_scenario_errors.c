@@ -254,6 +254,16 @@ static void test_missing_key(void **state)
     expect_error(HEAD POOL "'services': [], 'training': [{'name': 't', 'submit': {'at': ['1h']}, 'gang': 1,"
                  " 'work_gpu_hours': 1}]}",
                  "scen.json: services: expected a non-empty array");
+    /* A training stream's shaped rate: a base to shape, and no MMPP. */
+    expect_error(HEAD POOL "'training': [{'name': 't', 'submit': {'at': ['1h'], 'diurnal': " H24("1") "},"
+                 " 'gang': 1, 'work_gpu_hours': 1}]}",
+                 "scen.json: training[0].submit: \"diurnal\" shapes a Poisson stream: give \"poisson_per_hour\" too");
+    expect_error(HEAD POOL "'training': [{'name': 't', 'submit': {'poisson_per_hour': 1, 'mmpp': {'states': []}},"
+                 " 'gang': 1, 'work_gpu_hours': 1}]}",
+                 "scen.json: training[0].submit.mmpp: not for job submissions");
+    expect_error(HEAD POOL "'training': [{'name': 't', 'submit': {'poisson_per_hour': 1, 'growth': '8%'},"
+                 " 'gang': 1, 'work_gpu_hours': 1}]}",
+                 "scen.json: training[0].submit.growth: expected a growth rate like");
     expect_error(HEAD "'pools': [{'name': 'gpu', 'gpu': 'L4-24GB'}], 'services': []}",
                  "scen.json: pools[0]: missing required key \"gpus\"");
     expect_error(HEAD "'pools': [{'gpu': 'L4-24GB', 'gpus': 1}], 'services': []}",

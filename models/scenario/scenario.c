@@ -507,14 +507,7 @@ void fs_scenario_destroy(fs_scenario *s)
         fs_service_spec *svc = &s->services[i];
         free(svc->name);
         free(svc->tenant);
-        free(svc->arrivals.bursts);
-        free(svc->arrivals.daily_levels);
-        free(svc->arrivals.groups.sizes);
-        free(svc->arrivals.groups.weights);
-        if (svc->arrivals.trace) {
-            fs_trace_spec_fini(svc->arrivals.trace);
-            free(svc->arrivals.trace);
-        }
+        fs__scenario_free_arrivals(&svc->arrivals);
         /* Safe on a service whose distribution was never built: its zeroed
          * fs_dist is a deterministic one with no samples. */
         fs_dist_fini(&svc->service_time);
@@ -527,6 +520,10 @@ void fs_scenario_destroy(fs_scenario *s)
         free(s->training[i].name);
         free(s->training[i].tenant);
         free(s->training[i].submit_at_s);
+        if (s->training[i].submit_shape) {
+            fs__scenario_free_arrivals(s->training[i].submit_shape);
+            free(s->training[i].submit_shape);
+        }
         for (size_t k = 0; k < s->training[i].n_priorities; k++)
             free(s->training[i].priority_texts[k]);
         free(s->training[i].priority_texts);

@@ -455,6 +455,12 @@ typedef struct fs_training_spec {
     double daily_at_s[24];    /* "submit": {"daily_at": ["02:00", ...]}: seconds after midnight */
     size_t n_daily;
     double poisson_per_hour;  /* "submit": {"poisson_per_hour": x}; 0 = none */
+    /* "submit" with poisson_per_hour and any of a service's rate keys
+     * ("diurnal", "weekday", "weekend", "bursts", "growth", "daily_levels",
+     * "noise", "groups"): the same arrival process as a service's
+     * (models/workload/arrivals.h), its base_rps poisson_per_hour / 3600,
+     * each point bringing a group of jobs.  NULL: plain Poisson (owned). */
+    fs_arrivals *submit_shape;
     fs_trace_spec *trace;     /* "submit": {"trace": {...}}: one job per row, its gang the
                                * row's GPUs and its work GPUs x duration (gang and
                                * work_gpu_hours are then not given) */

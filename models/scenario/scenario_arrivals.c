@@ -447,8 +447,6 @@ int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, double horizon_s
             a->weekday[h] = a->weekend[h] = 1.0;
         return rc;
     }
-    double diurnal[24], weekday[24], weekend[24];
-    bool has_diurnal = false, has_weekday = false, has_weekend = false;
     rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
     bool mmpp = json_object_get(obj, "mmpp") != NULL;
     if (rc == FS_OK && mmpp && json_object_get(obj, "poisson_rps")) {
@@ -461,7 +459,16 @@ int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, double horizon_s
         rc = fs__scenario_get_capped(p, obj, "poisson_rps", true, FS_JPATH_NONNEG,
                                      FS_SCENARIO_MAX_RATE_RPS, "requests/s", &a->base_rps);
     if (rc == FS_OK)
-        rc = parse_profile(p, obj, "diurnal", diurnal, &has_diurnal);
+        rc = fs__scenario_parse_rate_shape(p, obj, horizon_s, a);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+int fs__scenario_parse_rate_shape(fs_jpath *p, const json_t *obj, double horizon_s, fs_arrivals *a)
+{
+    double diurnal[24], weekday[24], weekend[24];
+    bool has_diurnal = false, has_weekday = false, has_weekend = false;
+    int rc = parse_profile(p, obj, "diurnal", diurnal, &has_diurnal);
     if (rc == FS_OK)
         rc = parse_profile(p, obj, "weekday", weekday, &has_weekday);
     if (rc == FS_OK)
@@ -470,18 +477,25 @@ int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, double horizon_s
         rc = parse_bursts(p, obj, a);
     if (rc == FS_OK)
         rc = fs__scenario_parse_process(p, obj, a);
-    if (rc != FS_OK) {
-        fs_jpath_pop(p, mark);
+    if (rc != FS_OK)
         return rc;
-    }
     for (int h = 0; h < 24; h++) {
         a->weekday[h] = has_weekday ? weekday[h] : has_diurnal ? diurnal[h] : 1.0;
         a->weekend[h] = has_weekend ? weekend[h] : has_diurnal ? diurnal[h] : 1.0;
     }
     char why[512];
     rc = fs__scenario_arrivals_bound(a, horizon_s, why, sizeof why);
-    if (rc != FS_OK)
-        rc = fs_jpath_fail(p, "%s", why);
-    fs_jpath_pop(p, mark);
-    return rc;
+    return rc != FS_OK ? fs_jpath_fail(p, "%s", why) : FS_OK;
+}
+
+void fs__scenario_free_arrivals(fs_arrivals *a)
+{
+    free(a->bursts);
+    free(a->daily_levels);
+    free(a->groups.sizes);
+    free(a->groups.weights);
+    if (a->trace) {
+        fs_trace_spec_fini(a->trace);
+        free(a->trace);
+    }
 }

@@ -142,6 +142,14 @@ int fs__scenario_parse_continuous(fs_jpath *p, const json_t *obj, const parse_ct
  * service_time set to the capacity estimate. */
 int fs__scenario_check_continuous(fs_jpath *p, size_t index, fs_scenario *s);
 int fs__scenario_parse_arrivals(fs_jpath *p, const json_t *svc, double horizon_s, fs_arrivals *a);
+/* The shape of a rate whose base a->base_rps is set (a service's
+ * poisson_rps, a training stream's poisson_per_hour / 3600), from obj's
+ * "diurnal", "weekday", "weekend", "bursts", "growth", "daily_levels",
+ * "mmpp", "noise" and "groups"; the cursor is on obj.  One parser for both,
+ * so a job stream's profile reads as a service's does. */
+int fs__scenario_parse_rate_shape(fs_jpath *p, const json_t *obj, double horizon_s, fs_arrivals *a);
+/* Frees what an fs_arrivals owns (not a itself). */
+void fs__scenario_free_arrivals(fs_arrivals *a);
 /* The n elements of the array list (the cursor on it), each a multiplier:
  * >= 0 and at most FS_SCENARIO_MAX_MULTIPLIER (hourly profiles, daily
  * levels). */

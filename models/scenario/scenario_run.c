@@ -223,7 +223,8 @@ static int check_windows_again(const fs_scenario *s, double horizon, double warm
 }
 
 /* Growth compounds and daily levels run on over a longer horizon: every
- * variant's services held to the rate bound again at the new one. */
+ * variant's services and shaped training streams held to the rate bound
+ * again at the new one. */
 static int check_arrivals_again(const fs_scenario *s, double horizon, const char *what, fs_error *err)
 {
     char why[512];
@@ -233,6 +234,10 @@ static int check_arrivals_again(const fs_scenario *s, double horizon, const char
             if (fs__scenario_arrivals_bound(&v->services[i].arrivals, horizon, why, sizeof why) != FS_OK)
                 return fs_error_set(err, FS_ERR_INPUT, "%s: %s: services[%zu].arrivals: %s", s->path, what, i,
                                     why);
+        for (size_t i = 0; i < v->n_training; i++)
+            if (v->training[i].submit_shape &&
+                fs__scenario_arrivals_bound(v->training[i].submit_shape, horizon, why, sizeof why) != FS_OK)
+                return fs_error_set(err, FS_ERR_INPUT, "%s: %s: training[%zu].submit: %s", s->path, what, i, why);
     }
     return FS_OK;
 }

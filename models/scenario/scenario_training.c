@@ -120,9 +120,41 @@ static int parse_priorities(fs_jpath *p, const json_t *trace, fs_training_spec *
     return rc;
 }
 
-static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
+/* poisson_per_hour's shape, when "submit" gives any of a service's rate
+ * keys: parsed by the services' own parser (fs__scenario_parse_rate_shape),
+ * so a profile, trend, noise or groups of jobs read as a service's do.  An
+ * "mmpp" is refused: its states' rates are requests a second, a service's
+ * unit, and "noise" clusters submissions as well. */
+static int parse_submit_shape(fs_jpath *p, const json_t *obj, double horizon_s, fs_training_spec *out)
 {
-    static const char *const keys[] = {"at", "daily_at", "poisson_per_hour", "trace"};
+    static const char *const shape_keys[] = {"diurnal", "weekday",      "weekend", "bursts",
+                                             "growth",  "daily_levels", "noise",   "groups"};
+    const char *given = NULL;
+    for (size_t k = 0; given == NULL && k < COUNT(shape_keys); k++)
+        if (json_object_get(obj, shape_keys[k]))
+            given = shape_keys[k];
+    if (json_object_get(obj, "mmpp")) {
+        size_t m = fs_jpath_push_key(p, "mmpp");
+        int rc = fs_jpath_fail(p, "not for job submissions (its states' \"rps\" are a service's unit): use "
+                                  "\"noise\" to cluster them");
+        fs_jpath_pop(p, m);
+        return rc;
+    }
+    if (given == NULL)
+        return FS_OK;
+    if (out->poisson_per_hour <= 0)
+        return fs_jpath_fail(p, "\"%s\" shapes a Poisson stream: give \"poisson_per_hour\" too", given);
+    if (!(out->submit_shape = calloc(1, sizeof *out->submit_shape)))
+        return fs_jpath_oom(p);
+    out->submit_shape->base_rps = out->poisson_per_hour / 3600.0;
+    return fs__scenario_parse_rate_shape(p, obj, horizon_s, out->submit_shape);
+}
+
+static int parse_submit(fs_jpath *p, const json_t *job, double horizon_s, fs_training_spec *out)
+{
+    static const char *const keys[] = {"at",      "daily_at", "poisson_per_hour", "trace",  "diurnal", "weekday",
+                                       "weekend", "bursts",   "growth",           "daily_levels", "noise",
+                                       "groups",  "mmpp"};
     json_t *obj = NULL;
     int rc = fs_jpath_get_object(p, job, "submit", true, &obj);
     if (rc != FS_OK)
@@ -148,8 +180,9 @@ static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
         return rc;
     }
     if (rc == FS_OK && json_object_size(obj) == 0) {
+        static const char *const ways[] = {"at", "daily_at", "poisson_per_hour", "trace"};
         char list[128];
-        fs_jpath_list(keys, COUNT(keys), list, sizeof list);
+        fs_jpath_list(ways, COUNT(ways), list, sizeof list);
         rc = fs_jpath_fail(p, "expected at least one way to submit jobs (%s), got none", list);
     }
     if (rc == FS_OK)
@@ -161,6 +194,8 @@ static int parse_submit(fs_jpath *p, const json_t *job, fs_training_spec *out)
         rc = fs__scenario_get_capped(p, obj, "poisson_per_hour", false, FS_JPATH_POSITIVE,
                                      FS_SCENARIO_MAX_RATE_RPS * 3600, "jobs an hour",
                                      &out->poisson_per_hour);
+    if (rc == FS_OK)
+        rc = parse_submit_shape(p, obj, horizon_s, out);
     fs_jpath_pop(p, mark);
     return rc;
 }
@@ -269,7 +304,7 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
     if (rc == FS_OK)
         rc = fs__scenario_dup_into(p, &out->tenant, tenant != NULL ? tenant : name);
     if (rc == FS_OK)
-        rc = parse_submit(p, job, out);
+        rc = parse_submit(p, job, s->horizon_s, out);
     /* A trace gives each job its own gang and work. */
     bool traced = out->trace != NULL;
     if (rc == FS_OK && traced && (json_object_get(job, "gang") || json_object_get(job, "work_gpu_hours")))

@@ -45,6 +45,17 @@ static void fs__schedule_traced(fs_training *t, uint32_t stream)
         fs_sim_schedule(t->sim, t->next_row[stream].t, 1, t->kind_submit, stream, 3);
 }
 
+/* The stream's next Poisson submission after `after`: a plain rate's
+ * exponential gap, or its shaped stream's next point (its group size kept
+ * in next_group); INFINITY when none comes before the horizon. */
+static double fs__next_poisson(fs_training *t, uint32_t stream, double after)
+{
+    const fs_training_spec *spec = &t->scenario->training[stream];
+    if (!spec->submit_shape)
+        return after + gsl_ran_exponential(t->rngs[stream], 3600.0 / spec->poisson_per_hour);
+    return fs_arrival_stream_next(&t->shaped[stream], after, t->scenario->horizon_s, &t->next_group[stream]);
+}
+
 static void fs__schedule_submissions(fs_training *t, uint32_t stream, double after, bool first)
 {
     const fs_training_spec *spec = &t->scenario->training[stream];
@@ -60,7 +71,7 @@ static void fs__schedule_submissions(fs_training *t, uint32_t stream, double aft
             fs_sim_schedule(t->sim, at, 1, t->kind_submit, stream, 0);
     }
     if (spec->poisson_per_hour > 0) {
-        double at = after + gsl_ran_exponential(t->rngs[stream], 3600.0 / spec->poisson_per_hour);
+        double at = fs__next_poisson(t, stream, after);
         if (at <= horizon)
             fs_sim_schedule(t->sim, at, 1, t->kind_submit, stream, 1);
     }
@@ -149,6 +160,35 @@ int fs_training_check_gangs(const fs_scenario *s, const fs_policy_ops *policy, c
     return FS_OK;
 }
 
+/* A new job of the stream, submitted now and queued for its gang: 0, or
+ * ENOMEM with the run stopped. */
+static int fs__submit_job(fs_training *t, uint32_t stream, uint32_t gang, double compute_s, fs_lane lane,
+                          uint32_t tenant)
+{
+    const fs_training_spec *spec = &t->scenario->training[stream];
+    fs_job *jobs = fs_grow(t->jobs, &t->cap_jobs, t->n_jobs + 1, sizeof *jobs, 16);
+    size_t *pool = malloc(gang * sizeof *pool), *unit = malloc(gang * sizeof *unit);
+    if (!jobs || !pool || !unit) {
+        if (jobs)
+            t->jobs = jobs;
+        free(pool);
+        free(unit);
+        fs_sim_fail(t->sim, ENOMEM, "training \"%s\": out of memory for a job", spec->name);
+        return ENOMEM;
+    }
+    t->jobs = jobs;
+    uint32_t id = (uint32_t)t->n_jobs++;
+    t->jobs[id] = (fs_job){.stream = stream, .gang = gang, .lane = lane, .tenant = tenant,
+                           .submitted = t->sim->now, .remaining_s = compute_s, .pool = pool, .unit = unit};
+    if (t->measuring)
+        t->reps[stream].submitted++;
+    if (fs__ask(t, id) != 0) {
+        fs_sim_fail(t->sim, ENOMEM, "training \"%s\": out of memory queueing a job", spec->name);
+        return ENOMEM;
+    }
+    return 0;
+}
+
 static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
 {
     fs_training *t = ctx;
@@ -161,8 +201,11 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
         double at = fs__next_daily(spec, sim->now, &which);
         if (at <= t->scenario->horizon_s)
             fs_sim_schedule(sim, at, 1, t->kind_submit, stream, 0);
-    } else if (ev->data == 1) {
-        double at = sim->now + gsl_ran_exponential(t->rngs[stream], 3600.0 / spec->poisson_per_hour);
+    }
+    /* A shaped point's group: read before the successor's draw replaces it. */
+    uint32_t group = ev->data == 1 && spec->submit_shape ? t->next_group[stream] : 1;
+    if (ev->data == 1) {
+        double at = fs__next_poisson(t, stream, sim->now);
         if (at <= t->scenario->horizon_s)
             fs_sim_schedule(sim, at, 1, t->kind_submit, stream, 1);
     }
@@ -208,24 +251,8 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
             fs__schedule_traced(t, stream);
         return;
     }
-    fs_job *jobs = fs_grow(t->jobs, &t->cap_jobs, t->n_jobs + 1, sizeof *jobs, 16);
-    size_t *pool = malloc(gang * sizeof *pool), *unit = malloc(gang * sizeof *unit);
-    if (!jobs || !pool || !unit) {
-        if (jobs)
-            t->jobs = jobs;
-        free(pool);
-        free(unit);
-        fs_sim_fail(sim, ENOMEM, "training \"%s\": out of memory for a job", spec->name);
-        return;
-    }
-    t->jobs = jobs;
-    uint32_t id = (uint32_t)t->n_jobs++;
-    t->jobs[id] = (fs_job){.stream = stream, .gang = gang, .lane = lane, .tenant = tenant,
-                           .submitted = sim->now, .remaining_s = compute_s, .pool = pool, .unit = unit};
-    if (t->measuring)
-        t->reps[stream].submitted++;
-    if (fs__ask(t, id) != 0)
-        fs_sim_fail(sim, ENOMEM, "training \"%s\": out of memory queueing a job", spec->name);
+    for (uint32_t g = 0; g < group && fs__submit_job(t, stream, gang, compute_s, lane, tenant) == 0; g++)
+        ;
     if (ev->data == 3)
         fs__schedule_traced(t, stream);
 }
@@ -386,9 +413,11 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
     t->rngs = calloc(s->n_training, sizeof *t->rngs);
     t->traces = calloc(s->n_training, sizeof *t->traces);
     t->next_row = calloc(s->n_training, sizeof *t->next_row);
+    t->shaped = calloc(s->n_training, sizeof *t->shaped); /* zeroed: safe to fini unused */
+    t->next_group = calloc(s->n_training, sizeof *t->next_group);
     int64_t k_sub = fs_sim_register(sim, fs__on_submit, t);
     int64_t k_step = fs_sim_register(sim, fs__on_step, t);
-    if (!t->rngs || !t->traces || !t->next_row || k_sub < 0 || k_step < 0)
+    if (!t->rngs || !t->traces || !t->next_row || !t->shaped || !t->next_group || k_sub < 0 || k_step < 0)
         goto nomem;
     for (size_t i = 0; i < s->n_training; i++) {
         int rc = s->training[i].trace ? fs_trace_open(s->training[i].trace, &t->traces[i], err) : FS_OK;
@@ -405,6 +434,10 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
         t->rngs[i] = fs_rng_create(s->seed, replication, stream);
         if (!t->rngs[i])
             goto nomem;
+        if (s->training[i].submit_shape &&
+            fs_arrival_stream_init(&t->shaped[i], s->training[i].submit_shape, s->start_weekday, s->seed,
+                                   replication, s->training[i].name) != 0)
+            goto nomem;
         fs__schedule_submissions(t, (uint32_t)i, 0, true);
     }
     return FS_OK;
@@ -419,6 +452,10 @@ void fs_training_fini(fs_training *t)
         fs_rng_destroy(t->rngs[i]);
     for (size_t i = 0; t->traces && i < t->scenario->n_training; i++)
         fs_trace_close(t->traces[i]);
+    for (size_t i = 0; t->shaped && i < t->scenario->n_training; i++)
+        fs_arrival_stream_fini(&t->shaped[i]);
+    free(t->shaped);
+    free(t->next_group);
     free(t->rngs);
     free(t->traces);
     free(t->next_row);

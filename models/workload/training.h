@@ -2,7 +2,10 @@
  * training — streams of training jobs during one replication.
  *
  * Each stream submits jobs (daily at clock times, as a Poisson stream, or at
- * listed times).  A job asks the fleet for its whole gang at once (all or
+ * listed times, or one per row of a job trace).  A Poisson stream with a
+ * shape (scenario.h: submit_shape) draws its submissions from the services'
+ * own arrival process (arrivals.h: profile, bursts, trend, noise, groups of
+ * jobs at one instant), written once for both.  A job asks the fleet for its whole gang at once (all or
  * nothing), warms up (context, framework, state loaded from storage),
  * computes work_gpu_hours / gang hours, pausing every checkpoint interval to
  * write a checkpoint, and gives its units back when done.  If the fleet
@@ -23,6 +26,7 @@
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
 
+#include "arrivals.h"
 #include "error.h"
 #include "fleet.h"
 #include "results.h"
@@ -57,6 +61,11 @@ typedef struct fs_training {
     fs_pool *pools;
     fs_training_rep *reps;   /* per stream, owned by the result */
     gsl_rng **rngs;          /* per stream: "training/<name>" (Poisson submissions) */
+    /* per stream with a shaped Poisson rate (submit_shape): its arrival
+     * stream (arrivals.h: "arrivals/<name>", ...) and the jobs its next
+     * point brings; unused elsewhere */
+    fs_arrival_stream *shaped;
+    uint32_t *next_group;
     fs_trace **traces;       /* per stream: its job trace's reader, NULL if none */
     fs_trace_row *next_row;  /* per traced stream: the row whose submission is scheduled */
     fs_job *jobs;
