@@ -165,6 +165,10 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
             fs__add(m, "training", name, "preemptions", (double)tr->preemptions) ||
             fs__add(m, "training", name, "gpu_hours_done", tr->gpu_hours_done) ||
             fs__add(m, "training", name, "gpu_hours_lost", tr->gpu_hours_lost) ||
+            fs__add(m, "training", name, "gpu_hours_failed", tr->hours.failed) ||
+            fs__add(m, "training", name, "gpu_hours_cancelled", tr->hours.cancelled) ||
+            fs__add(m, "training", name, "failed_jobs", (double)tr->failed_jobs) ||
+            fs__add(m, "training", name, "cancelled", (double)tr->cancelled) ||
             fs__add(m, "training", name, "waiting_end", (double)tr->waiting_end) ||
             fs__add(m, "training", name, "running_end", (double)tr->running_end) ||
             fs__add(m, "training", name, "waits_censored", (double)tr->waits_censored) ||

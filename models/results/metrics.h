@@ -30,6 +30,8 @@
  *                         running_end waits_censored refused_impossible
  *                         queue_mean_s queue_p50_s queue_p95_s queue_max_s
  *                         startup_mean_s (NaN with no start-up measured)
+ *                         gpu_hours_failed gpu_hours_cancelled failed_jobs
+ *                         cancelled
  *
  * A figure with no data (a latency with no completion) is NaN, written as
  * null in JSON and read back as NaN; summaries leave such runs out of the

@@ -755,7 +755,8 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
     const fs_policy_result *pol = &r->policies[policy];
     uint32_t n = pol->n_reps;
     enum { T_SUB, T_START, T_DONE, T_PRE, T_WORK, T_LOST, T_WAITING, T_RUNNING, T_IN_START, T_REFUSED,
-           T_CENSORED, T_COUNT };
+           T_CENSORED, T_FAILURES, T_FAILED_JOBS, T_RETRIES, T_CANCELLED, T_HELD, T_STARTUP, T_CHECKPOINT,
+           T_H_FAILED, T_H_CANCELLED, T_OPEN, T_COUNT };
     double *x = malloc((size_t)T_COUNT * n * sizeof *x);
     if (!x)
         return ENOMEM;
@@ -776,11 +777,24 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
         row[T_IN_START] = (double)t->in_flight_start;
         row[T_REFUSED] = (double)t->refused_impossible;
         row[T_CENSORED] = (double)t->waits_censored;
+        row[T_FAILURES] = (double)t->failures;
+        row[T_FAILED_JOBS] = (double)t->failed_jobs;
+        row[T_RETRIES] = (double)t->retries;
+        row[T_CANCELLED] = (double)t->cancelled;
+        row[T_HELD] = t->hours.held;
+        row[T_STARTUP] = t->hours.startup;
+        row[T_CHECKPOINT] = t->hours.checkpoint;
+        row[T_H_FAILED] = t->hours.failed;
+        row[T_H_CANCELLED] = t->hours.cancelled;
+        row[T_OPEN] = t->hours.open;
     }
-    fs_summary *dst[T_COUNT] = {&out->submitted, &out->started, &out->completed, &out->preemptions,
-                                &out->gpu_hours_done, &out->gpu_hours_lost, &out->waiting_end,
-                                &out->running_end, &out->in_flight_start, &out->refused_impossible,
-                                &out->waits_censored};
+    fs_summary *dst[T_COUNT] = {&out->submitted,      &out->started,         &out->completed,
+                                &out->preemptions,    &out->gpu_hours_done,  &out->gpu_hours_lost,
+                                &out->waiting_end,    &out->running_end,     &out->in_flight_start,
+                                &out->refused_impossible, &out->waits_censored, &out->failures,
+                                &out->failed_jobs,    &out->retries,         &out->cancelled,
+                                &out->hours_held,     &out->hours_startup,   &out->hours_checkpoint,
+                                &out->hours_failed,   &out->hours_cancelled, &out->hours_open};
     for (size_t f = 0; f < T_COUNT; f++)
         *dst[f] = fs_summary_of(x + f, T_COUNT, n);
     free(x);

@@ -200,7 +200,7 @@ typedef struct fs_job_wait {
 
 /* Conservation over the measured interval:
  *   in_flight_start + submitted
- *     = completed + running_end + waiting_end + refused_impossible. */
+ *     = completed + failed_jobs + cancelled + running_end + waiting_end + refused_impossible. */
 typedef struct fs_training_rep {
     uint64_t submitted, started, completed, preemptions;
     fs_job_wait *waits;       /* every job that started, in start order (for CDFs) */
@@ -218,6 +218,20 @@ typedef struct fs_training_rep {
     uint64_t refused_impossible; /* trace jobs asking for more GPUs than any pool holds (--lenient) */
     double gpu_hours_done;    /* useful work: completed jobs' and progress kept by checkpoints */
     double gpu_hours_lost;    /* work lost to preemption (since the last checkpoint) */
+    /* Failures and cancellations (fs_training_spec): attempts that failed,
+     * jobs that gave up after their last retry, retries, jobs cancelled. */
+    uint64_t failures, failed_jobs, retries, cancelled;
+    /* GPU-hours by what the units its jobs held did, each grant to its
+     * release, measured: held = startup + checkpoint + gpu_hours_done +
+     * gpu_hours_lost + failed + cancelled + open, exactly over a run
+     * measured from t = 0 (with a warm-up, a job straddling it counts each
+     * piece when it ends).  startup: grant to the last member warmed;
+     * checkpoint: writing checkpoints; failed, cancelled: compute since the
+     * last checkpoint lost that way; open: compute not yet kept at the
+     * horizon. */
+    struct fs_training_hours {
+        double held, startup, checkpoint, failed, cancelled, open;
+    } hours;
     /* Start-up, apart from the queue wait: from a gang's grant to its last
      * member warmed up (context, framework, state), every admission that
      * finished warming while measured. */
@@ -505,6 +519,9 @@ typedef struct fs_pool_summary {
 typedef struct fs_training_summary {
     fs_summary submitted, started, completed, preemptions, gpu_hours_done, gpu_hours_lost, waiting_end;
     fs_summary running_end, in_flight_start, refused_impossible, waits_censored;
+    fs_summary failures, failed_jobs, retries, cancelled;
+    /* fs_training_rep.hours, per replication */
+    fs_summary hours_held, hours_startup, hours_checkpoint, hours_failed, hours_cancelled, hours_open;
     double wait_p50_s, wait_p95_s, wait_max_s, wait_mean_s;
     fs_summary wait_p50_spread, wait_p95_spread; /* per-replication, for the CI */
     /* Mean start-up (grant to every member warmed up) over every replication's

@@ -520,6 +520,10 @@ void fs_scenario_destroy(fs_scenario *s)
         free(s->training[i].name);
         free(s->training[i].tenant);
         free(s->training[i].submit_at_s);
+        fs_dist_fini(&s->training[i].gang_mix);
+        fs_dist_fini(&s->training[i].run_time);
+        fs_dist_fini(&s->training[i].fail_after);
+        fs_dist_fini(&s->training[i].cancel_after);
         if (s->training[i].submit_shape) {
             fs__scenario_free_arrivals(s->training[i].submit_shape);
             free(s->training[i].submit_shape);

@@ -464,8 +464,30 @@ typedef struct fs_training_spec {
     fs_trace_spec *trace;     /* "submit": {"trace": {...}}: one job per row, its gang the
                                * row's GPUs and its work GPUs x duration (gang and
                                * work_gpu_hours are then not given) */
-    uint32_t gang;            /* units per job, >= 1 */
-    double work_gpu_hours;    /* > 0 */
+    uint32_t gang;            /* units per job, >= 1; with gang_mix, its largest draw */
+    double work_gpu_hours;    /* > 0 (unused with run_time) */
+    /* A job mix, drawn per job from stream "jobs/<name>": "gang" as a
+     * distribution of whole numbers (deterministic or empirical), and
+     * "run_time", the job's compute time on its gang, instead of
+     * work_gpu_hours / gang.  Kinds DETERMINISTIC with has_* false: none. */
+    fs_dist gang_mix;
+    bool has_gang_mix;
+    fs_dist run_time;
+    bool has_run_time;
+    /* "failures": each attempt fails with `probability` after `after` of
+     * its compute (drawn from stream "failures/<name>"), losing the compute
+     * since its last checkpoint; a failed job is retried up to `retries`
+     * times, each after `retry_delay`, from that checkpoint, then gives up.
+     * "cancellations": a job is cancelled by its owner with `probability`,
+     * `after` its submission, waiting or running (stream
+     * "cancellations/<name>"); its compute since its last checkpoint is
+     * lost.  probability 0: none. */
+    double fail_probability;
+    fs_dist fail_after;
+    uint32_t retries;
+    double retry_delay_s;
+    double cancel_probability;
+    fs_dist cancel_after;
     double state_gb_per_gpu;  /* weights + optimizer state per unit; must fit the unit */
     double checkpoint_every_s;/* 0: never */
     double checkpoint_write_s;

@@ -6,6 +6,7 @@
  */
 #include "scenario_parse.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,71 @@ static int parse_priorities(fs_jpath *p, const json_t *trace, fs_training_spec *
  * so a profile, trend, noise or groups of jobs read as a service's do.  An
  * "mmpp" is refused: its states' rates are requests a second, a service's
  * unit, and "noise" clusters submissions as well. */
+/* "gang": {"empirical": {"samples": [1, 1, 2, 8, ...]}} or {"deterministic":
+ * {"value": 4}}: a job mix's gang sizes, whole numbers >= 1.  Only bounded
+ * kinds: the largest draw (*gang) is held to the pools like a fixed gang,
+ * so no job can ask for a gang no pool holds. */
+static int parse_gang_mix(fs_jpath *p, const json_t *job, fs_training_spec *out, uint64_t *gang)
+{
+    int rc = fs__scenario_parse_count_dist(p, job, "gang", true, &out->gang_mix);
+    if (rc != FS_OK)
+        return rc;
+    out->has_gang_mix = true;
+    const fs_dist *d = &out->gang_mix;
+    size_t mark = fs_jpath_push_key(p, "gang");
+    double largest = d->kind == FS_DIST_DETERMINISTIC ? d->a : 0;
+    if (d->kind != FS_DIST_DETERMINISTIC && d->kind != FS_DIST_EMPIRICAL)
+        rc = fs_jpath_fail(p, "expected \"empirical\" or \"deterministic\" gang sizes (a bounded mix: the "
+                              "largest gang must fit a pool)");
+    for (size_t k = 0; rc == FS_OK && k < (d->kind == FS_DIST_EMPIRICAL ? d->n : 0); k++)
+        largest = fmax(largest, d->samples[k]);
+    bool whole = true;
+    for (size_t k = 0; rc == FS_OK && k < (d->kind == FS_DIST_EMPIRICAL ? d->n : 1); k++) {
+        double v = d->kind == FS_DIST_EMPIRICAL ? d->samples[k] : d->a;
+        whole &= v >= 1 && v == floor(v) && v <= FS_SCENARIO_MAX_GPUS;
+    }
+    if (rc == FS_OK && !whole)
+        rc = fs_jpath_fail(p, "gang sizes must be whole numbers from 1 to %d", FS_SCENARIO_MAX_GPUS);
+    *gang = (uint64_t)largest;
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+/* "failures": {"probability", "after", "retries", "retry_delay"} and
+ * "cancellations": {"probability", "after"}: see fs_training_spec. */
+static int parse_failures(fs_jpath *p, const json_t *job, fs_training_spec *out)
+{
+    static const char *const fail_keys[] = {"probability", "after", "retries", "retry_delay"};
+    static const char *const cancel_keys[] = {"probability", "after"};
+    const char *const names[] = {"failures", "cancellations"};
+    double *probability[] = {&out->fail_probability, &out->cancel_probability};
+    fs_dist *after[] = {&out->fail_after, &out->cancel_after};
+    out->fail_probability = out->cancel_probability = out->retry_delay_s = 0;
+    out->retries = 0;
+    int rc = FS_OK;
+    for (int k = 0; rc == FS_OK && k < 2; k++) {
+        json_t *obj = NULL;
+        rc = fs_jpath_get_object(p, job, names[k], false, &obj);
+        if (rc != FS_OK || obj == NULL)
+            continue;
+        size_t mark = fs_jpath_push_key(p, names[k]);
+        rc = k == 0 ? fs_jpath_check_keys(p, obj, fail_keys, COUNT(fail_keys))
+                    : fs_jpath_check_keys(p, obj, cancel_keys, COUNT(cancel_keys));
+        if (rc == FS_OK)
+            rc = fs__scenario_get_bounded(p, obj, "probability", true, FS_JPATH_NONNEG, 0, 1, "", probability[k]);
+        if (rc == FS_OK)
+            rc = fs__scenario_parse_dist(p, obj, "after", true, after[k]);
+        uint64_t retries = 0;
+        if (rc == FS_OK && k == 0)
+            rc = fs_jpath_get_uint(p, obj, "retries", false, 0, 1000, &retries);
+        out->retries = k == 0 ? (uint32_t)retries : out->retries;
+        if (rc == FS_OK && k == 0)
+            rc = fs_jpath_get_duration(p, obj, "retry_delay", false, FS_JPATH_NONNEG, &out->retry_delay_s);
+        fs_jpath_pop(p, mark);
+    }
+    return rc;
+}
+
 static int parse_submit_shape(fs_jpath *p, const json_t *obj, double horizon_s, fs_training_spec *out)
 {
     static const char *const shape_keys[] = {"diurnal", "weekday",      "weekend", "bursts",
@@ -282,10 +348,11 @@ static int check_gang_fits(fs_jpath *p, const fs_scenario *s, uint64_t gang, con
 
 static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, parse_ctx *c)
 {
-    static const char *const keys[] = {"name",       "tenant",         "submit",
-                                       "gang",       "work_gpu_hours", "state_gb_per_gpu",
-                                       "checkpoint", "preemptible",    "priority",
-                                       "on_eviction"};
+    static const char *const keys[] = {"name",        "tenant",         "submit",
+                                       "gang",        "work_gpu_hours", "state_gb_per_gpu",
+                                       "checkpoint",  "preemptible",    "priority",
+                                       "on_eviction", "run_time",       "failures",
+                                       "cancellations"};
     static const char *const eviction_names[] = {"drop", "save"};
     fs_scenario *s = c->s;
     fs_training_spec *out = &s->training[index];
@@ -307,18 +374,29 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
         rc = parse_submit(p, job, s->horizon_s, out);
     /* A trace gives each job its own gang and work. */
     bool traced = out->trace != NULL;
-    if (rc == FS_OK && traced && (json_object_get(job, "gang") || json_object_get(job, "work_gpu_hours")))
-        rc = fs_jpath_fail(p, "a traced stream takes \"gang\" and \"work_gpu_hours\" from its trace's rows");
+    if (rc == FS_OK && traced &&
+        (json_object_get(job, "gang") || json_object_get(job, "work_gpu_hours") || json_object_get(job, "run_time")))
+        rc = fs_jpath_fail(p, "a traced stream takes \"gang\" and its run time from its trace's rows");
     uint64_t gang = 1;
     out->work_gpu_hours = 1;
-    if (rc == FS_OK)
+    if (rc == FS_OK && json_is_object(json_object_get(job, "gang")))
+        rc = parse_gang_mix(p, job, out, &gang);
+    else if (rc == FS_OK)
         rc = fs_jpath_get_uint(p, job, "gang", !traced, 1, FS_SCENARIO_MAX_GPUS, &gang);
     out->gang = (uint32_t)gang;
     if (rc == FS_OK && !traced)
         rc = check_gang_fits(p, s, gang, c->policy);
+    if (rc == FS_OK && json_object_get(job, "run_time") && json_object_get(job, "work_gpu_hours"))
+        rc = fs_jpath_fail(p, "expected \"work_gpu_hours\" or \"run_time\", not both: each says how long a job "
+                              "computes");
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, job, "work_gpu_hours", !traced, FS_JPATH_POSITIVE,
+        rc = fs__scenario_parse_dist(p, job, "run_time", false, &out->run_time);
+    out->has_run_time = rc == FS_OK && json_object_get(job, "run_time") != NULL;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, job, "work_gpu_hours", !traced && !out->has_run_time, FS_JPATH_POSITIVE,
                                  &out->work_gpu_hours);
+    if (rc == FS_OK)
+        rc = parse_failures(p, job, out);
     out->state_gb_per_gpu = 0;
     if (rc == FS_OK)
         rc = fs__scenario_get_memory(p, job, "state_gb_per_gpu", FS_JPATH_NONNEG, &out->state_gb_per_gpu);

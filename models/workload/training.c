@@ -179,7 +179,17 @@ static int fs__submit_job(fs_training *t, uint32_t stream, uint32_t gang, double
     t->jobs = jobs;
     uint32_t id = (uint32_t)t->n_jobs++;
     t->jobs[id] = (fs_job){.stream = stream, .gang = gang, .lane = lane, .tenant = tenant,
-                           .submitted = t->sim->now, .remaining_s = compute_s, .pool = pool, .unit = unit};
+                           .submitted = t->sim->now, .remaining_s = compute_s, .pool = pool, .unit = unit,
+                           .retries_left = spec->retries};
+    /* Whether and when its owner cancels it, from "cancellations/<name>":
+     * both draws always made, one pair a job. */
+    if (spec->cancel_probability > 0) {
+        gsl_rng *r = t->cancel_rngs[stream];
+        bool cancels = gsl_rng_uniform(r) < spec->cancel_probability;
+        double after = fs_dist_sample(&spec->cancel_after, r);
+        if (cancels)
+            fs_sim_schedule(t->sim, t->sim->now + after, 1, t->kind_cancel, id, 0);
+    }
     if (t->measuring)
         t->reps[stream].submitted++;
     if (fs__ask(t, id) != 0) {
@@ -212,6 +222,11 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
     uint32_t gang = spec->gang, tenant = 0;
     double compute_s = spec->work_gpu_hours * 3600.0 / spec->gang;
     fs_lane lane = spec->lane;
+    /* A job mix: the gang, then the run time, from "jobs/<name>". */
+    if (spec->has_gang_mix)
+        gang = (uint32_t)fs_dist_sample(&spec->gang_mix, t->mix_rngs[stream]);
+    if (spec->has_run_time)
+        compute_s = fs_dist_sample(&spec->run_time, t->mix_rngs[stream]);
     if (ev->data == 3) { /* a trace row: its own gang, run time, lane and tenant */
         const fs_trace_row *row = &t->next_row[stream];
         gang = row->gpus;
@@ -276,10 +291,39 @@ static void fs__gang_busy(fs_training *t, fs_job *job, double now, int delta)
         fs_pool_unit_busy(&t->pools[job->pool[m]], now, job->unit[m], delta);
 }
 
-/* The whole gang goes back at once, warming members included. */
-static void fs__give_back(fs_training *t, uint32_t id, double now)
+/* The whole gang goes back at once, warming members included, after
+ * evict_s (a save to host) or at once; the units it held since its grant
+ * count as held. */
+static void fs__give_back(fs_training *t, uint32_t id, double evict_s, double now)
 {
-    fs_fleet_release_holder(t->fleet, FS_HOLDER_TRAINING, id, 0, now);
+    fs_job *job = &t->jobs[id];
+    if (t->measuring && job->holding)
+        t->reps[job->stream].hours.held += (now - job->admitted) * job->gang / 3600.0;
+    job->holding = false;
+    fs_fleet_release_holder(t->fleet, FS_HOLDER_TRAINING, id, evict_s, now);
+}
+
+/* Where the attempt of a holding job stands at now, in GPU-hours: the
+ * compute since its last checkpoint (a segment being written included: it
+ * is not safe yet) in *compute, and the write so far into the checkpoint
+ * term, or, for a gang still warming, the warm-up so far into the start-up
+ * term.  The caller says what the compute became (lost, failed, cancelled,
+ * open). */
+static void fs__attempt_so_far(fs_training *t, const fs_job *job, double now, double *compute)
+{
+    fs_training_rep *rep = &t->reps[job->stream];
+    double per_s = job->gang / 3600.0;
+    *compute = 0;
+    if (job->state == FS_JOB_WARMING || (job->state == FS_JOB_QUEUED && job->holding)) {
+        if (t->measuring)
+            rep->hours.startup += (now - job->admitted) * per_s;
+    } else if (job->state == FS_JOB_RUNNING) {
+        *compute = (now - job->segment_start) * per_s;
+    } else if (job->state == FS_JOB_CHECKPOINTING) {
+        *compute = job->segment_s * per_s;
+        if (t->measuring)
+            rep->hours.checkpoint += (now - job->segment_start - job->segment_s) * per_s;
+    }
 }
 
 /* End of a compute segment or of a checkpoint write. */
@@ -297,8 +341,10 @@ static void fs__on_step(fs_sim *sim, const fs_event *ev, void *ctx)
     if (job->state == FS_JOB_CHECKPOINTING) {
         /* The checkpoint is written: the segment's work is safe. */
         job->remaining_s -= job->segment_s;
-        if (t->measuring)
+        if (t->measuring) {
             rep->gpu_hours_done += gpu_h;
+            rep->hours.checkpoint += spec->checkpoint_write_s * job->gang / 3600.0;
+        }
         fs__run_segment(t, id, now);
         return;
     }
@@ -310,17 +356,110 @@ static void fs__on_step(fs_sim *sim, const fs_event *ev, void *ctx)
             rep->completed++;
         }
         fs__gang_busy(t, job, now, -1);
-        fs__give_back(t, id, now);
+        fs__give_back(t, id, 0, now);
         return;
     }
     job->state = FS_JOB_CHECKPOINTING;
     fs_sim_schedule(sim, now + spec->checkpoint_write_s, 1, t->kind_step, id, job->epoch);
 }
 
+/* Whether the job is over: done, given up after failures, or cancelled. */
+static inline bool fs__over(const fs_job *job)
+{
+    return job->state == FS_JOB_DONE || job->state == FS_JOB_FAILED || job->state == FS_JOB_CANCELLED;
+}
+
+/* At an attempt's first compute: whether and when it fails, from
+ * "failures/<name>".  Both draws are always made, so each attempt takes the
+ * same two numbers whatever happens. */
+static void fs__draw_failure(fs_training *t, uint32_t id, double now)
+{
+    fs_job *job = &t->jobs[id];
+    const fs_training_spec *spec = &t->scenario->training[job->stream];
+    if (spec->fail_probability <= 0)
+        return;
+    gsl_rng *r = t->fail_rngs[job->stream];
+    bool fails = gsl_rng_uniform(r) < spec->fail_probability;
+    double after = fs_dist_sample(&spec->fail_after, r);
+    if (fails)
+        fs_sim_schedule(t->sim, now + after, 1, t->kind_fail, id, job->epoch);
+}
+
+/* The attempt fails: its compute since the last checkpoint is lost, the
+ * gang goes back, and the job retries after retry_delay or gives up. */
+static void fs__on_fail(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    fs_training *t = ctx;
+    uint32_t id = ev->arg;
+    fs_job *job = &t->jobs[id];
+    if ((double)job->epoch != ev->data || (job->state != FS_JOB_RUNNING && job->state != FS_JOB_CHECKPOINTING))
+        return; /* the attempt ended before it failed */
+    const fs_training_spec *spec = &t->scenario->training[job->stream];
+    fs_training_rep *rep = &t->reps[job->stream];
+    double compute_h;
+    fs__attempt_so_far(t, job, sim->now, &compute_h);
+    if (t->measuring) {
+        rep->hours.failed += compute_h;
+        rep->failures++;
+    }
+    fs__gang_busy(t, job, sim->now, -1);
+    fs__give_back(t, id, 0, sim->now);
+    job->epoch++;
+    job->state_on_host = false; /* a failed process keeps nothing in memory */
+    if (job->retries_left == 0) {
+        job->state = FS_JOB_FAILED;
+        if (t->measuring)
+            rep->failed_jobs++;
+        return;
+    }
+    job->retries_left--;
+    job->state = FS_JOB_RETRYING;
+    if (t->measuring)
+        rep->retries++;
+    fs_sim_schedule(sim, sim->now + spec->retry_delay_s, 1, t->kind_retry, id, job->epoch);
+}
+
+/* A failed job asks for its gang again, to resume from its last checkpoint. */
+static void fs__on_retry(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    (void)sim;
+    fs_training *t = ctx;
+    fs_job *job = &t->jobs[ev->arg];
+    if ((double)job->epoch != ev->data || job->state != FS_JOB_RETRYING)
+        return; /* cancelled meanwhile */
+    if (fs__ask(t, ev->arg) != 0)
+        fs_sim_fail(t->sim, ENOMEM, "training \"%s\": out of memory requeueing a job",
+                    t->scenario->training[job->stream].name);
+}
+
+/* Its owner cancels the job, wherever it is: waiting, warming or running.
+ * The compute since its last checkpoint is lost to the cancellation. */
+static void fs__on_cancel(fs_sim *sim, const fs_event *ev, void *ctx)
+{
+    fs_training *t = ctx;
+    uint32_t id = ev->arg;
+    fs_job *job = &t->jobs[id];
+    if (fs__over(job))
+        return;
+    fs_training_rep *rep = &t->reps[job->stream];
+    double compute_h;
+    fs__attempt_so_far(t, job, sim->now, &compute_h);
+    if (job->state == FS_JOB_RUNNING || job->state == FS_JOB_CHECKPOINTING)
+        fs__gang_busy(t, job, sim->now, -1);
+    if (t->measuring) {
+        rep->hours.cancelled += compute_h;
+        rep->cancelled++;
+    }
+    fs__give_back(t, id, 0, sim->now); /* also withdraws a request still waiting */
+    job->epoch++;
+    job->state = FS_JOB_CANCELLED;
+}
+
 void fs_training_admitted(fs_training *t, uint32_t id, double now)
 {
     fs_job *job = &t->jobs[id];
     job->admitted = now;
+    job->holding = true;
     if (job->started_once)
         return;
     job->started_once = true;
@@ -355,9 +494,11 @@ void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size
         fs_training_rep *rep = &t->reps[job->stream];
         rep->startups++;
         rep->startup_s += now - job->admitted;
+        rep->hours.startup += (now - job->admitted) * job->gang / 3600.0;
     }
     fs__gang_busy(t, job, now, +1);
     fs__run_segment(t, id, now);
+    fs__draw_failure(t, id, now);
 }
 
 void fs_training_member_evicted(fs_training *t, uint32_t id, double now)
@@ -365,9 +506,10 @@ void fs_training_member_evicted(fs_training *t, uint32_t id, double now)
     fs_job *job = &t->jobs[id];
     const fs_training_spec *spec = &t->scenario->training[job->stream];
     fs_training_rep *rep = &t->reps[job->stream];
-    if (job->state == FS_JOB_QUEUED || job->state == FS_JOB_DONE)
+    if (job->state == FS_JOB_QUEUED || job->state == FS_JOB_RETRYING || fs__over(job))
         return; /* the gang was already given back: this is another member's call */
-    double evict_s = 0;
+    double evict_s = 0, compute_h;
+    fs__attempt_so_far(t, job, now, &compute_h);
     if (job->state == FS_JOB_RUNNING || job->state == FS_JOB_CHECKPOINTING) {
         double progress_s = job->state == FS_JOB_RUNNING ? now - job->segment_start : job->segment_s;
         if (spec->save_on_eviction) {
@@ -391,7 +533,7 @@ void fs_training_member_evicted(fs_training *t, uint32_t id, double now)
     } else if (t->measuring) { /* warming: nothing computed yet, nothing lost */
         rep->preemptions++;
     }
-    fs_fleet_release_holder(t->fleet, FS_HOLDER_TRAINING, id, evict_s, now);
+    fs__give_back(t, id, evict_s, now);
     job->epoch++;
     job->state = FS_JOB_QUEUED;
     if (fs__ask(t, id) != 0)
@@ -415,9 +557,16 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
     t->next_row = calloc(s->n_training, sizeof *t->next_row);
     t->shaped = calloc(s->n_training, sizeof *t->shaped); /* zeroed: safe to fini unused */
     t->next_group = calloc(s->n_training, sizeof *t->next_group);
+    t->mix_rngs = calloc(s->n_training, sizeof *t->mix_rngs);
+    t->fail_rngs = calloc(s->n_training, sizeof *t->fail_rngs);
+    t->cancel_rngs = calloc(s->n_training, sizeof *t->cancel_rngs);
     int64_t k_sub = fs_sim_register(sim, fs__on_submit, t);
     int64_t k_step = fs_sim_register(sim, fs__on_step, t);
-    if (!t->rngs || !t->traces || !t->next_row || !t->shaped || !t->next_group || k_sub < 0 || k_step < 0)
+    int64_t k_fail = fs_sim_register(sim, fs__on_fail, t);
+    int64_t k_retry = fs_sim_register(sim, fs__on_retry, t);
+    int64_t k_cancel = fs_sim_register(sim, fs__on_cancel, t);
+    if (!t->rngs || !t->traces || !t->next_row || !t->shaped || !t->next_group || !t->mix_rngs || !t->fail_rngs ||
+        !t->cancel_rngs || k_sub < 0 || k_step < 0 || k_fail < 0 || k_retry < 0 || k_cancel < 0)
         goto nomem;
     for (size_t i = 0; i < s->n_training; i++) {
         int rc = s->training[i].trace ? fs_trace_open(s->training[i].trace, &t->traces[i], err) : FS_OK;
@@ -428,6 +577,9 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
     }
     t->kind_submit = (uint32_t)k_sub;
     t->kind_step = (uint32_t)k_step;
+    t->kind_fail = (uint32_t)k_fail;
+    t->kind_retry = (uint32_t)k_retry;
+    t->kind_cancel = (uint32_t)k_cancel;
     for (size_t i = 0; i < s->n_training; i++) {
         char stream[512];
         snprintf(stream, sizeof stream, "training/%s", s->training[i].name);
@@ -438,6 +590,23 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
             fs_arrival_stream_init(&t->shaped[i], s->training[i].submit_shape, s->start_weekday, s->seed,
                                    replication, s->training[i].name) != 0)
             goto nomem;
+        /* Streams of their own, made only where used, so a stream without a
+         * mix, failures or cancellations draws exactly as before. */
+        const fs_training_spec *spec = &s->training[i];
+        struct {
+            bool used;
+            const char *prefix;
+            gsl_rng **out;
+        } extra[] = {{spec->has_gang_mix || spec->has_run_time, "jobs", &t->mix_rngs[i]},
+                     {spec->fail_probability > 0, "failures", &t->fail_rngs[i]},
+                     {spec->cancel_probability > 0, "cancellations", &t->cancel_rngs[i]}};
+        for (size_t k = 0; k < sizeof extra / sizeof *extra; k++) {
+            if (!extra[k].used)
+                continue;
+            snprintf(stream, sizeof stream, "%s/%s", extra[k].prefix, spec->name);
+            if (!(*extra[k].out = fs_rng_create(s->seed, replication, stream)))
+                goto nomem;
+        }
         fs__schedule_submissions(t, (uint32_t)i, 0, true);
     }
     return FS_OK;
@@ -450,6 +619,14 @@ void fs_training_fini(fs_training *t)
 {
     for (size_t i = 0; t->rngs && i < t->scenario->n_training; i++)
         fs_rng_destroy(t->rngs[i]);
+    for (size_t i = 0; t->mix_rngs && t->fail_rngs && t->cancel_rngs && i < t->scenario->n_training; i++) {
+        fs_rng_destroy(t->mix_rngs[i]);
+        fs_rng_destroy(t->fail_rngs[i]);
+        fs_rng_destroy(t->cancel_rngs[i]);
+    }
+    free(t->mix_rngs);
+    free(t->fail_rngs);
+    free(t->cancel_rngs);
     for (size_t i = 0; t->traces && i < t->scenario->n_training; i++)
         fs_trace_close(t->traces[i]);
     for (size_t i = 0; t->shaped && i < t->scenario->n_training; i++)
@@ -475,13 +652,14 @@ void fs_training_start_measuring(fs_training *t, double now)
         fs_training_rep *rep = &t->reps[i];
         rep->submitted = rep->started = rep->completed = rep->preemptions = 0;
         rep->gpu_hours_done = rep->gpu_hours_lost = rep->startup_s = 0;
-        rep->startups = 0;
+        rep->startups = rep->failures = rep->failed_jobs = rep->retries = rep->cancelled = 0;
+        rep->hours = (struct fs_training_hours){0};
         rep->n_waits = 0;
         rep->in_flight_start = 0;
         fs_hist_reset(&rep->wait);
     }
     for (size_t j = 0; j < t->n_jobs; j++)
-        if (t->jobs[j].state != FS_JOB_DONE)
+        if (!fs__over(&t->jobs[j]))
             t->reps[t->jobs[j].stream].in_flight_start++;
 }
 
@@ -497,11 +675,19 @@ int fs_training_finish(fs_training *t, double now)
         rep->trace_skipped = rep->traced ? fs_trace_skipped(t->traces[i]) : 0;
     }
     for (size_t j = 0; j < t->n_jobs; j++) {
-        const fs_job *job = &t->jobs[j];
+        fs_job *job = &t->jobs[j];
         fs_training_rep *rep = &t->reps[job->stream];
-        if (job->state == FS_JOB_DONE)
+        if (fs__over(job))
             continue;
-        if (job->state == FS_JOB_QUEUED)
+        /* A gang still held at the horizon: its units count as held to
+         * now, and its compute not yet kept as open. */
+        if (job->holding && t->measuring) {
+            double compute_h;
+            fs__attempt_so_far(t, job, now, &compute_h);
+            rep->hours.open += compute_h;
+            rep->hours.held += (now - job->admitted) * job->gang / 3600.0;
+        }
+        if ((job->state == FS_JOB_QUEUED && !job->holding) || job->state == FS_JOB_RETRYING)
             rep->waiting_end++;
         else
             rep->running_end++; /* warming or running */

@@ -12,6 +12,11 @@
  * evicts it (preemption, spot reclaim) it loses the work since its last
  * completed checkpoint, gives back its whole gang and queues again.
  *
+ * A stream may draw each job's gang and run time from a mix, fail an
+ * attempt at a random time (losing the compute since its last checkpoint;
+ * retried after a delay up to a count, then given up) and cancel a job at a
+ * random time after its submission, waiting or running.
+ *
  * Measured per stream (from the warm-up instant): submissions, queue wait
  * from submission to first admission (the gang granted; histogram:
  * P50/P95/max), start-up apart (grant to the last member warmed up, every
@@ -34,7 +39,18 @@
 #include "trace.h"
 #include "sim.h"
 
-typedef enum fs_job_state { FS_JOB_QUEUED, FS_JOB_WARMING, FS_JOB_RUNNING, FS_JOB_CHECKPOINTING, FS_JOB_DONE } fs_job_state;
+/* RETRYING: failed, waiting retry_delay before it asks again.  DONE, FAILED
+ * (out of retries) and CANCELLED are over. */
+typedef enum fs_job_state {
+    FS_JOB_QUEUED,
+    FS_JOB_WARMING,
+    FS_JOB_RUNNING,
+    FS_JOB_CHECKPOINTING,
+    FS_JOB_RETRYING,
+    FS_JOB_DONE,
+    FS_JOB_FAILED,
+    FS_JOB_CANCELLED
+} fs_job_state;
 
 typedef struct fs_job {
     uint32_t stream;
@@ -44,7 +60,9 @@ typedef struct fs_job {
     fs_job_state state;
     double submitted;
     bool started_once;       /* admitted (granted its gang) at least once */
-    double admitted;         /* when its gang was last granted */
+    double admitted;         /* when its gang was last granted (held since then) */
+    uint32_t retries_left;
+    bool holding;            /* granted its gang and not given it back */
     double remaining_s;      /* compute seconds left after the last completed checkpoint */
     double segment_start;    /* when the current compute segment began */
     double segment_s;        /* its length: to the next checkpoint or the end */
@@ -66,11 +84,14 @@ typedef struct fs_training {
      * point brings; unused elsewhere */
     fs_arrival_stream *shaped;
     uint32_t *next_group;
+    /* per stream, created only where used: "jobs/<name>" (gang and run-time
+     * draws), "failures/<name>", "cancellations/<name>" */
+    gsl_rng **mix_rngs, **fail_rngs, **cancel_rngs;
     fs_trace **traces;       /* per stream: its job trace's reader, NULL if none */
     fs_trace_row *next_row;  /* per traced stream: the row whose submission is scheduled */
     fs_job *jobs;
     size_t n_jobs, cap_jobs;
-    uint32_t kind_submit, kind_step;
+    uint32_t kind_submit, kind_step, kind_fail, kind_retry, kind_cancel;
     bool measuring;
 } fs_training;
 

@@ -382,13 +382,29 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     fs__set_summary(o, "started", &sum.started);
     fs__set_summary(o, "completed", &sum.completed);
     fs__set_summary(o, "preemptions", &sum.preemptions);
-    /* in_flight_start + submitted = completed + running_at_end + waiting_at_end + refused_impossible */
+    /* in_flight_start + submitted = completed + failed_jobs + cancelled + running_at_end + waiting_at_end
+     * + refused_impossible */
     fs__set_summary(o, "in_flight_start", &sum.in_flight_start);
     fs__set_summary(o, "waiting_at_end", &sum.waiting_end);
     fs__set_summary(o, "running_at_end", &sum.running_end);
     fs__set_summary(o, "refused_impossible", &sum.refused_impossible);
     fs__set_summary(o, "gpu_hours_done", &sum.gpu_hours_done);
     fs__set_summary(o, "gpu_hours_lost", &sum.gpu_hours_lost);
+    fs__set_summary(o, "failures", &sum.failures);
+    fs__set_summary(o, "failed_jobs", &sum.failed_jobs);
+    fs__set_summary(o, "retries", &sum.retries);
+    fs__set_summary(o, "cancelled", &sum.cancelled);
+    /* held = startup + checkpoint + done + lost + failed + cancelled + open */
+    json_t *hours = json_object();
+    fs__set_summary(hours, "held", &sum.hours_held);
+    fs__set_summary(hours, "startup", &sum.hours_startup);
+    fs__set_summary(hours, "checkpoint", &sum.hours_checkpoint);
+    fs__set_summary(hours, "done", &sum.gpu_hours_done);
+    fs__set_summary(hours, "lost", &sum.gpu_hours_lost);
+    fs__set_summary(hours, "failed", &sum.hours_failed);
+    fs__set_summary(hours, "cancelled", &sum.hours_cancelled);
+    fs__set_summary(hours, "open", &sum.hours_open);
+    json_object_set_new(o, "gpu_hours", hours);
     fs__set(o, "startup_mean_s", sum.startup_mean_s);
     json_t *wait = json_object();
     fs__set(wait, "mean", sum.wait_mean_s);
