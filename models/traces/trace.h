@@ -140,6 +140,9 @@ void fs_trace_spec_fini(fs_trace_spec *spec);
 
 typedef struct fs_trace_row {
     double t;                /* seconds from the start of the replay */
+    double t_written;        /* t before an out-of-order row was moved up to the
+                              * row before it (== t unless it was): where it was
+                              * submitted, for fits of the whole span (fit_jobs.h) */
     double size[2];          /* requests: the size columns (0 when absent) */
     /* Requests: the prefix identity as a key, 1, 2, ... in the order the
      * texts first appear (equal text, equal key; never a hash of it), and

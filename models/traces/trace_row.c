@@ -442,6 +442,7 @@ int fs__trace_convert(fs_trace *t, const trace_qrow *q, fs_trace_row *row, fs_er
      * as if that row had been the one before it. */
     r.t = fs__trace_time_diff(t->format, start, t->origin) / t->rate_scale + t->shift_s + (double)t->pass * t->period;
     double before = t->have_prev ? t->prev_t : t->shift_s;
+    r.t_written = r.t;
     if (r.t < before) {
         if (before - r.t > t->tolerance_s)
             return trace_bad(t, q->line, f[COL_TIME], err,

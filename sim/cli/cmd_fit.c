@@ -211,21 +211,27 @@ static json_t *fit_arrivals_json(const fs_fit *f)
 
 /* The fragment one member a line (jansson's indent would give each of the
  * 24 multipliers its own line). */
-static int fit_print_fragment(FILE *fp, const json_t *arrivals)
+int fs_cli_fit_print_members(FILE *fp, const json_t *obj)
 {
     const char *key;
     json_t *v;
-    size_t n = json_object_size(arrivals), i = 0;
-    fputs("{\"arrivals\": {\n", fp);
-    json_object_foreach((json_t *)arrivals, key, v) {
+    size_t n = json_object_size(obj), i = 0;
+    json_object_foreach((json_t *)obj, key, v) {
         char *text = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_ENCODE_ANY);
         if (!text)
             return -1;
         fprintf(fp, "  \"%s\": %s%s\n", key, text, ++i < n ? "," : "");
         free(text);
     }
-    fputs("}}\n", fp);
     return 0;
+}
+
+static int fit_print_fragment(FILE *fp, const json_t *arrivals)
+{
+    fputs("{\"arrivals\": {\n", fp);
+    int rc = fs_cli_fit_print_members(fp, arrivals);
+    fputs("}}\n", fp);
+    return rc;
 }
 
 /* ---- the statistics ------------------------------------------------------ */
@@ -687,16 +693,26 @@ static void fit_model_text(FILE *fp, const fs_fit *f)
 
 /* ---- the command --------------------------------------------------------- */
 
-static int fit_fail(int rc, const fs_error *err)
+int fs_cli_fit_fail(int rc, const fs_error *err)
 {
     fs_terminal_error(err->msg);
     return rc == FS_ERR_INPUT ? FIT_EXIT_USAGE : FIT_EXIT_RUNTIME;
 }
 
+int fs_cli_fit_usage(const char *command, const char *what)
+{
+    fs_terminal_say(stderr, "fleetsim %s: %s (see 'fleetsim %s --help')", command, what, command);
+    return FIT_EXIT_USAGE;
+}
+
+static int fit_fail(int rc, const fs_error *err)
+{
+    return fs_cli_fit_fail(rc, err);
+}
+
 static int fit_usage_error(const char *what)
 {
-    fs_terminal_say(stderr, "fleetsim fit-traffic: %s (see 'fleetsim fit-traffic --help')", what);
-    return FIT_EXIT_USAGE;
+    return fs_cli_fit_usage("fit-traffic", what);
 }
 
 /* Whether the options name a rate series rather than a request trace. */

@@ -66,6 +66,12 @@ extern const fs_cli_table fs_cli_plan_options;
 int fs_cli_fit_traffic(int argc, char **argv);
 extern const fs_cli_table fs_cli_fit_options;
 
+/* fleetsim fit-jobs TRACE [--preset NAME | --time COL --gpus COL (--duration
+ * COL | --end COL)] ...: a training stream's job mix fitted from a job
+ * trace.  See cmd_fit_jobs.c. */
+int fs_cli_fit_jobs(int argc, char **argv);
+extern const fs_cli_table fs_cli_fit_jobs_options;
+
 /* fleetsim calibrate PROFILE.json [--out FILE]: a calibration profile
  * refitted from its recorded samples.  See cmd_calibrate.c. */
 int fs_cli_calibrate(int argc, char **argv);

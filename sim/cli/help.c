@@ -145,6 +145,41 @@ const fs_cli_command fs_cli_help_commands[] = {
               "  each one's p99 at both counts; the error is fit / replay - 1.\n",
      .exit_status = "0 fitted, 1 runtime failure, 2 usage or input error",
      .main = fs_cli_fit_traffic},
+    {.name = "fit-jobs", .operand = "TRACE",
+     .summary = "fit a training stream's job mix (gang sizes, run times, rate) to a job trace",
+     .synopsis = "fit-jobs TRACE [--preset NAME | --time COL --gpus COL (--duration COL | --end COL)\n"
+                 "[--time-format F]] [--where COL=TEXT]... [--quantiles N] [--format json|text]",
+     .description = "Fits a training stream's job mix to a job trace (one row per job): \"gang\",\n"
+                    "the empirical distribution of gang sizes; \"run_time\", an empirical\n"
+                    "distribution of run-time quantiles that keeps the heavy tail and the\n"
+                    "longest job; and \"submit\", the submission rate.  stdout gets the fragment\n"
+                    "to paste into a training stream; stderr the report: the gang table, run-time\n"
+                    "quantiles, a lognormal fitted by maximum likelihood as the alternative, and\n"
+                    "the check: the fragment's quantiles, as the simulator draws it, against the\n"
+                    "trace's.",
+     .options = &fs_cli_fit_jobs_options,
+     .notes = "the fit (models/traces/fit_jobs.h):\n"
+              "  quantile q of n values = the sorted value at rank ceil(q n): the quantile of\n"
+              "  an empirical distribution whose n samples are drawn with probability 1/n.\n"
+              "  gang: every size seen keeps a sample; multiplicities round(share x M), at\n"
+              "  least 1, for the M whose total (at most 2,000) gives the quantiles nearest\n"
+              "  the trace's, then the least share error, then the fewest samples.\n"
+              "  run time: 5N samples; N cells of 1/N up to 99%, each the trace's quantile at\n"
+              "  the cell's upper end, written 5 times; above, one sample per 1/(5N), the\n"
+              "  last the longest job.  Whole milliseconds (samples_ms).\n"
+              "  run time 0: kept as 0-second jobs, left out of the lognormal (its KS\n"
+              "  distance is against every job).  submit: (jobs - 1) / (last - first\n"
+              "  submission), per hour; rows out of order are taken where written.\n"
+              "  gang and run time are drawn independently: the report prints the trace's\n"
+              "  mean GPU-hours per job beside the fragment's E[gang] x E[run time].\n"
+              "examples:\n"
+              "  fleetsim fit-jobs ../shared/data/philly-derived/chronus_trace_job_Philly_MIX1.csv \\\n"
+              "      --preset philly-jobs\n"
+              "  fleetsim fit-jobs pods.csv --preset alibaba-pods --where qos=BE --format text\n"
+              "  fleetsim fit-jobs jobs.jsonl.gz --time submitted --gpus gpus --end finished \\\n"
+              "      --time-format datetime --quantiles 1000 --format json\n",
+     .exit_status = "0 fitted, 1 runtime failure, 2 usage or input error",
+     .main = fs_cli_fit_jobs},
     {.name = "calibrate", .operand = "PROFILE",
      .summary = "refit a calibration profile from its recorded samples",
      .synopsis = "calibrate PROFILE.json [--out FILE]",
