@@ -11,6 +11,7 @@
 #include "memsize.h"
 #include "policy.h"
 #include "queue.h"
+#include "quota.h"
 #include "rng.h"
 
 /* How often elastic pools look for idle GPUs to give back and serving pools
@@ -100,6 +101,8 @@ static void fs__set(fs_fleet *f, size_t pool, fs_unit_rt *unit, fs_unit_rt next)
         if (is_job && fs_holders_link(f->held, next.owner, g) != 0)
             f->held_scan = true; /* the index is now incomplete: stop using it */
     }
+    if (f->quota)
+        fs_quota_unit(f->quota, unit, &next, f->sim->now);
     *unit = next;
     fs__count(f, pool, unit, +1);
 }
@@ -194,6 +197,8 @@ static size_t fs__pick(fs_fleet *f, const fs_request *r, size_t pool, size_t *ch
 static void fs__grant(fs_fleet *f, const fs_request *r, size_t pool, const size_t *chosen)
 {
     double now = f->sim->now;
+    if (f->quota)
+        fs_quota_granted(f->quota, r);
     for (uint32_t k = 0; k < r->units; k++) {
         fs_unit_rt *unit = fs__unit(f, pool, chosen[k]);
         fs__set(f, pool, unit,
@@ -240,9 +245,44 @@ static size_t fs__coming(const fs_fleet *f, const fs_request *r, size_t p)
     return coming;
 }
 
+/* May r use pool p now: the policy lets it, and no other request's
+ * reservation holds the pool (quota.h)? */
+static bool fs__usable(const fs_fleet *f, const fs_request *r, size_t p)
+{
+    return f->policy->eligible(f->scenario, r, p) && !(f->quota && fs_quota_held_back(f->quota, r, p));
+}
+
+/* Reclaim (quota.h): r, within its team's nominal quota, evicts jobs of
+ * teams above theirs, newest admitted first, in the first pool where that
+ * makes room for its whole gang.  True when it evicted, or room is on its
+ * way already: r waits for it. */
+static bool fs__reclaim(fs_fleet *f, const fs_request *r)
+{
+    for (size_t p = 0; p < f->scenario->n_pools; p++) {
+        if (!fs__usable(f, r, p))
+            continue;
+        size_t coming = fs__coming(f, r, p);
+        if (coming >= r->units)
+            return true;
+        size_t victim = fs_quota_reclaim_victim(f->quota, r, p, coming);
+        if (victim == SIZE_MAX)
+            continue;
+        /* One job at a time, planned again after each: an eviction calls
+         * its holder back, which asks again meanwhile. */
+        for (; victim != SIZE_MAX; victim = fs_quota_reclaim_victim(f->quota, r, p, fs__coming(f, r, p))) {
+            fs_quota_reclaimed(f->quota, f->units[p][victim].owner);
+            fs__evict(f, p, victim);
+        }
+        return true;
+    }
+    return false;
+}
+
 /* Tries to serve r now: free units in an eligible pool, else, if the policy
  * lets r evict, units of evictable holders (which become free after their
- * eviction; r stays pending until then).  Returns true when granted. */
+ * eviction; r stays pending until then).  With quotas, r must pass its
+ * team's quota first, and may reclaim before the policy's eviction.
+ * Returns true when granted. */
 static bool fs__try(fs_fleet *f, const fs_request *r)
 {
     const fs_scenario *s = f->scenario;
@@ -250,21 +290,23 @@ static bool fs__try(fs_fleet *f, const fs_request *r)
      * be served here (the scenario loader and the training stream refuse
      * it before it gets this far). */
     size_t *chosen = f->chosen;
-    if (r->units > f->max_pool_units)
+    if (r->units > f->max_pool_units || (f->quota && !fs_quota_admits(f->quota, r)))
         return false;
     for (size_t p = 0; p < s->n_pools; p++) {
-        if (f->n_free[p] < r->units || !f->policy->eligible(s, r, p))
+        if (f->n_free[p] < r->units || !fs__usable(f, r, p))
             continue;
         if (fs__pick(f, r, p, chosen, r->units) == r->units) {
             fs__grant(f, r, p, chosen);
             return true;
         }
     }
+    if (f->quota && fs_quota_may_reclaim(f->quota) && fs_quota_within(f->quota, r) && fs__reclaim(f, r))
+        return false;
     /* Eviction: count what is free, already being evicted, or evictable.
      * Only preemptible holders may be evicted (policy.h), so a pool holding
      * none has nothing to count. */
     for (size_t p = 0; p < s->n_pools; p++) {
-        if (f->n_evictable[p] == 0 || !f->policy->eligible(s, r, p))
+        if (f->n_evictable[p] == 0 || !fs__usable(f, r, p))
             continue;
         const fs_pool_units *pu = &f->placement->pools[p];
         size_t coming = 0, evictable = 0;
@@ -329,10 +371,12 @@ static bool fs__any_fits(const fs_fleet *f)
     return false;
 }
 
-/* May a request evict anyone now?  Only preemptible holders can go. */
+/* May a request evict anyone now?  Only preemptible holders can go: by the
+ * policy's leave, or by a reclaim (quota.h). */
 static bool fs__may_evict_any(const fs_fleet *f)
 {
-    return f->n_evictable_all > 0 && f->policy->may_evict != fs_policy_never_evict;
+    return (f->n_evictable_all > 0 && f->policy->may_evict != fs_policy_never_evict) ||
+           (f->quota && fs_quota_may_reclaim(f->quota));
 }
 
 /* The most free units of a pool that some waiting gang may fit: no request
@@ -352,6 +396,8 @@ static uint32_t fs__most_free(const fs_fleet *f)
 static bool fs__remove_pending(fs_fleet *f, size_t i)
 {
     fs__want(f, &f->queue->items[i], -1);
+    if (f->quota)
+        fs_quota_left(f->quota, &f->queue->items[i]);
     if (f->exact) {
         fs_queue_remove_shift(f->queue, i);
         return true;
@@ -372,8 +418,12 @@ static void fs__grow_elastic(fs_fleet *f);
  * (fs__any_fits).  Otherwise evictions call holders back, which ask and
  * withdraw meanwhile: the pass walks the queue one request at a time as it
  * stands and shifts, exactly as the fleet always has, so that every
- * scenario's grants stay the same. */
-static void fs__serve_pending(fs_fleet *f)
+ * scenario's grants stay the same.  A request its quota or another's
+ * reservation holds back (quota.h) is passed over like one that does not
+ * fit, so it blocks those behind it only under head of line; a reclaim
+ * evicts, so a fleet where one could happen is walked one request at a
+ * time too. */
+static void fs__serve_pass(fs_fleet *f)
 {
     fs_queue *q = f->queue;
     f->stale = false;
@@ -410,6 +460,17 @@ static void fs__serve_pending(fs_fleet *f)
         }
         fs_queue_tidy(q);
     }
+}
+
+/* A pass, again while a reservation ended during it (quota.h): requests it
+ * held back and the pass had gone by may start now. */
+static void fs__serve_pending(fs_fleet *f)
+{
+    unsigned released;
+    do {
+        released = f->quota ? f->quota->released : 0;
+        fs__serve_pass(f);
+    } while (f->quota && released != f->quota->released);
     fs__grow_elastic(f);
 }
 
@@ -417,6 +478,8 @@ int fs_fleet_request(fs_fleet *f, const fs_request *req)
 {
     fs_request r = *req;
     fs_queue *q = f->queue;
+    if (f->quota && r.kind == FS_HOLDER_TRAINING && fs_quota_room(f->quota, r.owner) != 0)
+        return ENOMEM;
     r.seq = f->next_seq++;
     r.since = f->sim->now;
     /* Earlier waiters the policy puts first keep their turn.  The queue is
@@ -429,6 +492,8 @@ int fs_fleet_request(fs_fleet *f, const fs_request *req)
     if (fs_queue_insert(q, &r, f->policy->before, &at) != 0)
         return ENOMEM;
     fs__want(f, &r, +1);
+    if (f->quota)
+        fs_quota_queued(f->quota, &r);
     if (!ahead) {
         fs__grow_elastic(f);
     } else if (f->stale || f->exact || fs__may_evict_any(f)) {
@@ -786,6 +851,8 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
     f->kind_provisioned = (uint32_t)k_pr;
     f->kind_tick = (uint32_t)k_tk;
     f->kind_reclaim = (uint32_t)k_rc;
+    if (fs_quota_create(f, &f->quota) != 0)
+        goto nomem;
     bool any_elastic = false;
     for (size_t p = 0; p < s->n_pools; p++) {
         const fs_pool_spec *spec = &s->pools[p];
@@ -861,6 +928,7 @@ void fs_fleet_fini(fs_fleet *f)
     free(f->held);
     free(f->unit_base);
     free(f->held_units);
+    fs_quota_destroy(f->quota);
     fs_rng_destroy(f->rng);
     *f = (fs_fleet){0};
 }

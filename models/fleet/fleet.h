@@ -88,6 +88,8 @@ typedef struct fs_request {
     double since;          /* when it was asked for */
     uint64_t seq;          /* ask order, for FIFO */
     uint32_t first_slot;   /* slots first_slot .. first_slot + units - 1 */
+    uint32_t team;         /* a training job's team in the scenario's "quotas" (k: quotas[k - 1],
+                            * n_quotas + 1: "unlisted"); 0: not subject to quotas (quota.h) */
 } fs_request;
 
 typedef struct fs_fleet fs_fleet;
@@ -140,6 +142,9 @@ struct fs_fleet {
     size_t *unit_base;           /* per pool */
     uint32_t *held_units;        /* scratch: one job's units, at most every unit */
     bool held_scan;
+    /* Quotas, reclaim and reservations (quota.h); NULL when the scenario
+     * has neither "quotas" nor "reserve_after". */
+    struct fs_quota *quota;
 };
 
 /* 0, or ENOMEM.  Units placed at t = 0 (the static placement) start held and

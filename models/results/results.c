@@ -112,6 +112,8 @@ int fs_rep_result_init(fs_rep_result *rep, const fs_scenario *s, uint32_t replic
     rep->settle = calloc(s->n_services ? s->n_services : 1, sizeof *rep->settle);
     if (!rep->services || !rep->pools || !rep->training || !rep->blocked_minutes || !rep->settle)
         goto err;
+    if (s->n_quotas && !(rep->quotas = calloc(s->n_quotas + 1, sizeof *rep->quotas)))
+        goto err;
     for (size_t i = 0; i < s->n_services; i++) {
         rep->services[i].batches = &rep->settle[i];
         /* Every histogram initialised (they allocate nothing until used), so
@@ -163,6 +165,7 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
     free(rep->services);
     free(rep->pools);
     free(rep->training);
+    free(rep->quotas);
     free(rep->blocked_minutes);
     free(rep->settle);
     fs_rep__free_spilled(rep, s->n_services);

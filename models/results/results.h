@@ -245,11 +245,20 @@ typedef struct fs_training_rep {
     uint64_t trace_rows, trace_skipped;
 } fs_training_rep;
 
+/* One team of the scenario's "quotas" in one replication (models/fleet/
+ * quota.h), over [warmup, horizon]; units as gangs count them. */
+typedef struct fs_quota_rep {
+    double gpu_hours;          /* unit-hours its training jobs held, warming or running */
+    double borrowed_gpu_hours; /* of those, held above its nominal quota */
+    uint64_t reclaimed_jobs;   /* its jobs evicted so that a team within its quota could start */
+} fs_quota_rep;
+
 typedef struct fs_rep_result {
     uint32_t replication;
     fs_service_rep *services; /* scenario->n_services */
     fs_pool_rep *pools;       /* scenario->n_pools */
     fs_training_rep *training;/* scenario->n_training */
+    fs_quota_rep *quotas;     /* scenario->n_quotas + 1 (the last: "unlisted"); NULL without quotas */
     double *blocked_minutes;  /* per tenant (fs_results.tenants): SLO-breach minutes charged to it */
     fs_settle_batches *settle;/* per service, the batches its entry points to; NULL once sealed */
     double fleet_least_headroom; /* as fs_pool_rep.least_headroom, every pool's GPUs together */

@@ -113,7 +113,7 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
                                        "warmup",   "window",        "seed",        "replications",
                                        "gpus",     "start_weekday", "pools",       "services",
                                        "policies", "training",      "calibration", "ci",
-                                       "window_anchor"};
+                                       "window_anchor", "quotas",   "reserve_after"};
     fs_scenario *s = c->s;
     if (!json_is_object(root))
         return fs_jpath_expected(p, root, "an object at the top level");
@@ -187,6 +187,8 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
         rc = fs__scenario_parse_array_of(p, root, "services", c, parse_service);
     if (rc == FS_OK)
         rc = fs__scenario_parse_training(p, root, c);
+    if (rc == FS_OK)
+        rc = fs__scenario_parse_quotas(p, root, s);
     if (rc == FS_OK)
         rc = fs__scenario_parse_calibration(p, root, &s->switch_costs);
     /* Declared types nothing named go last, so gpu_types shows the whole
@@ -538,6 +540,9 @@ void fs_scenario_destroy(fs_scenario *s)
         }
     }
     free(s->training);
+    for (size_t k = 0; k < s->n_quotas; k++)
+        free(s->quotas[k].tenant);
+    free(s->quotas);
     free(s->gpu_types);
     free(s->gpu_switch_costs);
     free(s);

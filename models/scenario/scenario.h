@@ -502,7 +502,25 @@ typedef struct fs_training_spec {
     char **priority_texts;
     fs_lane *priority_lanes;
     size_t n_priorities;
+    /* Its tenant's entry in "quotas": k for quotas[k - 1]; 0 when the
+     * scenario gives no quotas. */
+    uint32_t quota;
 } fs_training_spec;
+
+/* One team's entry of "quotas": {"TEAM": {"gpus": N, "borrow": B, "lend":
+ * L}}, in units (whole GPUs, MIG instances or time-sliced seats: what a gang
+ * counts).  Every team is in one cohort, the whole fleet: a team may hold
+ * more than its nominal `gpus` by borrowing, at most `borrow` units, from
+ * what the others leave unused and lend (each at most `lend`).  The fleet
+ * enforces it (models/fleet/quota.h); services are not subject to it. */
+#define FS_SCENARIO_MAX_QUOTAS 1000
+#define FS_QUOTA_UNLIMITED UINT32_MAX
+typedef struct fs_quota_spec {
+    char *tenant;
+    uint32_t gpus;    /* nominal quota */
+    uint32_t borrow;  /* default FS_QUOTA_UNLIMITED */
+    uint32_t lend;    /* default gpus; <= gpus */
+} fs_quota_spec;
 
 /* What a GPU (or slice) costs to change tenant: eviction then warm-up, from a
  * calibration profile ("calibration": "file.json" or an inline object; the
@@ -589,6 +607,14 @@ typedef struct fs_scenario {
     size_t n_services;
     fs_training_spec *training;
     size_t n_training;
+    /* "quotas" (top level, the same in every variant), in document order;
+     * none: no quota is enforced. */
+    fs_quota_spec *quotas;
+    size_t n_quotas;
+    /* "reserve_after" (top level): a training job waiting longer than this
+     * gets a reservation of the pools it may use (models/fleet/quota.h);
+     * 0: never. */
+    double reserve_after_s;
     fs_switch_costs switch_costs; /* the top-level "calibration", else the built-in default */
     /* [n_gpu_types], index-aligned with gpu_types: each type's costs, its own
      * "calibration" over switch_costs, else switch_costs (NULL when there are
@@ -620,6 +646,10 @@ void fs_scenario_destroy(fs_scenario *s);
 
 /* Placement policies by name ("best_fit", "first_fit"): the fs_placement_kind, or -1. */
 int fs_scenario_placement_find(const char *name);
+
+/* The entry of `tenant` in s->quotas: k for quotas[k - 1], or 0 when it has
+ * none (O(n_quotas): teams are tens). */
+uint32_t fs_scenario_quota_of(const fs_scenario *s, const char *tenant);
 /* Their names, indexed by fs_placement_kind (*count of them). */
 const char *const *fs_scenario_placement_names(size_t *count);
 

@@ -183,6 +183,11 @@ void fs__scenario_blame_patch(fs_jpath *p, const json_t *svc, const parse_ctx *c
 /* scenario_training.c: "training". */
 int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c);
 
+/* scenario_quotas.c: "quotas" and "reserve_after", after "training": each
+ * stream's tenant is given its entry (fs_training_spec.quota), refused at
+ * training[i].tenant when it has none. */
+int fs__scenario_parse_quotas(fs_jpath *p, const json_t *root, fs_scenario *s);
+
 /* scenario_calibration.c: the top-level "calibration", then each GPU
  * type's over it (after every type is placed). */
 int fs__scenario_parse_calibration(fs_jpath *p, const json_t *root, fs_switch_costs *sc);

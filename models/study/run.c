@@ -11,6 +11,7 @@
 #include "fleet.h"
 #include "policy.h"
 #include "pool.h"
+#include "quota.h"
 #include "service.h"
 #include "sim.h"
 #include "training.h"
@@ -71,6 +72,8 @@ static void fs__start_measuring(fs__replication *run, double now)
     for (size_t i = 0; i < run->scenario->n_services; i++)
         fs_service_start_measuring(&run->services[i], now);
     fs_training_start_measuring(&run->training, now);
+    if (run->fleet.quota)
+        fs_quota_start_measuring(run->fleet.quota, now);
 }
 
 /* The fleet calls holders back through these: owner is a service index or a
@@ -319,6 +322,8 @@ static int fs__run_replication(const fs_results *results, const fs_scenario *s,
         fs_pool_finish(&run.pools[i], s->horizon_s, &rep->pools[i]);
     fs_training_finish(&run.training, s->horizon_s);
     rep->spot_reclaims = run.fleet.reclaims;
+    if (run.fleet.quota && rep->quotas)
+        fs_quota_finish(run.fleet.quota, s->horizon_s, rep->quotas);
     rep->events = run.sim.events;
 out:
     fs__replication_fini(&run);

@@ -120,6 +120,7 @@ static int fs__ask(fs_training *t, uint32_t id)
      * otherwise its state (or last checkpoint) comes from storage. */
     fs_request r = fs__stream_request(spec, job->gang, job->lane);
     r.owner = id;
+    r.team = job->team;
     r.warmup = job->state_on_host ? FS_WARMUP_STATE_HOST : FS_WARMUP_STATE_STORAGE;
     return fs_fleet_request(t->fleet, &r);
 }
@@ -160,6 +161,18 @@ int fs_training_check_gangs(const fs_scenario *s, const fs_policy_ops *policy, c
     return FS_OK;
 }
 
+/* A job's team in the scenario's quotas (fs_request.team): its stream's,
+ * or its trace row's tenant's; a row naming a tenant without one is in
+ * "unlisted" (n_quotas + 1, models/fleet/quota.h).  0 without quotas. */
+static uint32_t fs__job_team(const fs_scenario *s, const fs_training_spec *spec, const fs_training_rep *rep,
+                             uint32_t tenant)
+{
+    if (s->n_quotas == 0 || tenant == 0)
+        return spec->quota;
+    uint32_t team = fs_scenario_quota_of(s, fs_intern_text(&rep->tenants, tenant));
+    return team ? team : (uint32_t)s->n_quotas + 1;
+}
+
 /* A new job of the stream, submitted now and queued for its gang: 0, or
  * ENOMEM with the run stopped. */
 static int fs__submit_job(fs_training *t, uint32_t stream, uint32_t gang, double compute_s, fs_lane lane,
@@ -181,6 +194,7 @@ static int fs__submit_job(fs_training *t, uint32_t stream, uint32_t gang, double
     t->jobs[id] = (fs_job){.stream = stream, .gang = gang, .lane = lane, .tenant = tenant,
                            .submitted = t->sim->now, .remaining_s = compute_s, .pool = pool, .unit = unit,
                            .retries_left = spec->retries};
+    t->jobs[id].team = fs__job_team(t->scenario, spec, &t->reps[stream], tenant);
     /* Whether and when its owner cancels it, from "cancellations/<name>":
      * both draws always made, one pair a job. */
     if (spec->cancel_probability > 0) {

@@ -57,6 +57,7 @@ typedef struct fs_job {
     uint32_t gang;           /* the stream's, or the trace row's GPUs */
     fs_lane lane;            /* the stream's, or its trace row's by "priorities" */
     uint32_t tenant;         /* 0: the stream's; else its trace row's (fs_training_rep.tenants) */
+    uint32_t team;           /* its tenant's quota (fs_request.team); 0: no quotas */
     fs_job_state state;
     double submitted;
     bool started_once;       /* admitted (granted its gang) at least once */

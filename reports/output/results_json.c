@@ -445,6 +445,35 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     return o;
 }
 
+/* Per team of the scenario's "quotas", the mean over replications of the
+ * unit-hours its training jobs held, those above its nominal quota, and
+ * its jobs reclaimed; "unlisted" (trace rows naming a tenant without an
+ * entry) only where a job trace has a tenant column. */
+static json_t *fs__quotas_json(const fs_results *r, size_t policy)
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    const fs_scenario *s = pol->scenario;
+    bool unlisted = false;
+    for (size_t i = 0; i < s->n_training; i++)
+        unlisted |= s->training[i].trace && s->training[i].trace->tenant_col;
+    json_t *list = json_array();
+    for (size_t k = 0; k < s->n_quotas + unlisted; k++) {
+        double held = 0, borrowed = 0, reclaimed = 0;
+        for (uint32_t rep = 0; rep < pol->n_reps; rep++) {
+            held += pol->reps[rep].quotas[k].gpu_hours;
+            borrowed += pol->reps[rep].quotas[k].borrowed_gpu_hours;
+            reclaimed += (double)pol->reps[rep].quotas[k].reclaimed_jobs;
+        }
+        json_t *team = json_object();
+        json_object_set_new(team, "tenant", json_string(k < s->n_quotas ? s->quotas[k].tenant : "unlisted"));
+        fs__set(team, "gpu_hours", held / pol->n_reps);
+        fs__set(team, "borrowed_gpu_hours", borrowed / pol->n_reps);
+        fs__set(team, "reclaimed_jobs", reclaimed / pol->n_reps);
+        json_array_append_new(list, team);
+    }
+    return list;
+}
+
 static const char *fs__partitioning_name(fs_partitioning p)
 {
     return p == FS_PARTITION_MIG ? "mig" : p == FS_PARTITION_TIME_SLICED ? "time_slicing" : "whole";
@@ -580,6 +609,8 @@ static json_t *fs__results_doc(const fs_results *r, bool timing, bool skeleton)
                 sum += r->policies[p].reps[k].blocked_minutes[t];
             fs__set(charged, r->tenants[t], sum / r->policies[p].n_reps);
         }
+        if (r->policies[p].scenario->n_quotas) /* only then: documents without quotas stay as they were */
+            json_object_set_new(pol, "quotas", fs__quotas_json(r, p));
         json_t *fleet = fs__fleet_json(r, p);
         if (!fleet)
             goto fail;
