@@ -496,8 +496,21 @@ static void test_job_tenants_and_priorities(void **state)
         fs_results_destroy(r);
         fs_scenario_destroy(s);
     }
+    /* Through the CLI: results.json's "teams" (admitted waits per team
+     * across streams) and the report's team rows. */
+    char text[4096];
+    snprintf(text, sizeof text, doc, test_path("%s/qos.csv", dir), maps[0]);
+    test_write(test_path("%s/qos.json", dir), text);
+    json_t *res = test_fleetsim_json(dir, "run %s/qos.json --format json", dir);
+    const json_t *teams = test_json_at(json_array_get(test_json_at(res, "policies"), 0), "teams");
+    assert_int_equal(json_array_size(teams), 3);
+    assert_string_equal(test_json_str(json_array_get(teams, 2), "tenant"), "C");
+    assert_true(test_json_num(json_array_get(teams, 2), "admitted") == 1);
+    json_decref(res);
+    assert_int_equal(test_fleetsim(dir, "run %s/qos.json -o %s/qos-out", dir, dir), 0);
+    assert_int_equal(test_fleetsim(dir, "report %s/qos-out -o %s/qos-report", dir, dir), 0);
+    assert_int_equal(test_sh("grep -q '^| C | queue wait p95 min (admitted) |' %s/qos-report/report.md", dir), 0);
     /* A map needs a priority column to read. */
-    char text[2048];
     snprintf(text, sizeof text,
              "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", \"pools\": [{\"name\": \"p\", \"gpu\": \"H100-SXM-80GB\","
              " \"gpus\": 4}], \"training\": [{\"name\": \"j\", \"submit\": {\"trace\": {\"file\": \"%s\","

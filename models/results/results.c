@@ -838,12 +838,14 @@ int fs_results_training_tenants(const fs_results *r, size_t policy, size_t strea
                                 size_t *n)
 {
     const fs_policy_result *pol = &r->policies[policy];
-    const char *own = pol->scenario->training[stream].tenant;
+    const fs_scenario *s = pol->scenario;
+    size_t from = stream == SIZE_MAX ? 0 : stream, to = stream == SIZE_MAX ? s->n_training : stream + 1;
     *out = NULL;
     *n = 0;
     size_t total = 0;
     for (uint32_t k = 0; k < pol->n_reps; k++)
-        total += pol->reps[k].training[stream].n_waits;
+        for (size_t i = from; i < to; i++)
+            total += pol->reps[k].training[i].n_waits;
     if (total == 0)
         return 0;
     fs__tenant_wait *all = malloc(total * sizeof *all);
@@ -855,10 +857,13 @@ int fs_results_training_tenants(const fs_results *r, size_t policy, size_t strea
     }
     size_t m = 0;
     for (uint32_t k = 0; k < pol->n_reps; k++) {
-        const fs_training_rep *t = &pol->reps[k].training[stream];
-        for (size_t j = 0; j < t->n_waits; j++)
-            all[m++] = (fs__tenant_wait){t->waits[j].tenant ? fs_intern_text(&t->tenants, t->waits[j].tenant) : own,
-                                         t->waits[j].wait_s};
+        for (size_t i = from; i < to; i++) {
+            const fs_training_rep *t = &pol->reps[k].training[i];
+            const char *own = s->training[i].tenant;
+            for (size_t j = 0; j < t->n_waits; j++)
+                all[m++] = (fs__tenant_wait){
+                    t->waits[j].tenant ? fs_intern_text(&t->tenants, t->waits[j].tenant) : own, t->waits[j].wait_s};
+        }
     }
     qsort(all, total, sizeof *all, fs__tenant_wait_cmp);
     for (size_t first = 0; first < total;) {

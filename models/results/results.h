@@ -642,7 +642,8 @@ typedef struct fs_tenant_waits {
 } fs_tenant_waits;
 
 /* A stream's admitted waits by tenant (a job trace's tenant column, or the
- * stream's own), in tenant-name order: *out malloc'd (NULL with none), *n
+ * stream's own), in tenant-name order; stream SIZE_MAX: every stream's
+ * together, per team across streams.  *out malloc'd (NULL with none), *n
  * entries.  0 or ENOMEM. */
 int fs_results_training_tenants(const fs_results *r, size_t policy, size_t stream, fs_tenant_waits **out,
                                 size_t *n);

@@ -368,6 +368,29 @@ static void fs__set_cost_figures(json_t *o, const fs_pool_summary *sum)
     fs__set_summary(o, "switch_gpu_hours", &sum->switch_gpu_hours);
 }
 
+/* Admitted jobs' waits per tenant, of one stream or (SIZE_MAX) every
+ * stream together; NULL out of memory. */
+static json_t *fs__tenant_waits_json(const fs_results *r, size_t policy, size_t stream)
+{
+    fs_tenant_waits *by = NULL;
+    size_t n = 0;
+    if (fs_results_training_tenants(r, policy, stream, &by, &n) != 0)
+        return NULL;
+    json_t *list = json_array();
+    for (size_t k = 0; k < n; k++) {
+        json_t *t = json_object();
+        json_object_set_new(t, "tenant", json_string(by[k].tenant));
+        fs__set(t, "admitted", (double)by[k].admitted);
+        fs__set(t, "wait_mean_s", by[k].mean_s);
+        fs__set(t, "wait_p50_s", by[k].p50_s);
+        fs__set(t, "wait_p95_s", by[k].p95_s);
+        fs__set(t, "wait_max_s", by[k].max_s);
+        json_array_append_new(list, t);
+    }
+    free(by);
+    return list;
+}
+
 static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
 {
     const fs_training_spec *spec = &r->policies[policy].scenario->training[i];
@@ -422,24 +445,11 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     json_object_set_new(o, "queue_wait_s", wait);
     /* A job trace with a tenant column: its admitted jobs' waits per tenant. */
     if (spec->trace && spec->trace->tenant_col) {
-        fs_tenant_waits *by = NULL;
-        size_t n = 0;
-        if (fs_results_training_tenants(r, policy, i, &by, &n) != 0) {
+        json_t *list = fs__tenant_waits_json(r, policy, i);
+        if (!list) {
             json_decref(o);
             return NULL;
         }
-        json_t *list = json_array();
-        for (size_t k = 0; k < n; k++) {
-            json_t *t = json_object();
-            json_object_set_new(t, "tenant", json_string(by[k].tenant));
-            fs__set(t, "admitted", (double)by[k].admitted);
-            fs__set(t, "wait_mean_s", by[k].mean_s);
-            fs__set(t, "wait_p50_s", by[k].p50_s);
-            fs__set(t, "wait_p95_s", by[k].p95_s);
-            fs__set(t, "wait_max_s", by[k].max_s);
-            json_array_append_new(list, t);
-        }
-        free(by);
         json_object_set_new(o, "by_tenant", list);
     }
     return o;
@@ -609,8 +619,19 @@ static json_t *fs__results_doc(const fs_results *r, bool timing, bool skeleton)
                 sum += r->policies[p].reps[k].blocked_minutes[t];
             fs__set(charged, r->tenants[t], sum / r->policies[p].n_reps);
         }
-        if (r->policies[p].scenario->n_quotas) /* only then: documents without quotas stay as they were */
+        if (v->n_quotas) /* only then: documents without quotas stay as they were */
             json_object_set_new(pol, "quotas", fs__quotas_json(r, p));
+        /* Per team across streams, where teams are more than streams: with
+         * quotas, or a job trace naming each job's tenant. */
+        bool job_tenants = false;
+        for (size_t i = 0; i < v->n_training; i++)
+            job_tenants |= v->training[i].trace && v->training[i].trace->tenant_col;
+        if (v->n_quotas || job_tenants) {
+            json_t *teams = fs__tenant_waits_json(r, p, SIZE_MAX);
+            if (!teams)
+                goto fail;
+            json_object_set_new(pol, "teams", teams);
+        }
         json_t *fleet = fs__fleet_json(r, p);
         if (!fleet)
             goto fail;

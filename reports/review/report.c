@@ -44,7 +44,9 @@ static double fs__num(json_t *obj, const char *path)
 
 /* ---- the comparison table ------------------------------------------------ */
 
-typedef enum { SEC_SERVICE, SEC_TRAINING, SEC_FLEET } fs__section;
+/* SEC_TEAM reads a policy's "teams" (admitted waits per team across
+ * streams), SEC_QUOTA its "quotas" (unit-hours per team), both by "tenant". */
+typedef enum { SEC_SERVICE, SEC_TRAINING, SEC_TEAM, SEC_QUOTA, SEC_FLEET } fs__section;
 
 typedef struct fs__metric {
     fs__section section;
@@ -73,6 +75,13 @@ static const fs__metric metrics[] = {
     {SEC_TRAINING, "queue wait p95 min", "queue_wait_s.p95", 1.0 / 60, "queue_wait_p95_min"},
     {SEC_TRAINING, "start-up mean s", "startup_mean_s", 1, "startup_mean_s"},
     {SEC_TRAINING, "GPU-hours lost to preemption", "gpu_hours_lost", 1, NULL},
+    {SEC_TRAINING, "GPU-hours lost to failures", "gpu_hours.failed", 1, NULL},
+    {SEC_TEAM, "jobs admitted", "admitted", 1, NULL},
+    {SEC_TEAM, "queue wait p50 min (admitted)", "wait_p50_s", 1.0 / 60, NULL},
+    {SEC_TEAM, "queue wait p95 min (admitted)", "wait_p95_s", 1.0 / 60, NULL},
+    {SEC_QUOTA, "GPU-hours held", "gpu_hours", 1, NULL},
+    {SEC_QUOTA, "GPU-hours borrowed", "borrowed_gpu_hours", 1, NULL},
+    {SEC_QUOTA, "jobs reclaimed", "reclaimed_jobs", 1, NULL},
     {SEC_FLEET, "GPU-hours", "gpu_hours", 1, "gpu_hours"},
     {SEC_FLEET, "cost USD", "cost_usd", 1, "cost_usd"},
     {SEC_FLEET, "cost per million requests USD", "cost_per_million_requests", 1, NULL},
@@ -89,10 +98,12 @@ static json_t *fs__item(json_t *pol, fs__section sec, const char *item)
 {
     if (sec == SEC_FLEET)
         return json_object_get(pol, "fleet");
-    json_t *list = json_object_get(pol, sec == SEC_SERVICE ? "services" : "training");
+    static const char *const lists[] = {[SEC_SERVICE] = "services", [SEC_TRAINING] = "training",
+                                        [SEC_TEAM] = "teams", [SEC_QUOTA] = "quotas"};
+    const char *key = sec == SEC_TEAM || sec == SEC_QUOTA ? "tenant" : "name";
     size_t i;
     json_t *v;
-    json_array_foreach(list, i, v) if (strcmp(fs__str(v, "name"), item) == 0) return v;
+    json_array_foreach(json_object_get(pol, lists[sec]), i, v) if (strcmp(fs__str(v, key), item) == 0) return v;
     return NULL;
 }
 
@@ -181,6 +192,12 @@ static void fs__table(fs_page_doc *d, json_t *results, json_t *compare)
         for (size_t k = 0; k < FS__N_METRICS; k++)
             if (metrics[k].section == SEC_TRAINING)
                 fs__table_row(d, results, compare, &metrics[k], fs__str(v, "name"), &marks);
+    }
+    /* Teams: every tenant some policy lists, its waits then its quota. */
+    json_array_foreach(json_object_get(first, "teams"), i, v) {
+        for (size_t k = 0; k < FS__N_METRICS; k++)
+            if (metrics[k].section == SEC_TEAM || metrics[k].section == SEC_QUOTA)
+                fs__table_row(d, results, compare, &metrics[k], fs__str(v, "tenant"), &marks);
     }
     for (size_t k = 0; k < FS__N_METRICS; k++)
         if (metrics[k].section == SEC_FLEET)
