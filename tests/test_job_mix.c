@@ -207,7 +207,9 @@ static void test_conservation_of_a_mix(void **state)
 }
 
 /* A mix's largest gang is held to the pools like a fixed gang, and its
- * sizes must be whole; run_time and work_gpu_hours exclude each other. */
+ * sizes must be whole; run_time and work_gpu_hours exclude each other;
+ * run_time_by_gang excludes both, and every size the gang can take must
+ * be in exactly one of its classes. */
 static void test_mix_refusals(void **state)
 {
     (void)state;
@@ -227,6 +229,23 @@ static void test_mix_refusals(void **state)
         {"\"submit\": {\"at\": [\"0s\"]}, \"gang\": 1, \"work_gpu_hours\": 1,"
          " \"failures\": {\"probability\": 1.5, \"after\": {\"deterministic\": {\"value\": \"1h\"}}}",
          "training[0].failures.probability"},
+#define RT_1H "\"run_time\": {\"deterministic\": {\"value\": \"1h\"}}"
+        {"\"submit\": {\"at\": [\"0s\"]}, \"gang\": {\"empirical\": {\"samples\": [1, 2, 8]}},"
+         " \"run_time_by_gang\": [{\"gangs\": [1, 2], " RT_1H "}]",
+         "training[0].run_time_by_gang: gang size 8 (the stream's \"gang\" can take it) is in no class"},
+        {"\"submit\": {\"at\": [\"0s\"]}, \"gang\": 4, \"run_time_by_gang\": [{\"gangs\": [1], " RT_1H "}]",
+         "training[0].run_time_by_gang: gang size 4 (the stream's \"gang\" can take it) is in no class"},
+        {"\"submit\": {\"at\": [\"0s\"]}, \"gang\": {\"empirical\": {\"samples\": [1, 2]}},"
+         " \"run_time_by_gang\": [{\"gangs\": [1, 2], " RT_1H "}, {\"gangs\": [2], " RT_1H "}]",
+         "training[0].run_time_by_gang: gang size 2 is in two classes ([0] and [1])"},
+        {"\"submit\": {\"at\": [\"0s\"]}, \"gang\": 1, " RT_1H ", \"run_time_by_gang\": [{\"gangs\": [1], " RT_1H "}]",
+         "training[0].run_time_by_gang: expected \"run_time_by_gang\" or \"run_time\", not both"},
+        {"\"submit\": {\"at\": [\"0s\"]}, \"gang\": 1, \"work_gpu_hours\": 1,"
+         " \"run_time_by_gang\": [{\"gangs\": [1], " RT_1H "}]",
+         "training[0].run_time_by_gang: expected \"run_time_by_gang\" or \"work_gpu_hours\", not both"},
+        {"\"submit\": {\"at\": [\"0s\"]}, \"gang\": 2, \"run_time_by_gang\": [{\"gangs\": [2, 2], " RT_1H "}]",
+         "training[0].run_time_by_gang[0].gangs[1]: gang size 2 is listed twice"},
+#undef RT_1H
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         char text[1024];

@@ -524,6 +524,11 @@ void fs_scenario_destroy(fs_scenario *s)
         free(s->training[i].submit_at_s);
         fs_dist_fini(&s->training[i].gang_mix);
         fs_dist_fini(&s->training[i].run_time);
+        for (size_t c = 0; c < s->training[i].n_run_time_by_gang; c++) {
+            free(s->training[i].run_time_by_gang[c].gangs);
+            fs_dist_fini(&s->training[i].run_time_by_gang[c].run_time);
+        }
+        free(s->training[i].run_time_by_gang);
         fs_dist_fini(&s->training[i].fail_after);
         fs_dist_fini(&s->training[i].cancel_after);
         if (s->training[i].submit_shape) {

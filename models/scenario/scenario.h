@@ -474,6 +474,17 @@ typedef struct fs_training_spec {
     bool has_gang_mix;
     fs_dist run_time;
     bool has_run_time;
+    /* "run_time_by_gang": [{"gangs": [1], "run_time": DIST}, ...]: the run
+     * time drawn from the class holding the job's gang (instead of
+     * run_time or work_gpu_hours), so a mix whose large gangs run longer
+     * keeps that.  Every size the gang can take is in exactly one class;
+     * no size is in two.  Owned; n_run_time_by_gang 0: none. */
+    struct fs_run_time_class {
+        uint32_t *gangs;
+        size_t n_gangs;
+        fs_dist run_time;
+    } *run_time_by_gang;
+    size_t n_run_time_by_gang;
     /* "failures": each attempt fails with `probability` after `after` of
      * its compute (drawn from stream "failures/<name>"), losing the compute
      * since its last checkpoint; a failed job is retried up to `retries`
@@ -506,6 +517,11 @@ typedef struct fs_training_spec {
      * scenario gives no quotas. */
     uint32_t quota;
 } fs_training_spec;
+
+/* The run time a job of `gang` units draws from stream "jobs/<name>":
+ * run_time, or its gang's class of run_time_by_gang; NULL when the job
+ * computes work_gpu_hours / gang (or its trace row's).  O(sizes listed). */
+const fs_dist *fs_scenario_job_run_time(const fs_training_spec *spec, uint32_t gang);
 
 /* One team's entry of "quotas": {"TEAM": {"gpus": N, "borrow": B, "lend":
  * L}}, in units (whole GPUs, MIG instances or time-sliced seats: what a gang

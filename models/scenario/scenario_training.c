@@ -156,6 +156,114 @@ static int parse_gang_mix(fs_jpath *p, const json_t *job, fs_training_spec *out,
     return rc;
 }
 
+/* One class of "run_time_by_gang": {"gangs": [whole numbers], "run_time":
+ * DIST}; the cursor is on the class.  A size listed twice is refused: it
+ * says nothing and hides a typo. */
+static int parse_run_time_class(fs_jpath *p, const json_t *obj, struct fs_run_time_class *out)
+{
+    static const char *const keys[] = {"gangs", "run_time"};
+    if (!json_is_object(obj))
+        return fs_jpath_expected(p, obj, "an object {\"gangs\": [sizes], \"run_time\": {...}}");
+    int rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    json_t *list = NULL;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_array(p, obj, "gangs", true, true, &list);
+    size_t n = rc == FS_OK ? json_array_size(list) : 0;
+    if (n && !(out->gangs = calloc(n, sizeof *out->gangs)))
+        rc = fs_jpath_oom(p);
+    size_t mark = fs_jpath_push_key(p, "gangs");
+    for (size_t i = 0; rc == FS_OK && i < n; i++) {
+        size_t m = fs_jpath_push_index(p, i);
+        uint64_t gang = 0;
+        rc = fs_jpath_uint(p, json_array_get(list, i), 1, FS_SCENARIO_MAX_GPUS, &gang);
+        for (size_t j = 0; rc == FS_OK && j < out->n_gangs; j++)
+            if (out->gangs[j] == gang)
+                rc = fs_jpath_fail(p, "gang size %llu is listed twice", (unsigned long long)gang);
+        out->gangs[out->n_gangs++] = (uint32_t)gang;
+        fs_jpath_pop(p, m);
+    }
+    fs_jpath_pop(p, mark);
+    if (rc == FS_OK)
+        rc = fs__scenario_parse_dist(p, obj, "run_time", true, &out->run_time);
+    return rc;
+}
+
+/* The class of run_time_by_gang listing gang, from class `from` on; n when
+ * none does. */
+static size_t run_time_class_of(const fs_training_spec *spec, size_t from, uint32_t gang)
+{
+    for (size_t c = from; c < spec->n_run_time_by_gang; c++)
+        for (size_t j = 0; j < spec->run_time_by_gang[c].n_gangs; j++)
+            if (spec->run_time_by_gang[c].gangs[j] == gang)
+                return c;
+    return spec->n_run_time_by_gang;
+}
+
+const fs_dist *fs_scenario_job_run_time(const fs_training_spec *spec, uint32_t gang)
+{
+    if (spec->has_run_time)
+        return &spec->run_time;
+    size_t c = run_time_class_of(spec, 0, gang);
+    return c < spec->n_run_time_by_gang ? &spec->run_time_by_gang[c].run_time : NULL;
+}
+
+/* Every size the stream's gang can take (its fixed gang, or each sample
+ * of its mix) in a class, and no size in two: each job has one law to
+ * draw from.  The cursor is on "run_time_by_gang". */
+static int check_run_time_classes(fs_jpath *p, const fs_training_spec *spec)
+{
+    size_t n = spec->n_run_time_by_gang;
+    for (size_t c = 0; c < n; c++)
+        for (size_t j = 0; j < spec->run_time_by_gang[c].n_gangs; j++) {
+            uint32_t gang = spec->run_time_by_gang[c].gangs[j];
+            size_t also = run_time_class_of(spec, c + 1, gang);
+            if (also < n)
+                return fs_jpath_fail(p, "gang size %u is in two classes ([%zu] and [%zu]): a job's run time must "
+                                        "have one law", (unsigned)gang, c, also);
+        }
+    const fs_dist *mix = spec->has_gang_mix ? &spec->gang_mix : NULL;
+    size_t sizes = mix && mix->kind == FS_DIST_EMPIRICAL ? mix->n : 1;
+    for (size_t k = 0; k < sizes; k++) {
+        uint32_t gang = !mix ? spec->gang : (uint32_t)(mix->kind == FS_DIST_EMPIRICAL ? mix->samples[k] : mix->a);
+        if (run_time_class_of(spec, 0, gang) == n)
+            return fs_jpath_fail(p, "gang size %u (the stream's \"gang\" can take it) is in no class: every size "
+                                    "needs one", (unsigned)gang);
+    }
+    return FS_OK;
+}
+
+/* "run_time_by_gang": [{"gangs": [...], "run_time": DIST}, ...], instead
+ * of "run_time" or "work_gpu_hours"; read after "gang". */
+static int parse_run_time_by_gang(fs_jpath *p, const json_t *job, fs_training_spec *out)
+{
+    json_t *list = NULL;
+    int rc = fs_jpath_get_array(p, job, "run_time_by_gang", false, true, &list);
+    if (rc != FS_OK || list == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "run_time_by_gang");
+    const char *other = json_object_get(job, "run_time")         ? "run_time"
+                        : json_object_get(job, "work_gpu_hours") ? "work_gpu_hours"
+                                                                 : NULL;
+    if (other)
+        rc = fs_jpath_fail(p, "expected \"run_time_by_gang\" or \"%s\", not both: each says how long a job "
+                              "computes", other);
+    size_t n = json_array_size(list);
+    if (rc == FS_OK && !(out->run_time_by_gang = calloc(n, sizeof *out->run_time_by_gang)))
+        rc = fs_jpath_oom(p);
+    /* Counted as they are allocated, so the scenario's destroy frees a
+     * class that failed half read. */
+    for (size_t c = 0; rc == FS_OK && c < n; c++) {
+        size_t m = fs_jpath_push_index(p, c);
+        out->n_run_time_by_gang++;
+        rc = parse_run_time_class(p, json_array_get(list, c), &out->run_time_by_gang[c]);
+        fs_jpath_pop(p, m);
+    }
+    if (rc == FS_OK)
+        rc = check_run_time_classes(p, out);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 /* "failures": {"probability", "after", "retries", "retry_delay"} and
  * "cancellations": {"probability", "after"}: see fs_training_spec. */
 static int parse_failures(fs_jpath *p, const json_t *job, fs_training_spec *out)
@@ -352,7 +460,7 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
                                        "gang",        "work_gpu_hours", "state_gb_per_gpu",
                                        "checkpoint",  "preemptible",    "priority",
                                        "on_eviction", "run_time",       "failures",
-                                       "cancellations"};
+                                       "cancellations", "run_time_by_gang"};
     static const char *const eviction_names[] = {"drop", "save"};
     fs_scenario *s = c->s;
     fs_training_spec *out = &s->training[index];
@@ -375,7 +483,8 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
     /* A trace gives each job its own gang and work. */
     bool traced = out->trace != NULL;
     if (rc == FS_OK && traced &&
-        (json_object_get(job, "gang") || json_object_get(job, "work_gpu_hours") || json_object_get(job, "run_time")))
+        (json_object_get(job, "gang") || json_object_get(job, "work_gpu_hours") || json_object_get(job, "run_time") ||
+         json_object_get(job, "run_time_by_gang")))
         rc = fs_jpath_fail(p, "a traced stream takes \"gang\" and its run time from its trace's rows");
     uint64_t gang = 1;
     out->work_gpu_hours = 1;
@@ -393,7 +502,10 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
         rc = fs__scenario_parse_dist(p, job, "run_time", false, &out->run_time);
     out->has_run_time = rc == FS_OK && json_object_get(job, "run_time") != NULL;
     if (rc == FS_OK)
-        rc = fs_jpath_get_number(p, job, "work_gpu_hours", !traced && !out->has_run_time, FS_JPATH_POSITIVE,
+        rc = parse_run_time_by_gang(p, job, out);
+    bool run_time = out->has_run_time || out->n_run_time_by_gang > 0;
+    if (rc == FS_OK)
+        rc = fs_jpath_get_number(p, job, "work_gpu_hours", !traced && !run_time, FS_JPATH_POSITIVE,
                                  &out->work_gpu_hours);
     if (rc == FS_OK)
         rc = parse_failures(p, job, out);

@@ -2,10 +2,11 @@
  * fit_jobs — a training stream's job mix fitted from a job trace (see
  * fit_jobs.h for the definitions).
  *
- * Three parts: the accumulator (run times and gang counts), the reader that
- * fills it through trace.h, and the fit, which only reads the accumulator:
- * the gang's samples, the run time's samples, the lognormal, and the check
- * of each fragment against the trace.
+ * Three parts: the accumulator (run times, their gangs and gang counts), the
+ * reader that fills it through trace.h, and the fit, which only reads the
+ * accumulator (sorted): the gang's samples, the run time's samples, the
+ * lognormal, the run time by gang class, and the check of each fragment
+ * against the trace.
  */
 #include "fit_jobs.h"
 
@@ -31,6 +32,7 @@ void fs_fit_jobs_acc_init(fs_fit_jobs_acc *acc)
 void fs_fit_jobs_acc_fini(fs_fit_jobs_acc *acc)
 {
     free(acc->run_s);
+    free(acc->gpus);
     free(acc->gang);
     free(acc->gang_count);
     fs_fit_jobs_acc_init(acc);
@@ -89,8 +91,11 @@ int fs_fit_jobs_acc_add(fs_fit_jobs_acc *acc, double submit_s, uint32_t gpus, do
     int rc = fs__gang_slot(acc, gpus, &slot, err);
     if (rc != FS_OK)
         return rc;
-    if (!fs__room((void **)&acc->run_s, acc->n, &acc->cap, sizeof *acc->run_s))
+    size_t cap = acc->cap;
+    if (!fs__room((void **)&acc->run_s, acc->n, &cap, sizeof *acc->run_s) ||
+        !fs__room((void **)&acc->gpus, acc->n, &acc->cap, sizeof *acc->gpus))
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for %zu run times", acc->n + 1);
+    acc->gpus[acc->n] = gpus;
     acc->run_s[acc->n++] = run_s;
     acc->gang_count[slot]++;
     acc->gpu_s += (double)gpus * run_s;
@@ -163,6 +168,13 @@ static double fs__rel_err(double fragment, double trace)
     return trace == 0 ? INFINITY : fragment / trace - 1;
 }
 
+/* One row of a check; returns its |error|. */
+static double fs__check_row(fs_fit_jobs_check *row, double q, double trace, double fragment)
+{
+    *row = (fs_fit_jobs_check){q, trace, fragment, fs__rel_err(fragment, trace)};
+    return fabs(row->rel_err);
+}
+
 /* The check's rows: the trace's quantiles against the fragment's; returns
  * the largest |error|. */
 static double fs__check(const double *trace, size_t n, const double *fragment, size_t m,
@@ -171,11 +183,21 @@ static double fs__check(const double *trace, size_t n, const double *fragment, s
     double worst = 0;
     for (int k = 0; k < FS_FIT_JOBS_N_CHECK; k++) {
         double q = fs_fit_jobs_check_q[k];
-        out[k] = (fs_fit_jobs_check){q, fs_fit_jobs_quantile(trace, n, q), fs_fit_jobs_quantile(fragment, m, q), 0};
-        out[k].rel_err = fs__rel_err(out[k].fragment, out[k].trace);
-        worst = fmax(worst, fabs(out[k].rel_err));
+        worst = fmax(worst, fs__check_row(&out[k], q, fs_fit_jobs_quantile(trace, n, q),
+                                          fs_fit_jobs_quantile(fragment, m, q)));
     }
     return worst;
+}
+
+/* The index of quantile q of values given as weights w[0 .. n) (their
+ * values ascending, total of them): a weight w counts as w equal values. */
+static size_t fs__weighted_index(const uint64_t *w, size_t n, uint64_t total, double q)
+{
+    size_t rank = fs__rank(q, (size_t)total), k = 0;
+    uint64_t below = w[0];
+    while (below < rank && k + 1 < n)
+        below += w[++k];
+    return k;
 }
 
 static int fs__cmp_double(const void *a, const void *b)
@@ -189,11 +211,7 @@ static int fs__cmp_double(const void *a, const void *b)
 /* Quantile q of sizes given as counts (ascending sizes, total of them). */
 static double fs__count_quantile(const fs_fit_jobs_gang *g, size_t n, const uint64_t *count, uint64_t total, double q)
 {
-    size_t rank = fs__rank(q, (size_t)total), k = 0;
-    uint64_t below = count[0];
-    while (below < rank && k + 1 < n)
-        below += count[++k];
-    return g[k].gpus;
+    return g[fs__weighted_index(count, n, total, q)].gpus;
 }
 
 /* The gang check for the multiplicities `copies` (total of them): fills
@@ -204,10 +222,8 @@ static double fs__check_gang(const fs_fit_jobs_gang *g, size_t n, const uint64_t
     double worst = 0;
     for (int k = 0; k < FS_FIT_JOBS_N_CHECK; k++) {
         double q = fs_fit_jobs_check_q[k];
-        out[k] = (fs_fit_jobs_check){q, fs__count_quantile(g, n, trace, jobs, q),
-                                     fs__count_quantile(g, n, copies, total, q), 0};
-        out[k].rel_err = fs__rel_err(out[k].fragment, out[k].trace);
-        worst = fmax(worst, fabs(out[k].rel_err));
+        worst = fmax(worst, fs__check_row(&out[k], q, fs__count_quantile(g, n, trace, jobs, q),
+                                          fs__count_quantile(g, n, copies, total, q)));
     }
     return worst;
 }
@@ -312,26 +328,35 @@ static int fs__fit_gang(const fs_fit_jobs_acc *acc, fs_fit_jobs *f, fs_error *er
  *     1/n, and the fragment's mean is above the trace's by what the upper
  *     ends add; the report prints both means.
  *   - samples are whole milliseconds (the scenario's "samples_ms"), and the
- *     check reads them after that rounding, as the simulator would. */
-static int fs__fit_run(const fs_fit_jobs_acc *acc, size_t quantiles, fs_fit_jobs *f, fs_error *err)
+ *     check reads them after that rounding, as the simulator would.
+ * The samples of n sorted run times, out[FS_FIT_JOBS_TAIL_SPLIT x quantiles];
+ * returns their mean.  Every job's (fs__fit_run) and each gang class's
+ * (fs__fit_classes) are built here. */
+static double fs__run_cells(const double *sorted, size_t n, size_t quantiles, double *out)
 {
     const size_t split = FS_FIT_JOBS_TAIL_SPLIT, body = 99 * quantiles / 100;
-    size_t s = split * quantiles, n = acc->n;
-    f->quantiles = quantiles;
-    f->run_samples = malloc(s * sizeof *f->run_samples);
-    if (!f->run_samples)
-        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for %zu run-time samples", s);
-    f->n_run_samples = s;
+    size_t s = split * quantiles;
     double sum = 0;
     for (size_t k = 1; k <= s; k++) {
         /* A body sample takes its cell's upper end; a tail sample its own. */
         uint64_t end = k <= split * body ? (k + split - 1) / split * split : k;
         uint64_t rank = (end * (uint64_t)n + s - 1) / s;
-        double x = floor(acc->run_s[rank - 1] * 1000 + 0.5) / 1000;
-        f->run_samples[k - 1] = x;
+        double x = floor(sorted[rank - 1] * 1000 + 0.5) / 1000;
+        out[k - 1] = x;
         sum += x;
     }
-    f->run_fragment_mean = sum / (double)s;
+    return sum / (double)s;
+}
+
+static int fs__fit_run(const fs_fit_jobs_acc *acc, size_t quantiles, fs_fit_jobs *f, fs_error *err)
+{
+    size_t s = FS_FIT_JOBS_TAIL_SPLIT * quantiles, n = acc->n;
+    f->quantiles = quantiles;
+    f->run_samples = malloc(s * sizeof *f->run_samples);
+    if (!f->run_samples)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for %zu run-time samples", s);
+    f->n_run_samples = s;
+    f->run_fragment_mean = fs__run_cells(acc->run_s, n, quantiles, f->run_samples);
     f->run_max_err = fs__check(acc->run_s, n, f->run_samples, s, f->run_check);
     /* Between the grid's points: every 0.1% and the max. */
     f->run_fine_err = 0;
@@ -391,6 +416,154 @@ static int fs__fit_lognormal(const fs_fit_jobs_acc *acc, fs_fit_jobs *f, fs_erro
     return FS_OK;
 }
 
+/* ---- run time by gang ---------------------------------------------------- */
+
+/* A value and a tag, sorted by value: a job's run time and gang
+ * (fs__sort_jobs), or a class sample and its class's weight
+ * (fs__check_mixture). */
+typedef struct fs__job {
+    double x;
+    uint32_t tag;
+} fs__job;
+
+static int fs__cmp_job(const void *a, const void *b)
+{
+    return fs__cmp_double(&((const fs__job *)a)->x, &((const fs__job *)b)->x);
+}
+
+/* acc's jobs sorted by run time, each keeping its gang: the classes then
+ * read their jobs in order, already sorted.  O(n log n), 16 bytes a job
+ * while it lasts. */
+static int fs__sort_jobs(fs_fit_jobs_acc *acc, fs_error *err)
+{
+    fs__job *jobs = malloc(acc->n * sizeof *jobs);
+    if (!jobs)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory to sort %zu jobs", acc->n);
+    for (size_t i = 0; i < acc->n; i++)
+        jobs[i] = (fs__job){acc->run_s[i], acc->gpus[i]};
+    qsort(jobs, acc->n, sizeof *jobs, fs__cmp_job);
+    for (size_t i = 0; i < acc->n; i++) {
+        acc->run_s[i] = jobs[i].x;
+        acc->gpus[i] = jobs[i].tag;
+    }
+    free(jobs);
+    return FS_OK;
+}
+
+/* The classes (fit_jobs.h): ascending sizes, a class closed at the first
+ * size that brings it to min_class_jobs, the rest joined to the last. */
+static int fs__group_gangs(fs_fit_jobs *f, fs_error *err)
+{
+    double share = ceil(FS_FIT_JOBS_CLASS_SHARE * (double)f->jobs - 1e-9);
+    f->min_class_jobs = share > FS_FIT_JOBS_CLASS_JOBS ? (uint64_t)share : FS_FIT_JOBS_CLASS_JOBS;
+    f->classes = calloc(f->n_gangs, sizeof *f->classes);
+    if (!f->classes)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for %zu gang classes", f->n_gangs);
+    fs_fit_jobs_class open = {0};
+    for (size_t k = 0; k < f->n_gangs; k++) {
+        open.n_sizes++;
+        open.jobs += f->gangs[k].count;
+        open.copies += f->gangs[k].copies;
+        if (open.jobs >= f->min_class_jobs) {
+            f->classes[f->n_classes++] = open;
+            open = (fs_fit_jobs_class){.first = k + 1};
+        }
+    }
+    if (open.n_sizes > 0 && f->n_classes == 0) {
+        f->classes[f->n_classes++] = open;
+    } else if (open.n_sizes > 0) {
+        fs_fit_jobs_class *last = &f->classes[f->n_classes - 1];
+        last->n_sizes += open.n_sizes;
+        last->jobs += open.jobs;
+        last->copies += open.copies;
+    }
+    return FS_OK;
+}
+
+/* The class holding gang size gpus (classes cover every size, in order). */
+static size_t fs__class_of(const fs_fit_jobs *f, uint32_t gpus)
+{
+    size_t c = f->n_classes - 1;
+    while (c > 0 && f->gangs[f->classes[c].first].gpus > gpus)
+        c--;
+    return c;
+}
+
+/* The mixture's quantiles: each class's samples weigh its gang samples
+ * (copies), one total of n_gang_samples x 5N; sorted together, quantile q
+ * is the value at the weighted rank ceil(q total).  O(M log M) over the
+ * classes' M samples. */
+static int fs__check_mixture(const fs_fit_jobs_acc *acc, fs_fit_jobs *f, fs_error *err)
+{
+    size_t m = 0;
+    for (size_t c = 0; c < f->n_classes; c++)
+        m += f->classes[c].n_run_samples;
+    fs__job *v = malloc(m * sizeof *v);
+    uint64_t *w = malloc(m * sizeof *w);
+    if (!v || !w) {
+        free(v);
+        free(w);
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory for %zu mixture samples", m);
+    }
+    size_t at = 0;
+    for (size_t c = 0; c < f->n_classes; c++)
+        for (size_t k = 0; k < f->classes[c].n_run_samples; k++)
+            v[at++] = (fs__job){f->classes[c].run_samples[k], f->classes[c].copies};
+    qsort(v, m, sizeof *v, fs__cmp_job);
+    for (size_t k = 0; k < m; k++)
+        w[k] = v[k].tag;
+    uint64_t total = (uint64_t)f->n_gang_samples * FS_FIT_JOBS_TAIL_SPLIT * f->quantiles;
+    f->mixture_max_err = 0;
+    for (int k = 0; k < FS_FIT_JOBS_N_CHECK; k++) {
+        double q = fs_fit_jobs_check_q[k];
+        f->mixture_max_err = fmax(f->mixture_max_err,
+                                  fs__check_row(&f->mixture_check[k], q, fs_fit_jobs_quantile(acc->run_s, acc->n, q),
+                                                v[fs__weighted_index(w, m, total, q)].x));
+    }
+    free(v);
+    free(w);
+    return FS_OK;
+}
+
+/* Run time by gang: the classes, each one's jobs (read from the sorted
+ * jobs, so each class's run times come sorted), its samples and check;
+ * then the mixture's check, mean and GPU-hours. */
+static int fs__fit_classes(const fs_fit_jobs_acc *acc, size_t quantiles, fs_fit_jobs *f, fs_error *err)
+{
+    int rc = fs__group_gangs(f, err);
+    double *runs = rc == FS_OK ? malloc(acc->n * sizeof *runs) : NULL;
+    size_t *fill = rc == FS_OK ? calloc(f->n_classes, sizeof *fill) : NULL;
+    if (rc == FS_OK && (!runs || !fill))
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory for the run times of %zu gang classes", f->n_classes);
+    /* fill[c]: where class c's next run time goes, its jobs one block. */
+    for (size_t c = 1; rc == FS_OK && c < f->n_classes; c++)
+        fill[c] = fill[c - 1] + f->classes[c - 1].jobs;
+    for (size_t i = 0; rc == FS_OK && i < acc->n; i++)
+        runs[fill[fs__class_of(f, acc->gpus[i])]++] = acc->run_s[i];
+    size_t s = FS_FIT_JOBS_TAIL_SPLIT * quantiles, from = 0;
+    f->mixture_mean = f->by_gang_gpu_hours = 0;
+    for (size_t c = 0; rc == FS_OK && c < f->n_classes; c++) {
+        fs_fit_jobs_class *k = &f->classes[c];
+        const double *own = runs + from;
+        from += k->jobs;
+        if (!(k->run_samples = malloc(s * sizeof *k->run_samples))) {
+            rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory for %zu run-time samples", s);
+            break;
+        }
+        k->n_run_samples = s;
+        k->run_fragment_mean = fs__run_cells(own, k->jobs, quantiles, k->run_samples);
+        k->run_mean = gsl_stats_mean(own, 1, k->jobs);
+        k->run_max_err = fs__check(own, k->jobs, k->run_samples, s, k->run_check);
+        double weight = (double)k->copies / (double)f->n_gang_samples;
+        f->mixture_mean += weight * k->run_fragment_mean;
+        for (size_t g = k->first; g < k->first + k->n_sizes; g++)
+            f->by_gang_gpu_hours += f->gangs[g].printed_share * f->gangs[g].gpus * k->run_fragment_mean / 3600;
+    }
+    free(runs);
+    free(fill);
+    return rc == FS_OK ? fs__check_mixture(acc, f, err) : rc;
+}
+
 int fs_fit_jobs_compute(fs_fit_jobs_acc *acc, size_t quantiles, fs_fit_jobs *out, fs_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -403,14 +576,17 @@ int fs_fit_jobs_compute(fs_fit_jobs_acc *acc, size_t quantiles, fs_fit_jobs *out
     out->out_of_order = acc->out_of_order;
     out->span_s = acc->last_s - acc->first_s;
     out->rate_per_hour = out->span_s > 0 ? (double)(acc->n - 1) / out->span_s * 3600 : NAN;
-    qsort(acc->run_s, acc->n, sizeof *acc->run_s, fs__cmp_double);
+    int rc = fs__sort_jobs(acc, err);
     out->run_mean = gsl_stats_mean(acc->run_s, 1, acc->n);
     out->gpu_hours = acc->gpu_s / (double)acc->n / 3600;
-    int rc = fs__fit_gang(acc, out, err);
+    if (rc == FS_OK)
+        rc = fs__fit_gang(acc, out, err);
     if (rc == FS_OK)
         rc = fs__fit_run(acc, quantiles, out, err);
     if (rc == FS_OK)
         rc = fs__fit_lognormal(acc, out, err);
+    if (rc == FS_OK)
+        rc = fs__fit_classes(acc, quantiles, out, err);
     if (rc != FS_OK) {
         fs_fit_jobs_fini(out);
         return rc;
@@ -425,5 +601,8 @@ void fs_fit_jobs_fini(fs_fit_jobs *fit)
     free(fit->gangs);
     free(fit->gang_samples);
     free(fit->run_samples);
+    for (size_t c = 0; fit->classes && c < fit->n_classes; c++)
+        free(fit->classes[c].run_samples);
+    free(fit->classes);
     memset(fit, 0, sizeof *fit);
 }

@@ -43,12 +43,33 @@
  *     submission - the earliest (where each was written, out-of-order rows
  *     included: fs_trace_row.t_written): n jobs leave n - 1 gaps between
  *     the first and the last.  No rate (NAN) when the span is 0.
- *   - Mean GPU-hours: the trace's mean of gang x run time; the fragment's,
- *     drawn independently, is E[gang] x E[run time]: the report prints both,
- *     and the trace's own E[gang] x E[run time] between them.
+ *   - Run time by gang (the fragment's "run_time_by_gang", the default):
+ *     the gang sizes, ascending, are grouped into classes of at least
+ *     min_class_jobs = max(FS_FIT_JOBS_CLASS_JOBS, ceil(FS_FIT_JOBS_CLASS_SHARE
+ *     x jobs)) jobs: a class closes at the first size that brings it there
+ *     (a rare size joins the next larger ones), and what is left after the
+ *     last class closed joins it (the largest class takes the rest; a
+ *     trace of fewer jobs is one class).  Each class's run time is built
+ *     as the run time above, from that class's jobs alone.  Why the floor:
+ *     a class's fragment has 5N samples (1,000 by default) whose body cells
+ *     each hold N (200) of them; below 200 jobs the cells would repeat
+ *     single jobs and the class would copy its few jobs' noise rather than
+ *     a distribution.  Why the share: a class weighs at least 1% of the
+ *     jobs, so there are at most 100 classes and each moves the mean by a
+ *     visible amount.
+ *   - The mixture: what the simulator draws from the by-gang fragment, a
+ *     gang g with its printed share, then a run time from g's class.  Its
+ *     quantiles are exact: every class sample weighs (the class's gang
+ *     samples) / (all gang samples x 5N), whole numbers over one total,
+ *     enumerated in order.
+ *   - Mean GPU-hours: the trace's mean of gang x run time; the by-gang
+ *     fragment's, sum over gangs of share x gang x its class's mean run
+ *     time; the independent fragment's, E[gang] x E[run time]; and the
+ *     trace's own E[gang] x E[run time]: what drawing the two apart loses.
  *
- * Memory: 8 bytes per job (its run time, for exact quantiles) and 16 bytes
- * per distinct gang size.
+ * Memory: 12 bytes per job (its run time, for exact quantiles, and its
+ * gang, for the classes), 16 more while they are sorted, 8 more for the
+ * classes' run times, and 16 bytes per distinct gang size.
  */
 #ifndef FS_FIT_JOBS_H
 #define FS_FIT_JOBS_H
@@ -64,12 +85,15 @@
 #define FS_FIT_JOBS_MIN_QUANTILES 10
 #define FS_FIT_JOBS_MAX_QUANTILES 20000 /* 100,000 samples: already a large fragment */
 #define FS_FIT_JOBS_TAIL_SPLIT 5        /* the top 1% is cut this much finer */
+#define FS_FIT_JOBS_CLASS_JOBS 200      /* a gang class's fewest jobs ... */
+#define FS_FIT_JOBS_CLASS_SHARE 0.01    /* ... or this share of them, whichever is more */
 /* The check's quantiles: p1 p10 p50 p90 p99 p99.9 and max (q = 1). */
 #define FS_FIT_JOBS_N_CHECK 7
 extern const double fs_fit_jobs_check_q[FS_FIT_JOBS_N_CHECK];
 
 typedef struct fs_fit_jobs_acc {
-    double *run_s;            /* every job's run time, in reading order */
+    double *run_s;            /* every job's run time, in reading order ... */
+    uint32_t *gpus;           /* ... and its gang */
     size_t n, cap;
     uint32_t *gang;           /* distinct gang sizes, ascending ... */
     uint64_t *gang_count;     /* ... and their jobs */
@@ -108,6 +132,19 @@ typedef struct fs_fit_jobs_check {
     double rel_err;           /* fragment / trace - 1; 0 when both are 0, INFINITY when only trace is */
 } fs_fit_jobs_check;
 
+/* A gang class of the by-gang fragment: sizes gangs[first .. first + n_sizes)
+ * of fs_fit_jobs.gangs, and its run time fitted to its own jobs. */
+typedef struct fs_fit_jobs_class {
+    size_t first, n_sizes;
+    uint64_t jobs;            /* in the trace */
+    uint32_t copies;          /* the gang fragment's samples in the class */
+    double *run_samples;      /* 5N, ascending, in whole milliseconds / 1000 */
+    size_t n_run_samples;
+    double run_mean, run_fragment_mean;
+    fs_fit_jobs_check run_check[FS_FIT_JOBS_N_CHECK]; /* the class's jobs against its samples */
+    double run_max_err;
+} fs_fit_jobs_class;
+
 typedef struct fs_fit_jobs {
     uint64_t jobs, zero_jobs, out_of_order;
     double span_s;
@@ -134,10 +171,20 @@ typedef struct fs_fit_jobs {
      * points too: what the fragment gives up away from its points. */
     double run_fine_err, run_fine_q;
 
+    /* Run time by gang: the classes, ascending, and the mixture's check
+     * (its quantiles against the trace's, every job) and mean. */
+    uint64_t min_class_jobs;
+    fs_fit_jobs_class *classes;
+    size_t n_classes;
+    fs_fit_jobs_check mixture_check[FS_FIT_JOBS_N_CHECK];
+    double mixture_max_err;   /* largest |rel_err| of mixture_check */
+    double mixture_mean;
+
     /* Mean GPU-hours per job: the trace's E[gang x run], the trace's
      * E[gang] x E[run] (what independent draws of its own marginals give:
-     * the two differ by the correlation), the fragment's E[gang] x E[run]. */
-    double gpu_hours, independent_gpu_hours, fragment_gpu_hours;
+     * the two differ by the correlation), the independent fragment's
+     * E[gang] x E[run], the by-gang fragment's E[gang x run]. */
+    double gpu_hours, independent_gpu_hours, fragment_gpu_hours, by_gang_gpu_hours;
 
     /* The lognormal alternative. */
     uint64_t lognormal_n;     /* durations > 0 it was fitted to */
@@ -146,7 +193,9 @@ typedef struct fs_fit_jobs {
     fs_fit_jobs_check lognormal_check[FS_FIT_JOBS_N_CHECK];
 } fs_fit_jobs;
 
-/* The fit of what acc holds (acc's run times are sorted in place).
+/* The fit of what acc holds, both ways: independent (gang_*, run_*) and by
+ * gang (classes, mixture_*).  acc's jobs are sorted in place by run time,
+ * each keeping its gang.
  * quantiles: FS_FIT_JOBS_MIN_QUANTILES .. FS_FIT_JOBS_MAX_QUANTILES.
  * FS_OK, FS_ERR_INPUT (no jobs, quantiles out of range), FS_ERR_RUNTIME;
  * on failure *out holds nothing to free. */

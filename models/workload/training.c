@@ -236,11 +236,13 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
     uint32_t gang = spec->gang, tenant = 0;
     double compute_s = spec->work_gpu_hours * 3600.0 / spec->gang;
     fs_lane lane = spec->lane;
-    /* A job mix: the gang, then the run time, from "jobs/<name>". */
+    /* A job mix: the gang, then the run time (its gang class's, with
+     * run_time_by_gang: one draw either way), from "jobs/<name>". */
     if (spec->has_gang_mix)
         gang = (uint32_t)fs_dist_sample(&spec->gang_mix, t->mix_rngs[stream]);
-    if (spec->has_run_time)
-        compute_s = fs_dist_sample(&spec->run_time, t->mix_rngs[stream]);
+    const fs_dist *run_time = fs_scenario_job_run_time(spec, gang);
+    if (run_time)
+        compute_s = fs_dist_sample(run_time, t->mix_rngs[stream]);
     if (ev->data == 3) { /* a trace row: its own gang, run time, lane and tenant */
         const fs_trace_row *row = &t->next_row[stream];
         gang = row->gpus;
@@ -611,7 +613,7 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
             bool used;
             const char *prefix;
             gsl_rng **out;
-        } extra[] = {{spec->has_gang_mix || spec->has_run_time, "jobs", &t->mix_rngs[i]},
+        } extra[] = {{spec->has_gang_mix || spec->has_run_time || spec->n_run_time_by_gang, "jobs", &t->mix_rngs[i]},
                      {spec->fail_probability > 0, "failures", &t->fail_rngs[i]},
                      {spec->cancel_probability > 0, "cancellations", &t->cancel_rngs[i]}};
         for (size_t k = 0; k < sizeof extra / sizeof *extra; k++) {

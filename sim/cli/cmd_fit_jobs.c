@@ -3,13 +3,15 @@
  *
  *   fleetsim fit-jobs TRACE [--preset philly-jobs|alibaba-pods | --time COL --gpus COL
  *                     (--duration COL | --end COL) [--time-format F]] [--where COL=TEXT]...
- *                     [--quantiles N] [--format json|text]
+ *                     [--quantiles N] [--independent] [--format json|text]
  *
  * Reads the trace through models/traces/trace.h (CSV or JSON Lines, plain or
  * gzip, presets, filters), fits it with models/traces/fit_jobs.h (which
  * states the definitions) and prints:
- *   - default: the fragment {"gang": ..., "run_time": ..., "submit": ...} on
- *     stdout, to paste into a training stream, and the report on stderr;
+ *   - default: the fragment {"gang": ..., "run_time_by_gang": ..., "submit":
+ *     ...} on stdout, to paste into a training stream, and the report on
+ *     stderr; --independent: "run_time" instead of "run_time_by_gang", the
+ *     run time drawn apart from the gang (the report gives both);
  *   - --format text: the report, then the fragment, on stdout;
  *   - --format json: one document, {"fragment": ..., "fit": {figures}}.
  * Exit status: 0 fitted, 1 runtime failure, 2 usage or input error (the
@@ -33,8 +35,8 @@
 #include "terminal.h"
 #include "trace.h"
 
-enum { FJ_PRESET, FJ_TIME, FJ_GPUS, FJ_DURATION, FJ_END, FJ_TIME_FORMAT, FJ_WHERE, FJ_QUANTILES, FJ_FORMAT,
-       FJ_HELP };
+enum { FJ_PRESET, FJ_TIME, FJ_GPUS, FJ_DURATION, FJ_END, FJ_TIME_FORMAT, FJ_WHERE, FJ_QUANTILES, FJ_INDEPENDENT,
+       FJ_FORMAT, FJ_HELP };
 static const fs_cli_option fj_options[] = {
     [FJ_PRESET] = {"preset", 'p', "NAME", "a known job trace: philly-jobs or alibaba-pods"},
     [FJ_TIME] = {"time", 't', "COL", "the submission-time column"},
@@ -44,6 +46,7 @@ static const fs_cli_option fj_options[] = {
     [FJ_TIME_FORMAT] = {"time-format", 0, "F", "seconds (default), ms, us or datetime (UTC)"},
     [FJ_WHERE] = {"where", 'w', "COL=TEXT", "keep only rows whose COL is TEXT (repeat: a column's texts OR, columns AND)"},
     [FJ_QUANTILES] = {"quantiles", 'q', "N", "run-time cells, 10 to 20000 (default 200: 1,000 samples)"},
+    [FJ_INDEPENDENT] = {"independent", 0, NULL, "one \"run_time\" for every gang, not \"run_time_by_gang\""},
     [FJ_FORMAT] = {"format", 'f', "FMT", "json (fragment and figures) or text (report) on stdout"},
     [FJ_HELP] = {"help", 'h', NULL, "show this help"},
 };
@@ -143,13 +146,34 @@ static json_t *fj_gang_json(const fs_fit_jobs *f)
     return json_pack("{s:{s:o}}", "empirical", "samples", samples);
 }
 
-/* "run_time": {"empirical": {"samples_ms": [...]}}: whole milliseconds. */
-static json_t *fj_run_json(const fs_fit_jobs *f)
+/* A run time: {"empirical": {"samples_ms": [...]}}: whole milliseconds. */
+static json_t *fj_run_json(const double *run_samples, size_t n)
 {
     json_t *samples = json_array();
-    for (size_t k = 0; k < f->n_run_samples; k++)
-        json_array_append_new(samples, json_integer((json_int_t)llround(f->run_samples[k] * 1000)));
+    for (size_t k = 0; k < n; k++)
+        json_array_append_new(samples, json_integer((json_int_t)llround(run_samples[k] * 1000)));
     return json_pack("{s:{s:o}}", "empirical", "samples_ms", samples);
+}
+
+/* A class's sizes, [8, 16, 32]. */
+static json_t *fj_class_gangs(const fs_fit_jobs *f, const fs_fit_jobs_class *c)
+{
+    json_t *gangs = json_array();
+    for (size_t g = c->first; g < c->first + c->n_sizes; g++)
+        json_array_append_new(gangs, json_integer(f->gangs[g].gpus));
+    return gangs;
+}
+
+/* "run_time_by_gang": [{"gangs": [...], "run_time": {...}}, ...]. */
+static json_t *fj_by_gang_json(const fs_fit_jobs *f)
+{
+    json_t *classes = json_array();
+    for (size_t c = 0; c < f->n_classes; c++) {
+        const fs_fit_jobs_class *k = &f->classes[c];
+        json_array_append_new(classes, json_pack("{s:o, s:o}", "gangs", fj_class_gangs(f, k), "run_time",
+                                                 fj_run_json(k->run_samples, k->n_run_samples)));
+    }
+    return classes;
 }
 
 /* The lognormal alternative, in the same syntax; NULL without one. */
@@ -161,9 +185,12 @@ static json_t *fj_lognormal_json(const fs_fit_jobs *f)
                      "sigma", fs_cli_fit_num(f->lognormal_sigma, 4));
 }
 
-static json_t *fj_fragment_json(const fs_fit_jobs *f)
+static json_t *fj_fragment_json(const fs_fit_jobs *f, bool independent)
 {
-    json_t *frag = json_pack("{s:o, s:o}", "gang", fj_gang_json(f), "run_time", fj_run_json(f));
+    json_t *frag = independent ? json_pack("{s:o, s:o}", "gang", fj_gang_json(f), "run_time",
+                                           fj_run_json(f->run_samples, f->n_run_samples))
+                               : json_pack("{s:o, s:o}", "gang", fj_gang_json(f), "run_time_by_gang",
+                                           fj_by_gang_json(f));
     if (frag && isfinite(f->rate_per_hour))
         json_object_set_new(frag, "submit", json_pack("{s:o}", "poisson_per_hour", fs_cli_fit_num(f->rate_per_hour, 4)));
     return frag;
@@ -190,7 +217,34 @@ static json_t *fj_check_json(const fs_fit_jobs_check c[FS_FIT_JOBS_N_CHECK], int
     return a;
 }
 
-static json_t *fj_fit_json(const char *path, const fs_fit_jobs *f)
+/* The by-gang fit: each class against its own jobs, the mixture against
+ * every job. */
+static json_t *fj_by_gang_fit_json(const fs_fit_jobs *f)
+{
+    json_t *classes = json_array();
+    for (size_t c = 0; c < f->n_classes; c++) {
+        const fs_fit_jobs_class *k = &f->classes[c];
+        json_array_append_new(
+            classes, json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "gangs", fj_class_gangs(f, k), "jobs",
+                               (json_int_t)k->jobs, "share", fs_cli_fit_num((double)k->jobs / (double)f->jobs, 6),
+                               "fragment_share", fs_cli_fit_num((double)k->copies / (double)f->n_gang_samples, 6),
+                               "mean_s", fs_cli_fit_num(k->run_mean, 6), "fragment_mean_s",
+                               fs_cli_fit_num(k->run_fragment_mean, 6), "quantile_check", fj_check_json(k->run_check, 10),
+                               "largest_error", fs_cli_fit_num(k->run_max_err, 4)));
+    }
+    return json_pack("{s:I, s:o, s:{s:o, s:o, s:o}}", "min_class_jobs", (json_int_t)f->min_class_jobs, "classes",
+                     classes, "mixture", "fragment_mean_s", fs_cli_fit_num(f->mixture_mean, 6), "quantile_check",
+                     fj_check_json(f->mixture_check, 10), "largest_error", fs_cli_fit_num(f->mixture_max_err, 4));
+}
+
+/* The printed fragment's largest quantile error: the gang's and the run
+ * time's, drawn as the fragment draws it. */
+static double fj_largest_error(const fs_fit_jobs *f, bool independent)
+{
+    return fmax(f->gang_max_err, independent ? f->run_max_err : f->mixture_max_err);
+}
+
+static json_t *fj_fit_json(const char *path, const fs_fit_jobs *f, bool independent)
 {
     json_t *gangs = json_array();
     for (size_t k = 0; k < f->n_gangs; k++) {
@@ -216,13 +270,19 @@ static json_t *fj_fit_json(const char *path, const fs_fit_jobs *f)
                              "mean", fs_cli_fit_num(f->gang_mean, 6), "fragment_mean", fs_cli_fit_num(f->gang_fragment_mean, 6),
                              "quantile_check", fj_check_json(f->gang_check, 6), "largest_error",
                              fs_cli_fit_num(f->gang_max_err, 4));
-    return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}, s:o}", "trace", path, "jobs",
+    /* "fragment": the printed one's; "by_gang" and "independent" both. */
+    json_t *gpu_hours = json_pack("{s:o, s:o, s:o, s:o, s:o}", "trace", fs_cli_fit_num(f->gpu_hours, 6),
+                                  "trace_drawn_apart", fs_cli_fit_num(f->independent_gpu_hours, 6), "by_gang",
+                                  fs_cli_fit_num(f->by_gang_gpu_hours, 6), "independent",
+                                  fs_cli_fit_num(f->fragment_gpu_hours, 6), "fragment",
+                                  fs_cli_fit_num(independent ? f->fragment_gpu_hours : f->by_gang_gpu_hours, 6));
+    return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "trace", path, "jobs",
                      (json_int_t)f->jobs, "zero_duration_jobs", (json_int_t)f->zero_jobs, "out_of_order_rows",
                      (json_int_t)f->out_of_order, "span_s", fs_cli_fit_num(f->span_s, 10), "submissions_per_hour",
-                     fs_cli_fit_num(f->rate_per_hour, 6), "gang", gang, "run_time", run, "lognormal", lognormal,
-                     "gpu_hours_per_job", "trace", fs_cli_fit_num(f->gpu_hours, 6), "trace_drawn_apart", fs_cli_fit_num(f->independent_gpu_hours, 6), "fragment",
-                     fs_cli_fit_num(f->fragment_gpu_hours, 6), "largest_quantile_error",
-                     fs_cli_fit_num(fmax(f->gang_max_err, f->run_max_err), 4));
+                     fs_cli_fit_num(f->rate_per_hour, 6), "fragment_run_time",
+                     independent ? "run_time" : "run_time_by_gang", "gang", gang, "run_time", run, "by_gang",
+                     fj_by_gang_fit_json(f), "lognormal", lognormal, "gpu_hours_per_job", gpu_hours,
+                     "largest_quantile_error", fs_cli_fit_num(fj_largest_error(f, independent), 4));
 }
 
 static const char *fj_q_name(double q, char *buf, size_t size)
@@ -244,7 +304,40 @@ static const char *fj_dur(double s, char *buf, size_t size)
     return buf;
 }
 
-static void fj_report(FILE *fp, const char *path, const fs_fit_jobs *f)
+/* Run time by gang: each class's quantiles (trace / fragment), then the
+ * mixture's against every job. */
+static void fj_report_by_gang(FILE *fp, const fs_fit_jobs *f)
+{
+    char a[48], b[48], q[16];
+    fprintf(fp, "\nrun time by gang (\"run_time_by_gang\": classes of at least %llu jobs, the more of %d and %g%% of "
+                "them; a rarer size joins the next larger, the largest class takes the rest):\n",
+            (unsigned long long)f->min_class_jobs, FS_FIT_JOBS_CLASS_JOBS, 100 * FS_FIT_JOBS_CLASS_SHARE);
+    for (size_t c = 0; c < f->n_classes; c++) {
+        const fs_fit_jobs_class *k = &f->classes[c];
+        fprintf(fp, "  gangs");
+        for (size_t g = k->first; g < k->first + k->n_sizes; g++)
+            fprintf(fp, "%s%u", g == k->first ? " " : ", ", (unsigned)f->gangs[g].gpus);
+        fprintf(fp, ": %llu jobs (%.3f%%; fragment %.3f%%), mean %s (fragment %s), largest error %.3g%%\n   ",
+                (unsigned long long)k->jobs, 100.0 * (double)k->jobs / (double)f->jobs,
+                100.0 * k->copies / (double)f->n_gang_samples, fj_dur(k->run_mean, a, sizeof a),
+                fj_dur(k->run_fragment_mean, b, sizeof b), 100 * k->run_max_err);
+        for (int r = 0; r < FS_FIT_JOBS_N_CHECK; r++)
+            fprintf(fp, " %s %s/%s", fj_q_name(k->run_check[r].q, q, sizeof q),
+                    fj_dur(k->run_check[r].trace, a, sizeof a), fj_dur(k->run_check[r].fragment, b, sizeof b));
+        fputc('\n', fp);
+    }
+    fprintf(fp, "  the mixture (a gang, then its class's run time, as the simulator draws them) against every job:\n");
+    fprintf(fp, "  quantile  %14s  %14s  %8s\n", "trace", "fragment", "error");
+    for (int r = 0; r < FS_FIT_JOBS_N_CHECK; r++) {
+        const fs_fit_jobs_check *m = &f->mixture_check[r];
+        fprintf(fp, "  %-8s  %14s  %14s  %+7.3f%%\n", fj_q_name(m->q, q, sizeof q), fj_dur(m->trace, a, sizeof a),
+                fj_dur(m->fragment, b, sizeof b), 100 * m->rel_err);
+    }
+    fprintf(fp, "  mean      %14s  %14s  %+7.3f%%\n", fj_dur(f->run_mean, a, sizeof a),
+            fj_dur(f->mixture_mean, b, sizeof b), 100 * (f->mixture_mean / f->run_mean - 1));
+}
+
+static void fj_report(FILE *fp, const char *path, const fs_fit_jobs *f, bool independent)
 {
     char a[48], b[48], c[48];
     fprintf(fp, "fleetsim fit-jobs: %s\n", path);
@@ -295,10 +388,12 @@ static void fj_report(FILE *fp, const char *path, const fs_fit_jobs *f)
         fprintf(fp, "  \"run_time\": %s\n", text);
     free(text);
     json_decref(alt);
-    fprintf(fp, "\nmean GPU-hours per job: %.6g in the trace (gang x run time, job by job); %.6g if its gang and run "
-                "time were drawn apart (E[gang] x E[run time]); %.6g from the fragment (drawn apart, as the "
-                "simulator does)\n",
-            f->gpu_hours, f->independent_gpu_hours, f->fragment_gpu_hours);
+    fj_report_by_gang(fp, f);
+    fprintf(fp, "\nmean GPU-hours per job: %.6g in the trace (gang x run time, job by job); %.6g from the fragment "
+                "by gang (run_time_by_gang, %+.3g%%); %.6g from the independent fragment (--independent: "
+                "E[gang] x E[run time], %+.3g%%); %.6g if the trace's own gang and run time were drawn apart\n",
+            f->gpu_hours, f->by_gang_gpu_hours, 100 * (f->by_gang_gpu_hours / f->gpu_hours - 1),
+            f->fragment_gpu_hours, 100 * (f->fragment_gpu_hours / f->gpu_hours - 1), f->independent_gpu_hours);
     /* A trace whose large gangs also run long (Philly's) loses that when
      * the two are drawn apart: say so where it changes the offered load. */
     if (fabs(f->independent_gpu_hours / f->gpu_hours - 1) > 0.05)
@@ -315,28 +410,29 @@ static void fj_report(FILE *fp, const char *path, const fs_fit_jobs *f)
         fprintf(fp, " %s %.0f/%.0f", fj_q_name(f->gang_check[k].q, q, sizeof q), f->gang_check[k].trace,
                 f->gang_check[k].fragment);
     }
-    fprintf(fp, "\ncheck (the fragment's quantiles, as the simulator draws its samples, against the trace's): "
+    fprintf(fp, "\ncheck (the %s fragment's quantiles, as the simulator draws its samples, against the trace's): "
                 "largest error %.3g%% (gang %.3g%%, run time %.3g%%)\n",
-            100 * fmax(f->gang_max_err, f->run_max_err), 100 * f->gang_max_err, 100 * f->run_max_err);
+            independent ? "independent" : "by-gang", 100 * fj_largest_error(f, independent), 100 * f->gang_max_err,
+            100 * (independent ? f->run_max_err : f->mixture_max_err));
 }
 
 /* ---- the command --------------------------------------------------------- */
 
-static int fj_print(const char *format, const char *path, const fs_fit_jobs *f)
+static int fj_print(const char *format, const char *path, const fs_fit_jobs *f, bool independent)
 {
     int status = FS_EXIT_OK;
-    json_t *frag = fj_fragment_json(f);
+    json_t *frag = fj_fragment_json(f, independent);
     if (!frag) {
         status = FS_EXIT_RUNTIME;
     } else if (format && strcmp(format, "json") == 0) {
-        json_t *doc = json_pack("{s:O, s:o}", "fragment", frag, "fit", fj_fit_json(path, f));
+        json_t *doc = json_pack("{s:O, s:o}", "fragment", frag, "fit", fj_fit_json(path, f, independent));
         if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
             fputc('\n', stdout) == EOF)
             status = FS_EXIT_RUNTIME;
         json_decref(doc);
     } else {
         FILE *report = format ? stdout : stderr;
-        fj_report(report, path, f);
+        fj_report(report, path, f, independent);
         if (format)
             fputs("\nfragment (paste into a training stream):\n", stdout);
         if (fj_print_fragment(stdout, frag) != 0)
@@ -394,7 +490,8 @@ int fs_cli_fit_jobs(int argc, char **argv)
         rc = fs_fit_jobs_read(&spec, &acc, &err);
     if (rc == FS_OK)
         rc = fs_fit_jobs_compute(&acc, (size_t)quantiles, &fit, &err);
-    status = rc == FS_OK ? fj_print(opt.values[FJ_FORMAT], path, &fit) : fs_cli_fit_fail(rc, &err);
+    bool independent = opt.values[FJ_INDEPENDENT] != NULL;
+    status = rc == FS_OK ? fj_print(opt.values[FJ_FORMAT], path, &fit, independent) : fs_cli_fit_fail(rc, &err);
     fs_fit_jobs_fini(&fit);
     fs_fit_jobs_acc_fini(&acc);
     fs_trace_spec_fini(&spec);

@@ -148,15 +148,18 @@ const fs_cli_command fs_cli_help_commands[] = {
     {.name = "fit-jobs", .operand = "TRACE",
      .summary = "fit a training stream's job mix (gang sizes, run times, rate) to a job trace",
      .synopsis = "fit-jobs TRACE [--preset NAME | --time COL --gpus COL (--duration COL | --end COL)\n"
-                 "[--time-format F]] [--where COL=TEXT]... [--quantiles N] [--format json|text]",
+                 "[--time-format F]] [--where COL=TEXT]... [--quantiles N] [--independent]\n"
+                 "[--format json|text]",
      .description = "Fits a training stream's job mix to a job trace (one row per job): \"gang\",\n"
-                    "the empirical distribution of gang sizes; \"run_time\", an empirical\n"
-                    "distribution of run-time quantiles that keeps the heavy tail and the\n"
-                    "longest job; and \"submit\", the submission rate.  stdout gets the fragment\n"
-                    "to paste into a training stream; stderr the report: the gang table, run-time\n"
-                    "quantiles, a lognormal fitted by maximum likelihood as the alternative, and\n"
-                    "the check: the fragment's quantiles, as the simulator draws it, against the\n"
-                    "trace's.",
+                    "the empirical distribution of gang sizes; \"run_time_by_gang\", for each\n"
+                    "class of gang sizes an empirical distribution of run-time quantiles that\n"
+                    "keeps the heavy tail and the longest job, so large gangs that run longer\n"
+                    "still do (--independent: one \"run_time\" for every gang); and \"submit\",\n"
+                    "the submission rate.  stdout gets the fragment to paste into a training\n"
+                    "stream; stderr the report: the gang table, run-time quantiles, a lognormal\n"
+                    "fitted by maximum likelihood as the alternative, each class's quantiles,\n"
+                    "the mean GPU-hours per job both ways, and the check: the fragment's\n"
+                    "quantiles, as the simulator draws it, against the trace's.",
      .options = &fs_cli_fit_jobs_options,
      .notes = "the fit (models/traces/fit_jobs.h):\n"
               "  quantile q of n values = the sorted value at rank ceil(q n): the quantile of\n"
@@ -170,8 +173,11 @@ const fs_cli_command fs_cli_help_commands[] = {
               "  run time 0: kept as 0-second jobs, left out of the lognormal (its KS\n"
               "  distance is against every job).  submit: (jobs - 1) / (last - first\n"
               "  submission), per hour; rows out of order are taken where written.\n"
-              "  gang and run time are drawn independently: the report prints the trace's\n"
-              "  mean GPU-hours per job beside the fragment's E[gang] x E[run time].\n"
+              "  run_time_by_gang: gang sizes in ascending classes of at least max(200, 1% of\n"
+              "  the jobs) jobs, a rarer size joined to the next larger, the rest to the\n"
+              "  largest class; each class's run time built as above from its own jobs.\n"
+              "  The report prints the trace's mean GPU-hours per job beside the by-gang\n"
+              "  fragment's and the independent one's E[gang] x E[run time].\n"
               "examples:\n"
               "  fleetsim fit-jobs ../shared/data/philly-derived/chronus_trace_job_Philly_MIX1.csv \\\n"
               "      --preset philly-jobs\n"
