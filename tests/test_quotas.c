@@ -388,6 +388,27 @@ static void test_trace_teams(void **state)
     near(a->borrowed_gpu_hours + b->borrowed_gpu_hours, 0, 0, "A and B borrowed");
     fs_results_destroy(r);
     fs_scenario_destroy(s);
+    /* A row asking for more than its team may ever hold (A: 4 of its own and
+     * the 4 B lends; a pool of 16 would hold it) is bad input at its line,
+     * or with --lenient a job refused, never a job waiting forever. */
+    test_write(test_path("%s/big.csv", dir), "submit,gpus,secs,team\n0,4,60,A\n10,12,60,A\n");
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", \"pools\": " POOL(16) ","
+             " \"quotas\": {\"A\": {\"gpus\": 4}, \"B\": {\"gpus\": 4}},"
+             " \"training\": [{\"name\": \"jobs\", \"tenant\": \"A\", \"submit\": {\"trace\": {\"file\": \"%s\","
+             " \"time\": \"submit\", \"gpus\": \"gpus\", \"duration\": \"secs\", \"tenant\": \"team\"}}}]}",
+             test_path("%s/big.csv", dir));
+    test_write(test_path("%s/big.json", dir), json);
+    assert_int_equal(test_fleetsim(dir, "run %s/big.json", dir), 2);
+    test_stderr_has(dir, "big.csv:3: a job asking for 12 GPUs can never start: its team may hold at most 8");
+    json_t *res = test_fleetsim_json(dir, "run %s/big.json --lenient --format json", dir);
+    const json_t *stream = json_array_get(test_json_at(json_array_get(test_json_at(res, "policies"), 0), "training"), 0);
+    printf("  a 12-GPU row of team A (ceiling 8): exit 2; with --lenient refused %g, completed %g\n",
+           test_json_num(stream, "refused_impossible"), test_json_num(stream, "completed"));
+    assert_true(test_json_num(stream, "refused_impossible") == 1);
+    assert_true(test_json_num(stream, "completed") == 1);
+    json_decref(res);
     test_rmdir(dir);
 }
 

@@ -666,6 +666,10 @@ int fs_scenario_placement_find(const char *name);
 /* The entry of `tenant` in s->quotas: k for quotas[k - 1], or 0 when it has
  * none (O(n_quotas): teams are tens). */
 uint32_t fs_scenario_quota_of(const fs_scenario *s, const char *tenant);
+/* The most units a job of team k may ever hold under the quotas: its
+ * nominal quota and what it may borrow of what all the others lend;
+ * k = n_quotas + 1 ("unlisted"): what all the teams lend. */
+uint64_t fs_scenario_quota_ceiling(const fs_scenario *s, uint32_t k);
 /* Their names, indexed by fs_placement_kind (*count of them). */
 const char *const *fs_scenario_placement_names(size_t *count);
 

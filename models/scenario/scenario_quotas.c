@@ -45,14 +45,14 @@ static int parse_quota(fs_jpath *p, const json_t *obj, fs_quota_spec *out)
     return rc;
 }
 
-/* The most units a job of team k (1-based) may ever hold under the quotas:
- * its nominal quota and what it may borrow of what all the others lend. */
-static uint64_t quota_ceiling(const fs_scenario *s, uint32_t k)
+uint64_t fs_scenario_quota_ceiling(const fs_scenario *s, uint32_t k)
 {
     uint64_t lent = 0;
     for (size_t j = 0; j < s->n_quotas; j++)
         if (j + 1 != k)
             lent += s->quotas[j].lend;
+    if (k > s->n_quotas) /* "unlisted": nothing of its own, borrows what all lend */
+        return lent;
     const fs_quota_spec *q = &s->quotas[k - 1];
     return q->gpus + (q->borrow < lent ? q->borrow : lent);
 }
@@ -72,11 +72,11 @@ static int resolve_streams(fs_jpath *p, fs_scenario *s)
             rc = fs_jpath_fail(p, "tenant \"%s\" has no entry in \"quotas\" (with quotas, every training stream's "
                                   "tenant needs one; a stream without \"tenant\" is its own, named after it)",
                                t->tenant);
-        } else if (t->trace == NULL && t->gang > quota_ceiling(s, t->quota)) {
+        } else if (t->trace == NULL && t->gang > fs_scenario_quota_ceiling(s, t->quota)) {
             fs_jpath_push_key(p, "gang");
             rc = fs_jpath_fail(p, "a gang of %u units can never start: team \"%s\" may hold at most %llu (its "
                                   "quota and what it may borrow of what the others lend)",
-                               t->gang, t->tenant, (unsigned long long)quota_ceiling(s, t->quota));
+                               t->gang, t->tenant, (unsigned long long)fs_scenario_quota_ceiling(s, t->quota));
         }
         fs_jpath_pop(p, mark);
     }

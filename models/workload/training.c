@@ -255,23 +255,33 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
             return;
         }
     }
-    /* A gang larger than any pool the policy lets this stream use would
-     * wait forever and show as a short queue: a trace row asking for it is
-     * bad input, or with --lenient a job counted as refused.  (A stream's
-     * own gang is refused before the run: fs_training_check_gangs.) */
+    /* A gang larger than any pool the policy lets this stream use, or than
+     * its team may ever hold under the quotas, would wait forever and show
+     * as a short queue: a trace row asking for it is bad input, or with
+     * --lenient a job counted as refused.  (A stream's own gang is refused
+     * before the run: fs_training_check_gangs, and the quotas' loader.) */
     fs_request asked = fs__stream_request(spec, gang, lane);
     size_t largest;
     size_t most = fs_policy_largest_eligible(t->fleet->policy, t->scenario, t->fleet->placement, &asked, &largest);
-    if (gang > most) {
+    uint32_t team = fs__job_team(t->scenario, spec, &t->reps[stream], tenant);
+    uint64_t ceiling = t->scenario->n_quotas ? fs_scenario_quota_ceiling(t->scenario, team) : UINT64_MAX;
+    if (gang > most || gang > ceiling) {
         if (ev->data == 3 && !spec->trace->lenient) {
             char words[256];
             fs__policy_words(words, sizeof words, t->scenario, t->fleet->policy);
             assert(largest != SIZE_MAX); /* fs_training_check_gangs refused such a stream before the run */
-            fs_sim_fail(sim, EILSEQ,
-                        "%s:%llu: a job asking for %u GPUs can never start: the largest pool (\"%s\") %s lets "
-                        "this stream use holds %zu units (--lenient counts such jobs as refused instead)",
-                        spec->trace->path, (unsigned long long)t->next_row[stream].line, gang,
-                        t->scenario->pools[largest].name, words, most);
+            if (gang > most)
+                fs_sim_fail(sim, EILSEQ,
+                            "%s:%llu: a job asking for %u GPUs can never start: the largest pool (\"%s\") %s lets "
+                            "this stream use holds %zu units (--lenient counts such jobs as refused instead)",
+                            spec->trace->path, (unsigned long long)t->next_row[stream].line, gang,
+                            t->scenario->pools[largest].name, words, most);
+            else
+                fs_sim_fail(sim, EILSEQ,
+                            "%s:%llu: a job asking for %u GPUs can never start: its team may hold at most %llu "
+                            "under the quotas (--lenient counts such jobs as refused instead)",
+                            spec->trace->path, (unsigned long long)t->next_row[stream].line, gang,
+                            (unsigned long long)ceiling);
             return;
         }
         if (t->measuring) {
