@@ -151,7 +151,9 @@ static int parse_gang_mix(fs_jpath *p, const json_t *job, fs_training_spec *out,
     }
     if (rc == FS_OK && !whole)
         rc = fs_jpath_fail(p, "gang sizes must be whole numbers from 1 to %d", FS_SCENARIO_MAX_GPUS);
-    *gang = (uint64_t)largest;
+    /* Converted only once known whole and in range (a refused 1e308 would
+     * not fit an integer). */
+    *gang = rc == FS_OK ? (uint64_t)largest : 1;
     fs_jpath_pop(p, mark);
     return rc;
 }
