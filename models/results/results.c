@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quantile.h"
 #include "spool.h"
 
 #define FS_WEEK_S (7 * 86400.0)
@@ -827,13 +828,6 @@ static int fs__tenant_wait_cmp(const void *a, const void *b)
     return c ? c : (x->wait_s > y->wait_s) - (x->wait_s < y->wait_s);
 }
 
-/* The nearest-rank q-quantile of n sorted waits (n >= 1). */
-static double fs__nearest_rank(const fs__tenant_wait *w, size_t n, double q)
-{
-    size_t rank = (size_t)ceil(q * (double)n);
-    return w[(rank ? rank : 1) - 1].wait_s;
-}
-
 int fs_results_training_tenants(const fs_results *r, size_t policy, size_t stream, fs_tenant_waits **out,
                                 size_t *n)
 {
@@ -866,17 +860,28 @@ int fs_results_training_tenants(const fs_results *r, size_t policy, size_t strea
         }
     }
     qsort(all, total, sizeof *all, fs__tenant_wait_cmp);
+    /* Each team's waits, ascending and contiguous, for quantile.h. */
+    double *waits = malloc(total * sizeof *waits);
+    if (!waits) {
+        free(all);
+        free(groups);
+        return ENOMEM;
+    }
     for (size_t first = 0; first < total;) {
+        const char *tenant = all[first].tenant;
         size_t last = first;
         double sum = 0;
-        while (last < total && strcmp(all[last].tenant, all[first].tenant) == 0)
-            sum += all[last++].wait_s;
+        while (last < total && strcmp(all[last].tenant, tenant) == 0) {
+            waits[last] = all[last].wait_s;
+            sum += waits[last++];
+        }
         size_t count = last - first;
-        groups[(*n)++] = (fs_tenant_waits){all[first].tenant, count, sum / (double)count,
-                                           fs__nearest_rank(all + first, count, 0.50),
-                                           fs__nearest_rank(all + first, count, 0.95), all[last - 1].wait_s};
+        groups[(*n)++] = (fs_tenant_waits){tenant, count, sum / (double)count,
+                                           fs_quantile_sorted(waits + first, count, 0.50),
+                                           fs_quantile_sorted(waits + first, count, 0.95), waits[last - 1]};
         first = last;
     }
+    free(waits);
     free(all);
     *out = groups;
     return 0;

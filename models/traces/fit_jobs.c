@@ -9,6 +9,7 @@
  * against the trace.
  */
 #include "fit_jobs.h"
+#include "quantile.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
@@ -148,19 +149,6 @@ int fs_fit_jobs_read(const fs_trace_spec *spec, fs_fit_jobs_acc *acc, fs_error *
 
 /* ---- quantiles ----------------------------------------------------------- */
 
-/* ceil(q n) with q n read a hair low, so that 0.999 x 1000, a hair above 999
- * in binary, is rank 999; clamped to [1, n]. */
-static size_t fs__rank(double q, size_t n)
-{
-    double r = ceil(q * (double)n - 1e-9);
-    return r < 1 ? 1 : r > (double)n ? n : (size_t)r;
-}
-
-double fs_fit_jobs_quantile(const double *sorted, size_t n, double q)
-{
-    return sorted[fs__rank(q, n) - 1];
-}
-
 static double fs__rel_err(double fragment, double trace)
 {
     if (fragment == trace)
@@ -183,8 +171,8 @@ static double fs__check(const double *trace, size_t n, const double *fragment, s
     double worst = 0;
     for (int k = 0; k < FS_FIT_JOBS_N_CHECK; k++) {
         double q = fs_fit_jobs_check_q[k];
-        worst = fmax(worst, fs__check_row(&out[k], q, fs_fit_jobs_quantile(trace, n, q),
-                                          fs_fit_jobs_quantile(fragment, m, q)));
+        worst = fmax(worst, fs__check_row(&out[k], q, fs_quantile_sorted(trace, n, q),
+                                          fs_quantile_sorted(fragment, m, q)));
     }
     return worst;
 }
@@ -193,7 +181,7 @@ static double fs__check(const double *trace, size_t n, const double *fragment, s
  * values ascending, total of them): a weight w counts as w equal values. */
 static size_t fs__weighted_index(const uint64_t *w, size_t n, uint64_t total, double q)
 {
-    size_t rank = fs__rank(q, (size_t)total), k = 0;
+    size_t rank = fs_quantile_rank(q, (size_t)total), k = 0;
     uint64_t below = w[0];
     while (below < rank && k + 1 < n)
         below += w[++k];
@@ -363,7 +351,7 @@ static int fs__fit_run(const fs_fit_jobs_acc *acc, size_t quantiles, fs_fit_jobs
     f->run_fine_q = NAN;
     for (int j = 1; j <= 1000; j++) {
         double q = j / 1000.0;
-        double e = fabs(fs__rel_err(fs_fit_jobs_quantile(f->run_samples, s, q), fs_fit_jobs_quantile(acc->run_s, n, q)));
+        double e = fabs(fs__rel_err(fs_quantile_sorted(f->run_samples, s, q), fs_quantile_sorted(acc->run_s, n, q)));
         if (e > f->run_fine_err) {
             f->run_fine_err = e;
             f->run_fine_q = q;
@@ -517,7 +505,7 @@ static int fs__check_mixture(const fs_fit_jobs_acc *acc, fs_fit_jobs *f, fs_erro
     for (int k = 0; k < FS_FIT_JOBS_N_CHECK; k++) {
         double q = fs_fit_jobs_check_q[k];
         f->mixture_max_err = fmax(f->mixture_max_err,
-                                  fs__check_row(&f->mixture_check[k], q, fs_fit_jobs_quantile(acc->run_s, acc->n, q),
+                                  fs__check_row(&f->mixture_check[k], q, fs_quantile_sorted(acc->run_s, acc->n, q),
                                                 v[fs__weighted_index(w, m, total, q)].x));
     }
     free(v);

@@ -203,7 +203,4 @@ int fs_fit_jobs_compute(fs_fit_jobs_acc *acc, size_t quantiles, fs_fit_jobs *out
 
 void fs_fit_jobs_fini(fs_fit_jobs *fit);
 
-/* Quantile q in (0, 1] of n sorted values (see the top). */
-double fs_fit_jobs_quantile(const double *sorted, size_t n, double q);
-
 #endif
