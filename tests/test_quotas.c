@@ -412,6 +412,184 @@ static void test_trace_teams(void **state)
     test_rmdir(dir);
 }
 
+/* ---- g. cohorts: teams lend only inside their own --------------------------- */
+
+/* A (4 units) and C (none of its own) in cohort "x", B (4) in "y", on 8
+ * GPUs.  C submits two gangs of 4 at t = 0 (4 h each): the first borrows
+ * A's idle 4 and starts at once; the second waits the whole 3 h although
+ * B's 4 stand idle, since B lends only to its own cohort.  With every team
+ * in the default cohort both start at once.  Either way C holds what it
+ * runs on for the whole 3 h: 12 or 24 GPU-hours. */
+static void test_cohorts(void **state)
+{
+    (void)state;
+    for (int split = 0; split < 2; split++) {
+        fs_scenario *s = test_scenario(
+            "{\"schema\": \"fleetsim/1\", \"horizon\": \"3h\", " THREE_POLICIES(8) ","
+            " \"quotas\": {\"A\": {\"gpus\": 4%s}, \"B\": {\"gpus\": 4%s}, \"C\": {\"gpus\": 0%s}},"
+            " \"training\": [{\"name\": \"c\", \"tenant\": \"C\", \"submit\": {\"at\": [0, 0]}, \"gang\": 4,"
+            "   \"work_gpu_hours\": 16}],"
+            " " CALIBRATION "}",
+            split ? ", \"cohort\": \"x\"" : "", split ? ", \"cohort\": \"y\"" : "", split ? ", \"cohort\": \"x\"" : "");
+        assert_int_equal(s->n_cohorts, split ? 2 : 0);
+        assert_int_equal(s->quotas[2].cohort, split ? 1 : 0);
+        fs_results *r = test_run(s);
+        for (size_t k = 0; k < 3; k++) {
+            const fs_rep_result *rep = rep_of(r, kinds[k]);
+            const fs_training_rep *c = stream_of(r, rep, "c");
+            printf("  %-11s cohorts %s: c started %llu, waiting at the end %llu; C held %.6f GPU-h (want %.6f)\n",
+                   kinds[k], split ? "x/y" : "none", (unsigned long long)c->started,
+                   (unsigned long long)c->waiting_end, rep->quotas[2].gpu_hours, (split ? 4 : 8) * 3.0);
+            assert_int_equal(c->started, split ? 1 : 2);
+            assert_int_equal(c->waiting_end, split ? 1 : 0);
+            near(rep->quotas[2].gpu_hours, (split ? 4 : 8) * 3.0, 1e-9, "C's GPU-hours");
+        }
+        fs_results_destroy(r);
+        fs_scenario_destroy(s);
+    }
+    /* C's ceiling is its cohort's lending: a gang of 5 never starts. */
+    test_parse_refused("{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", \"pools\": " POOL(8) ","
+                       " \"quotas\": {\"A\": {\"gpus\": 4, \"cohort\": \"x\"}, \"B\": {\"gpus\": 4, \"cohort\": \"y\"},"
+                       " \"C\": {\"gpus\": 0, \"cohort\": \"x\"}},"
+                       " \"training\": [{\"name\": \"c\", \"tenant\": \"C\", \"submit\": {\"at\": [0]}, \"gang\": 5,"
+                       " \"work_gpu_hours\": 1}]}",
+                       "test", FS_ERR_INPUT,
+                       "test: training[0].gang: a gang of 5 units can never start: team \"C\" may hold at most 4");
+}
+
+/* ---- h. fair sharing --------------------------------------------------------- */
+
+/* O owns the 8 GPUs and runs nothing; A (weight 2) and B (weight 1) own
+ * none.  A runs a gang of 8 from t = 0 (1 h of compute: it holds the GPUs
+ * until 3 + 3600 = 3603 s), then submits eight 1-GPU jobs at 60 s, and B
+ * eight at 120 s (each 10 h: still running at the end).  At 3603 the eight
+ * GPUs free up at once and the sixteen jobs compete for them:
+ * - in the policy's order (first come first served) A's eight, asked first,
+ *   take all eight;
+ * - by units borrowed per weight, ties to the older request: A (share 0 ->
+ *   1/2), B (0 -> 1), A (-> 1), A (tie at 1, older -> 3/2), B (-> 2), A (->
+ *   2), A (tie -> 5/2), B: A five, B three, 2:1 as the weights;
+ * - by decayed use (half-life 1 h), per weight: A used 8 GPUs for an hour
+ *   and B nothing, and a grant adds no use in the instant it happens, so
+ *   B's eight go first and A gets none. */
+static fs_scenario *fair_scenario(const char *policies, const char *fair, const char *lane_a, const char *lane_b)
+{
+    return test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"3h\", %s, %s"
+        " \"quotas\": {\"O\": {\"gpus\": 8}, \"A\": {\"gpus\": 0, \"weight\": 2}, \"B\": {\"gpus\": 0}},"
+        " \"training\": [{\"name\": \"big\", \"tenant\": \"A\", \"submit\": {\"at\": [0]}, \"gang\": 8,"
+        "   \"work_gpu_hours\": 8},"
+        "  {\"name\": \"a\", \"tenant\": \"A\", \"submit\": {\"at\": [60, 60, 60, 60, 60, 60, 60, 60]},"
+        "   \"gang\": 1, \"work_gpu_hours\": 10%s},"
+        "  {\"name\": \"b\", \"tenant\": \"B\", \"submit\": {\"at\": [120, 120, 120, 120, 120, 120, 120, 120]},"
+        "   \"gang\": 1, \"work_gpu_hours\": 10%s}],"
+        " " CALIBRATION "}",
+        policies, fair, lane_a, lane_b);
+}
+
+static void test_fair_sharing(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fair, *lane_a, *lane_b;
+        uint64_t a, b, tiered_a, tiered_b;
+    } cases[] = {
+        {"", "", "", 8, 0, 8, 0},
+        {"\"fair_sharing\": {\"by\": \"borrowed\"},", "", "", 5, 3, 5, 3},
+        {"\"fair_sharing\": {\"by\": \"usage\", \"half_life\": \"1h\"},", "", "", 0, 8, 0, 8},
+        /* Lanes keep their places: A's jobs in the production lane, B's
+         * experiments; only tiered serves by lane, and there A's go first
+         * whatever the shares. */
+        {"\"fair_sharing\": {\"by\": \"usage\", \"half_life\": \"1h\"},", ", \"priority\": \"production\"",
+         ", \"priority\": \"experiment\"", 0, 8, 8, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        fs_scenario *s = fair_scenario(THREE_POLICIES(8), cases[c].fair, cases[c].lane_a, cases[c].lane_b);
+        fs_results *r = test_run(s);
+        for (size_t k = 0; k < 3; k++) {
+            const fs_rep_result *rep = rep_of(r, kinds[k]);
+            const fs_training_rep *a = stream_of(r, rep, "a"), *b = stream_of(r, rep, "b");
+            uint64_t want_a = k == 2 ? cases[c].tiered_a : cases[c].a, want_b = k == 2 ? cases[c].tiered_b : cases[c].b;
+            printf("  %-11s %-58s%s A started %llu (want %llu), B %llu (want %llu); first wait %.3f s\n", kinds[k],
+                   cases[c].fair[0] ? cases[c].fair : "(policy order)", cases[c].lane_a[0] ? " A production" : "",
+                   (unsigned long long)a->started, (unsigned long long)want_a, (unsigned long long)b->started,
+                   (unsigned long long)want_b, a->n_waits ? wait_s(a, 0) : wait_s(b, 0));
+            assert_int_equal(a->started, want_a);
+            assert_int_equal(b->started, want_b);
+            /* Every start was at 3603: the GPUs were full before. */
+            near(a->n_waits ? wait_s(a, 0) : wait_s(b, 0), 3603 - (a->n_waits ? 60 : 120), 1e-9, "first wait");
+            check_units_conserved(r, kinds[k]);
+        }
+        fs_results_destroy(r);
+        fs_scenario_destroy(s);
+    }
+}
+
+/* A policy's "fair_sharing" is the scheduler's choice, over the top
+ * level's: the same timeline with usage at the top level, and three
+ * policies of kind shared that keep it, order by borrowed units instead,
+ * or turn it off, gives the three outcomes of test_fair_sharing. */
+static void test_fair_sharing_per_policy(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"usage", "borrowed", "none"};
+    static const uint64_t want_a[] = {0, 5, 8};
+    fs_scenario *s = fair_scenario(
+        "\"policies\": {\"usage\": {\"kind\": \"shared\", \"pools\": " POOL(8) "},"
+        " \"borrowed\": {\"kind\": \"shared\", \"pools\": " POOL(8) ", \"fair_sharing\": {\"by\": \"borrowed\"}},"
+        " \"none\": {\"kind\": \"shared\", \"pools\": " POOL(8) ", \"fair_sharing\": {\"by\": \"none\"}}}",
+        "\"fair_sharing\": {\"by\": \"usage\", \"half_life\": \"1h\"},", "", "");
+    fs_results *r = test_run(s);
+    for (size_t k = 0; k < 3; k++) {
+        const fs_rep_result *rep = rep_of(r, names[k]);
+        const fs_training_rep *a = stream_of(r, rep, "a"), *b = stream_of(r, rep, "b");
+        printf("  %-9s A started %llu (want %llu), B %llu (want %llu)\n", names[k], (unsigned long long)a->started,
+               (unsigned long long)want_a[k], (unsigned long long)b->started, (unsigned long long)(8 - want_a[k]));
+        assert_int_equal(a->started, want_a[k]);
+        assert_int_equal(b->started, 8 - want_a[k]);
+    }
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* Head of line under fair sharing is per team.  A (4 units, borrowing
+ * none) and B (4) on 8 GPUs: A runs a gang of 4 from t = 0 (10 h), asks
+ * for another gang of 4 at 10 s, which its quota holds back, and B asks
+ * for 2 at 20 s.  Under shared without fair sharing A's second job heads
+ * the queue and stops B (strict first come first served): B waits the
+ * whole 3 h.  With fair sharing each team's queue is first come first
+ * served on its own: B starts at once (wait 0).  Partitioned and tiered
+ * never stop behind a job that cannot start: B's wait is 0 either way. */
+static void test_fair_head_of_line(void **state)
+{
+    (void)state;
+    for (int fair = 0; fair < 2; fair++) {
+        fs_scenario *s = test_scenario(
+            "{\"schema\": \"fleetsim/1\", \"horizon\": \"3h\", " THREE_POLICIES(8) ", %s"
+            " \"quotas\": {\"A\": {\"gpus\": 4, \"borrow\": 0}, \"B\": {\"gpus\": 4}},"
+            " \"training\": [{\"name\": \"a\", \"tenant\": \"A\", \"submit\": {\"at\": [0, 10]}, \"gang\": 4,"
+            "   \"work_gpu_hours\": 40},"
+            "  {\"name\": \"b\", \"tenant\": \"B\", \"submit\": {\"at\": [20]}, \"gang\": 2, \"work_gpu_hours\": 1}],"
+            " " CALIBRATION "}",
+            fair ? "\"fair_sharing\": {\"by\": \"borrowed\"}," : "");
+        fs_results *r = test_run(s);
+        for (size_t k = 0; k < 3; k++) {
+            const fs_rep_result *rep = rep_of(r, kinds[k]);
+            const fs_training_rep *b = stream_of(r, rep, "b");
+            bool stopped = !fair && k == 0;
+            printf("  %-11s %s: b started %llu, waiting at the end %llu%s\n", kinds[k],
+                   fair ? "fair sharing" : "policy order", (unsigned long long)b->started,
+                   (unsigned long long)b->waiting_end, b->n_waits ? "" : " (no wait: never started)");
+            assert_int_equal(b->started, stopped ? 0 : 1);
+            assert_int_equal(b->waiting_end, stopped ? 1 : 0);
+            if (!stopped)
+                near(wait_s(b, 0), 0, 0, "b's wait");
+        }
+        fs_results_destroy(r);
+        fs_scenario_destroy(s);
+    }
+}
+
 /* ---- f. refusals ----------------------------------------------------------- */
 
 static void refused(const char *quotas, const char *tenant, const char *want)
@@ -444,6 +622,17 @@ static void test_refusals(void **state)
             "test: training[0].gang: a gang of 4 units can never start: team \"A\" may hold at most 3");
     refused("\"reserve_after\": \"-5m\",", "A", "test: reserve_after:");
     refused("\"reserve_after\": \"soon\",", "A", "test: reserve_after:");
+    refused("\"quotas\": {\"A\": {\"gpus\": 4, \"weight\": -1}},", "A", "test: quotas.A.weight:");
+    refused("\"quotas\": {\"A\": {\"gpus\": 4, \"cohort\": \"\"}},", "A", "test: quotas.A.cohort:");
+    refused("\"fair_sharing\": {\"by\": \"borrowed\"},", "A",
+            "test: fair_sharing: fair sharing orders the teams of \"quotas\"");
+    refused("\"quotas\": {\"A\": {\"gpus\": 4}}, \"fair_sharing\": {\"by\": \"usage\"},", "A",
+            "test: fair_sharing: missing required key \"half_life\"");
+    refused("\"quotas\": {\"A\": {\"gpus\": 4}}, \"fair_sharing\": {\"by\": \"borrowed\", \"half_life\": \"1h\"},",
+            "A", "test: fair_sharing.half_life: a half-life applies to \"by\": \"usage\" only");
+    refused("\"quotas\": {\"A\": {\"gpus\": 4}}, \"fair_sharing\": {\"by\": \"drf\"},", "A", "test: fair_sharing.by:");
+    refused("\"quotas\": {\"A\": {\"gpus\": 4}}, \"fair_sharing\": {},", "A",
+            "test: fair_sharing: missing required key \"by\"");
 }
 
 int main(void)
@@ -455,6 +644,10 @@ int main(void)
         cmocka_unit_test(test_borrow_and_lend_limits),
         cmocka_unit_test(test_starvation_bound),
         cmocka_unit_test(test_trace_teams),
+        cmocka_unit_test(test_cohorts),
+        cmocka_unit_test(test_fair_sharing),
+        cmocka_unit_test(test_fair_sharing_per_policy),
+        cmocka_unit_test(test_fair_head_of_line),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -408,6 +408,48 @@ static bool fs__remove_pending(fs_fleet *f, size_t i)
 
 static void fs__grow_elastic(fs_fleet *f);
 
+/* A pass in fair order (quota.h): every waiting request is tried once, in
+ * the order fs_quota_fair_next hands them out from a copy of the queue
+ * taken as the pass begins, and found again in the queue by its ask number
+ * (it may have been withdrawn meanwhile).  Evictions call holders back,
+ * which may ask again: a request asked during the pass is not in the copy,
+ * and a pass asked for during the pass would overwrite it, so either marks
+ * the queue stale and fs__serve_pending runs another pass.  The walk is
+ * one request at a time (f->exact) as for a pass that evicts.  Under head
+ * of line a team's request that cannot start holds back that team's later
+ * ones only; any other request stops the pass, as in the policy's order. */
+static void fs__serve_fair(fs_fleet *f)
+{
+    fs_queue *q = f->queue;
+    if (f->fair_pass) {
+        f->stale = true;
+        return;
+    }
+    f->stale = false;
+    if (fs_quota_fair_begin(f->quota, q) != 0) {
+        fs_sim_fail(f->sim, ENOMEM, "out of memory for fair sharing");
+        return;
+    }
+    uint64_t asked = f->next_seq;
+    f->fair_pass = true;
+    f->exact++;
+    fs_request r;
+    while (fs_quota_fair_next(f->quota, &r)) {
+        if (fs_queue_find(q, &r, f->policy->before) == q->n)
+            continue;
+        if (fs__try(f, &r))
+            fs__remove_pending(f, fs_queue_find(q, &r, f->policy->before));
+        else if (f->policy->head_of_line && r.kind == FS_HOLDER_TRAINING && r.team != 0)
+            fs_quota_fair_hold(f->quota, &r);
+        else if (f->policy->head_of_line)
+            break;
+    }
+    f->exact--;
+    f->fair_pass = false;
+    f->stale |= f->next_seq != asked;
+    fs_queue_tidy(q);
+}
+
 /* Serves waiting requests in the policy's order, as far as capacity allows.
  * A request that cannot be served blocks those behind it only under a
  * head-of-line policy; otherwise smaller requests behind it go first.
@@ -426,6 +468,10 @@ static void fs__grow_elastic(fs_fleet *f);
 static void fs__serve_pass(fs_fleet *f)
 {
     fs_queue *q = f->queue;
+    if (f->quota && fs_quota_fair(f->quota)) {
+        fs__serve_fair(f);
+        return;
+    }
     f->stale = false;
     if (f->exact || fs__may_evict_any(f)) {
         if (!f->exact)
@@ -470,7 +516,7 @@ static void fs__serve_pending(fs_fleet *f)
     do {
         released = f->quota ? f->quota->released : 0;
         fs__serve_pass(f);
-    } while (f->quota && released != f->quota->released);
+    } while (f->quota && (released != f->quota->released || (fs_quota_fair(f->quota) && f->stale)));
     fs__grow_elastic(f);
 }
 
@@ -496,7 +542,7 @@ int fs_fleet_request(fs_fleet *f, const fs_request *req)
         fs_quota_queued(f->quota, &r);
     if (!ahead) {
         fs__grow_elastic(f);
-    } else if (f->stale || f->exact || fs__may_evict_any(f)) {
+    } else if (f->stale || f->exact || fs__may_evict_any(f) || (f->quota && fs_quota_fair(f->quota))) {
         fs__serve_pending(f);
     } else {
         /* Nothing freed since the last pass, which left only requests that

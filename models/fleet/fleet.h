@@ -145,6 +145,7 @@ struct fs_fleet {
     /* Quotas, reclaim and reservations (quota.h); NULL when the scenario
      * has neither "quotas" nor "reserve_after". */
     struct fs_quota *quota;
+    bool fair_pass;              /* a pass in fair order is running (fleet.c, fs__serve_fair) */
 };
 
 /* 0, or ENOMEM.  Units placed at t = 0 (the static placement) start held and

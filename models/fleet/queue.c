@@ -170,6 +170,23 @@ size_t fs_queue_next(const fs_queue *q, size_t from, uint32_t most)
     return q->n;
 }
 
+size_t fs_queue_find(const fs_queue *q, const fs_request *r, fs_queue_before before)
+{
+    /* Slots are in policy order, ties in ask order (fs_queue_insert puts a
+     * request after every one it is not before, and a later ask has a
+     * larger seq): the first slot not ahead of r is r's, if r is there. */
+    size_t lo = 0, hi = q->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const fs_request *x = &q->items[mid];
+        if (before(x, r) || (!before(r, x) && x->seq < r->seq))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < q->n && q->items[lo].seq == r->seq && fs_queue_is_live(q, lo) ? lo : q->n;
+}
+
 const fs_request *fs_queue_first(fs_queue *q)
 {
     while (q->head < q->n && !fs_queue_is_live(q, q->head))

@@ -56,6 +56,10 @@ void fs_queue_remove_shift(fs_queue *q, size_t i);
 /* The first live slot >= from asking for at most `most` units, or q->n. */
 size_t fs_queue_next(const fs_queue *q, size_t from, uint32_t most);
 
+/* The slot of the live request asked as r->seq, found in O(log n) by the
+ * order it was inserted with; q->n when it is no longer waiting. */
+size_t fs_queue_find(const fs_queue *q, const fs_request *r, fs_queue_before before);
+
 /* The first live request, or NULL. */
 const fs_request *fs_queue_first(fs_queue *q);
 

@@ -1,6 +1,7 @@
 #include "quota.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,15 @@ static uint64_t fs__reclaimable(const fs_quota_team *t)
     return t->usage > t->nominal ? t->evictable : 0;
 }
 
+/* Team t's unit-seconds used, decayed at rate r = ln 2 / half-life, at now:
+ * D(now) = D(since) e^(-r dt) + usage (1 - e^(-r dt)) / r, its usage having
+ * been constant since. */
+static double fs__decayed(const fs_quota *q, const fs_quota_team *t, double now)
+{
+    double keep = exp(-q->decay_per_s * (now - t->since));
+    return t->decayed_s * keep + (double)t->usage * -expm1(-q->decay_per_s * (now - t->since)) / q->decay_per_s;
+}
+
 /* Moves team k's usage and evictable units by the deltas at now, keeping
  * the running sums and the time integrals in step. */
 static void fs__team_change(fs_quota *q, uint32_t k, int usage, int evictable, double now)
@@ -31,12 +41,14 @@ static void fs__team_change(fs_quota *q, uint32_t k, int usage, int evictable, d
     double dt = now - t->since;
     t->held_s += (double)t->usage * dt;
     t->borrowed_s += t->usage > t->nominal ? (double)(t->usage - t->nominal) * dt : 0;
+    if (q->fair == FS_FAIR_USAGE)
+        t->decayed_s = fs__decayed(q, t, now);
     t->since = now;
-    q->lent -= fs__lends(t);
+    q->lent[t->cohort] -= fs__lends(t);
     q->reclaimable -= fs__reclaimable(t);
     t->usage += (uint64_t)(int64_t)usage;
     t->evictable += (uint64_t)(int64_t)evictable;
-    q->lent += fs__lends(t);
+    q->lent[t->cohort] += fs__lends(t);
     q->reclaimable += fs__reclaimable(t);
 }
 
@@ -94,8 +106,9 @@ static size_t fs__job_units(const fs_fleet *f, const fs_request *r, size_t p, ui
 }
 
 /* The running preemptible unit in pool p, fitting r, of the newest job
- * admitted before `before`, of r's lane or a lower one, whose team is above
- * its nominal quota by the plan's usage; SIZE_MAX when none. */
+ * admitted before `before`, of r's lane or a lower one, whose team is of r's
+ * cohort and above its nominal quota by the plan's usage; SIZE_MAX when
+ * none. */
 static size_t fs__newest_borrower(const fs_quota *q, const fs_request *r, size_t p, uint64_t before)
 {
     const fs_fleet *f = q->fleet;
@@ -110,7 +123,8 @@ static size_t fs__newest_borrower(const fs_quota *q, const fs_request *r, size_t
             continue;
         const fs_quota_job *job = &q->jobs[unit->owner];
         if (job->team == 0 || job->order >= before || job->order <= newest ||
-            q->plan_usage[job->team - 1] <= q->teams[job->team - 1].nominal)
+            q->plan_usage[job->team - 1] <= q->teams[job->team - 1].nominal ||
+            q->teams[job->team - 1].cohort != q->teams[r->team - 1].cohort)
             continue;
         newest = job->order;
         at = u;
@@ -232,6 +246,108 @@ void fs_quota_left(fs_quota *q, const fs_request *r)
     fs__reserve_next(q);
 }
 
+/* ---- fair sharing ---------------------------------------------------------- */
+
+/* Team t's share now: what it borrows, or its decayed use, per weight. */
+static double fs__share(const fs_quota *q, const fs_quota_team *t, double now)
+{
+    if (t->weight <= 0)
+        return INFINITY;
+    if (q->fair == FS_FAIR_USAGE)
+        return fs__decayed(q, t, now) / t->weight;
+    return t->usage > t->nominal ? (double)(t->usage - t->nominal) / t->weight : 0;
+}
+
+/* Does the fair order pick r's place (a training request of a team)? */
+static bool fs__fair_place(const fs_request *r)
+{
+    return r->kind == FS_HOLDER_TRAINING && r->team != 0;
+}
+
+int fs_quota_fair_begin(fs_quota *q, const fs_queue *queue)
+{
+    if (queue->live > q->cap_snap) {
+        size_t cap = queue->live + queue->live / 2 + 16;
+        fs_request *snap = realloc(q->snap, cap * sizeof *snap);
+        if (snap)
+            q->snap = snap;
+        size_t *next = realloc(q->snap_next, cap * sizeof *next);
+        if (next)
+            q->snap_next = next;
+        if (!snap || !next)
+            return ENOMEM;
+        q->cap_snap = cap;
+    }
+    q->n_snap = q->pos = 0;
+    for (size_t i = 0; i < queue->n; i++)
+        if (fs_queue_is_live(queue, i))
+            q->snap[q->n_snap++] = queue->items[i];
+    /* Link each team's requests in queue order, from the back. */
+    for (size_t k = 0; k < q->n_teams; k++)
+        q->team_next[k] = SIZE_MAX;
+    for (size_t i = q->n_snap; i-- > 0;) {
+        const fs_request *r = &q->snap[i];
+        if (!fs__fair_place(r))
+            continue;
+        q->snap_next[i] = q->team_next[r->team - 1];
+        q->team_next[r->team - 1] = i;
+    }
+    return 0;
+}
+
+/* May c take the place of p: would the policy put c no later than p were
+ * they asked at the same instant (a lower lane never takes a higher lane's
+ * place; under first come first served any request takes any place)? */
+static bool fs__may_take(const fs_quota *q, const fs_request *place, const fs_request *c)
+{
+    fs_request p = *place;
+    p.seq = c->seq;
+    p.since = c->since;
+    return !q->fleet->policy->before(&p, c);
+}
+
+bool fs_quota_fair_next(fs_quota *q, fs_request *out)
+{
+    double now = q->fleet->sim->now;
+    while (true) {
+        /* Past the last place, requests whose places went to others (or
+         * were skipped) are handed out in fair order all the same. */
+        const fs_request *place = q->pos < q->n_snap ? &q->snap[q->pos++] : NULL;
+        if (place && !fs__fair_place(place)) {
+            *out = *place;
+            return true;
+        }
+        /* The team with the lowest share among those whose next request may
+         * take the place, its oldest request breaking ties. */
+        double best_share = 0;
+        size_t best = SIZE_MAX;
+        for (size_t k = 0; k < q->n_teams; k++) {
+            size_t i = q->team_next[k];
+            if (i == SIZE_MAX || (place && !fs__may_take(q, place, &q->snap[i])))
+                continue;
+            double share = fs__share(q, &q->teams[k], now);
+            if (best == SIZE_MAX || share < best_share || (share == best_share && i < q->team_next[best])) {
+                best = k;
+                best_share = share;
+            }
+        }
+        if (best != SIZE_MAX) {
+            size_t i = q->team_next[best];
+            q->team_next[best] = q->snap_next[i];
+            *out = q->snap[i];
+            return true;
+        }
+        if (!place)
+            return false;
+    }
+}
+
+void fs_quota_fair_hold(fs_quota *q, const fs_request *r)
+{
+    if (fs__fair_place(r))
+        q->team_next[r->team - 1] = SIZE_MAX;
+}
+
 /* ---- measuring ------------------------------------------------------------ */
 
 void fs_quota_start_measuring(fs_quota *q, double now)
@@ -239,6 +355,8 @@ void fs_quota_start_measuring(fs_quota *q, double now)
     q->measuring = true;
     for (size_t k = 0; k < q->n_teams; k++) {
         fs_quota_team *t = &q->teams[k];
+        if (q->fair == FS_FAIR_USAGE) /* the decayed use goes on across the warm-up instant */
+            t->decayed_s = fs__decayed(q, t, now);
         t->since = now;
         t->held_s = t->borrowed_s = 0;
         t->reclaimed = 0;
@@ -266,29 +384,30 @@ int fs_quota_create(fs_fleet *f, fs_quota **out)
         return ENOMEM;
     *q = (fs_quota){.fleet = f, .reserve_after_s = s->reserve_after_s};
     q->n_teams = s->n_quotas ? s->n_quotas + 1 : 0;
+    q->fair = q->n_teams ? s->fair_share : FS_FAIR_NONE;
+    q->decay_per_s = s->fair_half_life_s > 0 ? log(2.0) / s->fair_half_life_s : 0;
     q->teams = calloc(q->n_teams + 1, sizeof *q->teams);
     q->plan_usage = calloc(q->n_teams + 1, sizeof *q->plan_usage);
+    q->team_next = calloc(q->n_teams + 1, sizeof *q->team_next);
+    q->lent = calloc(s->n_cohorts + 1, sizeof *q->lent);
     q->reserved_pool = calloc(s->n_pools + 1, sizeof *q->reserved_pool);
     int64_t kind = s->reserve_after_s > 0 ? fs_sim_register(f->sim, fs__on_overdue, q) : 0;
-    if (!q->teams || !q->plan_usage || !q->reserved_pool || kind < 0) {
+    if (!q->teams || !q->plan_usage || !q->team_next || !q->lent || !q->reserved_pool || kind < 0) {
         fs_quota_destroy(q);
         return ENOMEM;
     }
     q->kind_overdue = (uint32_t)kind;
-    uint64_t lends = 0;
     for (size_t k = 0; k < s->n_quotas; k++) {
         const fs_quota_spec *spec = &s->quotas[k];
-        q->teams[k] = (fs_quota_team){.nominal = spec->gpus, .lend = spec->lend,
+        q->teams[k] = (fs_quota_team){.nominal = spec->gpus, .lend = spec->lend, .cohort = spec->cohort,
+                                      .weight = spec->weight,
                                       .borrow = spec->borrow == FS_QUOTA_UNLIMITED ? UINT64_MAX : spec->borrow};
-        lends += spec->lend;
     }
-    if (q->n_teams) /* "unlisted": nothing of its own, borrows what the teams lend */
-        q->teams[s->n_quotas] = (fs_quota_team){.borrow = UINT64_MAX};
+    if (q->n_teams) /* "unlisted": nothing of its own, borrows what its cohort lends */
+        q->teams[s->n_quotas] = (fs_quota_team){.borrow = UINT64_MAX, .weight = 1};
     for (size_t k = 0; k < q->n_teams; k++) {
-        fs_quota_team *t = &q->teams[k];
-        uint64_t others = lends - t->lend;
-        t->ceiling = t->nominal + (t->borrow < others ? t->borrow : others);
-        q->lent += fs__lends(t);
+        q->teams[k].ceiling = fs_scenario_quota_ceiling(s, (uint32_t)k + 1);
+        q->lent[q->teams[k].cohort] += fs__lends(&q->teams[k]);
     }
     *out = q;
     return 0;
@@ -300,6 +419,10 @@ void fs_quota_destroy(fs_quota *q)
         return;
     free(q->teams);
     free(q->plan_usage);
+    free(q->team_next);
+    free(q->lent);
+    free(q->snap);
+    free(q->snap_next);
     free(q->reserved_pool);
     free(q->jobs);
     free(q->overdue);

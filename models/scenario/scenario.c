@@ -113,7 +113,7 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
                                        "warmup",   "window",        "seed",        "replications",
                                        "gpus",     "start_weekday", "pools",       "services",
                                        "policies", "training",      "calibration", "ci",
-                                       "window_anchor", "quotas",   "reserve_after"};
+                                       "window_anchor", "quotas",   "reserve_after", "fair_sharing"};
     fs_scenario *s = c->s;
     if (!json_is_object(root))
         return fs_jpath_expected(p, root, "an object at the top level");
@@ -248,6 +248,8 @@ static int parse_policy_settings(fs_jpath *p, const json_t *fleet, const char *p
                                "a number from 0 up to but not including 1 (the share of each "
                                "serving pool kept free)");
     }
+    if (rc == FS_OK) /* the scheduler's choice, over the top level's: the quotas stay the organisation's */
+        rc = fs__scenario_parse_fair_sharing(p, fleet, s->n_quotas > 0, s);
     fs_jpath_pop(p, mark);
     return rc;
 }
@@ -279,7 +281,7 @@ static int parse_variant(fs_jpath *p, const json_t *root, const json_t *fleet, c
  * "pools" as the one policy "default". */
 static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
 {
-    static const char *const policy_keys[] = {"pools", "kind", "borrowing", "headroom", "services"};
+    static const char *const policy_keys[] = {"pools", "kind", "borrowing", "headroom", "services", "fair_sharing"};
     const json_t *policies = json_is_object(root) ? json_object_get(root, "policies") : NULL;
     size_t n = 1;
     if (policies != NULL) {
@@ -548,6 +550,9 @@ void fs_scenario_destroy(fs_scenario *s)
     for (size_t k = 0; k < s->n_quotas; k++)
         free(s->quotas[k].tenant);
     free(s->quotas);
+    for (size_t k = 0; k < s->n_cohorts; k++)
+        free(s->cohorts[k]);
+    free(s->cohorts);
     free(s->gpu_types);
     free(s->gpu_switch_costs);
     free(s);

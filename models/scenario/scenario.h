@@ -530,13 +530,24 @@ const fs_dist *fs_scenario_job_run_time(const fs_training_spec *spec, uint32_t g
  * what the others leave unused and lend (each at most `lend`).  The fleet
  * enforces it (models/fleet/quota.h); services are not subject to it. */
 #define FS_SCENARIO_MAX_QUOTAS 1000
+#define FS_SCENARIO_MAX_WEIGHT 1e6 /* a team's fair-sharing weight */
 #define FS_QUOTA_UNLIMITED UINT32_MAX
 typedef struct fs_quota_spec {
     char *tenant;
     uint32_t gpus;    /* nominal quota */
     uint32_t borrow;  /* default FS_QUOTA_UNLIMITED */
     uint32_t lend;    /* default gpus; <= gpus */
+    double weight;    /* fair sharing: its weight (default 1; 0: served after every other team) */
+    uint32_t cohort;  /* 0: the default cohort (teams without "cohort", and "unlisted");
+                       * k: the named cohort s->cohorts[k - 1] */
 } fs_quota_spec;
+
+/* "fair_sharing": how waiting training jobs of different teams are ordered
+ * (models/fleet/quota.h): not at all (the policy's order), by the units a
+ * team borrows per weight (Kueue's fair sharing), or by the unit-hours it
+ * used, decayed with a half-life, per weight (Kueue's admission fair
+ * sharing; Slurm's fair-share factor). */
+typedef enum fs_fair_share { FS_FAIR_NONE, FS_FAIR_BORROWED, FS_FAIR_USAGE } fs_fair_share;
 
 /* What a GPU (or slice) costs to change tenant: eviction then warm-up, from a
  * calibration profile ("calibration": "file.json" or an inline object; the
@@ -627,6 +638,10 @@ typedef struct fs_scenario {
      * none: no quota is enforced. */
     fs_quota_spec *quotas;
     size_t n_quotas;
+    char **cohorts;          /* the named cohorts, in order of first mention */
+    size_t n_cohorts;
+    fs_fair_share fair_share;
+    double fair_half_life_s; /* FS_FAIR_USAGE */
     /* "reserve_after" (top level): a training job waiting longer than this
      * gets a reservation of the pools it may use (models/fleet/quota.h);
      * 0: never. */

@@ -187,6 +187,10 @@ int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c);
  * stream's tenant is given its entry (fs_training_spec.quota), refused at
  * training[i].tenant when it has none. */
 int fs__scenario_parse_quotas(fs_jpath *p, const json_t *root, fs_scenario *s);
+/* obj["fair_sharing"], when present (the top level's, or a policy's over
+ * it): {"by": "none" | "borrowed" | "usage", "half_life": D}; refused
+ * without quotas. */
+int fs__scenario_parse_fair_sharing(fs_jpath *p, const json_t *obj, bool has_quotas, fs_scenario *s);
 
 /* scenario_calibration.c: the top-level "calibration", then each GPU
  * type's over it (after every type is placed). */

@@ -457,8 +457,10 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
 
 /* Per team of the scenario's "quotas", the mean over replications of the
  * unit-hours its training jobs held, those above its nominal quota, and
- * its jobs reclaimed; "unlisted" (trace rows naming a tenant without an
- * entry) only where a job trace has a tenant column. */
+ * its jobs reclaimed, with its cohort (null: the default one) where the
+ * scenario names cohorts and its weight under fair sharing; "unlisted"
+ * (trace rows naming a tenant without an entry) only where a job trace has
+ * a tenant column. */
 static json_t *fs__quotas_json(const fs_results *r, size_t policy)
 {
     const fs_policy_result *pol = &r->policies[policy];
@@ -476,6 +478,11 @@ static json_t *fs__quotas_json(const fs_results *r, size_t policy)
         }
         json_t *team = json_object();
         json_object_set_new(team, "tenant", json_string(k < s->n_quotas ? s->quotas[k].tenant : "unlisted"));
+        uint32_t cohort = k < s->n_quotas ? s->quotas[k].cohort : 0;
+        if (s->n_cohorts) /* named only where the scenario has cohorts: one cohort reads as before */
+            json_object_set_new(team, "cohort", cohort ? json_string(s->cohorts[cohort - 1]) : json_null());
+        if (s->fair_share != FS_FAIR_NONE)
+            fs__set(team, "weight", k < s->n_quotas ? s->quotas[k].weight : 1);
         fs__set(team, "gpu_hours", held / pol->n_reps);
         fs__set(team, "borrowed_gpu_hours", borrowed / pol->n_reps);
         fs__set(team, "reclaimed_jobs", reclaimed / pol->n_reps);
