@@ -1,5 +1,6 @@
 #include "fleet.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "grow.h"
 #include "holders.h"
 #include "memsize.h"
+#include "pick.h"
 #include "policy.h"
 #include "queue.h"
 #include "quota.h"
@@ -58,15 +60,6 @@ double fs_fleet_save_s(const fs_scenario *s, size_t pool, double gib)
 static inline fs_unit_rt *fs__unit(fs_fleet *f, size_t pool, size_t u)
 {
     return &f->units[pool][u];
-}
-
-static size_t fs__per_gpu(const fs_fleet *f, size_t pool)
-{
-    const fs_pool_units *pu = &f->placement->pools[pool];
-    uint32_t gpus = f->scenario->pools[pool].max_gpus > f->scenario->pools[pool].gpus
-                        ? f->scenario->pools[pool].max_gpus
-                        : f->scenario->pools[pool].gpus;
-    return pu->n_units_max / gpus;
 }
 
 /* A unit's share of the pool's counts (free, evicting, evictable). */
@@ -124,87 +117,21 @@ static void fs__to_switching(fs_fleet *f, size_t pool, size_t u, fs_unit_state s
 
 /* ---- requests ------------------------------------------------------------- */
 
-/* Memory a unit offers a new tenant; time-sliced seats share their GPU's. */
-static double fs__room(const fs_fleet *f, size_t pool, size_t u)
-{
-    const fs_pool_spec *spec = &f->scenario->pools[pool];
-    const fs_unit *unit = &f->placement->pools[pool].units[u];
-    if (spec->partitioning != FS_PARTITION_TIME_SLICED)
-        return unit->memory_gb;
-    double used = 0;
-    size_t per_gpu = fs__per_gpu(f, pool), first = (size_t)unit->gpu * per_gpu;
-    for (size_t k = first; k < first + per_gpu; k++) {
-        const fs_unit_rt *seat = &f->units[pool][k];
-        if (seat->state == FS_UNIT_WARMING || seat->state == FS_UNIT_HELD)
-            used += seat->memory_gb;
-    }
-    return unit->memory_gb - used;
-}
-
-/* A free unit that fits, in best-fit order: least room, then fewest SMs,
- * then lowest index (the order the fleet has always granted in). */
-struct fs__candidate {
-    double room;
-    unsigned sms;
-    size_t unit;
-};
-
-static int fs__candidate_cmp(const void *a, const void *b)
-{
-    const struct fs__candidate *x = a, *y = b;
-    if (x->room != y->room)
-        return x->room < y->room ? -1 : 1;
-    if (x->sms != y->sms)
-        return x->sms < y->sms ? -1 : 1;
-    return (x->unit > y->unit) - (x->unit < y->unit);
-}
-
-/* Picks `n` free units of pool p that fit r, best fit first, into chosen;
- * returns how many (fewer than n: r does not fit).  One pass over the pool:
- * in a pool of alike whole GPUs best fit is the lowest free indexes; in a
- * mixed pool the fitting units are sorted once. */
-static size_t fs__pick(fs_fleet *f, const fs_request *r, size_t pool, size_t *chosen, size_t n)
-{
-    const fs_pool_units *pu = &f->placement->pools[pool];
-    const fs_unit_rt *rt = f->units[pool];
-    if (f->n_free[pool] < n)
-        return 0;
-    size_t found = 0;
-    if (f->uniform[pool]) {
-        if (pu->n_units_max == 0 || pu->units[0].memory_gb < r->memory_gb)
-            return 0;
-        for (size_t u = 0; u < pu->n_units_max && found < n; u++)
-            if (rt[u].state == FS_UNIT_FREE)
-                chosen[found++] = u;
-        return found;
-    }
-    struct fs__candidate *c = f->candidates;
-    for (size_t u = 0; u < pu->n_units_max; u++) {
-        if (rt[u].state != FS_UNIT_FREE)
-            continue;
-        double room = fs__room(f, pool, u);
-        if (room >= r->memory_gb)
-            c[found++] = (struct fs__candidate){room, pu->units[u].sms, u};
-    }
-    if (found < n)
-        return found;
-    qsort(c, found, sizeof *c, fs__candidate_cmp);
-    for (size_t k = 0; k < n; k++)
-        chosen[k] = c[k].unit;
-    return n;
-}
-
-static void fs__grant(fs_fleet *f, const fs_request *r, size_t pool, const size_t *chosen)
+/* Grants r its units, all at once: members[0 .. r->units - 1], of one pool
+ * or several (a gang split across pools), slots first_slot onwards in that
+ * order, each warming up at its own pool's cost; then the holder hears of
+ * the grant, once. */
+static void fs__grant(fs_fleet *f, const fs_request *r, const fs_pick_member *members)
 {
     double now = f->sim->now;
     if (f->quota)
         fs_quota_granted(f->quota, r);
     for (uint32_t k = 0; k < r->units; k++) {
-        fs_unit_rt *unit = fs__unit(f, pool, chosen[k]);
-        fs__set(f, pool, unit,
+        size_t pool = members[k].pool, u = members[k].unit;
+        fs__set(f, pool, fs__unit(f, pool, u),
                 (fs_unit_rt){.state = FS_UNIT_FREE, .kind = r->kind, .owner = r->owner, .slot = r->first_slot + k,
                              .preemptible = r->preemptible, .lane = r->lane, .memory_gb = r->memory_gb});
-        fs__to_switching(f, pool, chosen[k], FS_UNIT_WARMING,
+        fs__to_switching(f, pool, u, FS_UNIT_WARMING,
                          now + fs_fleet_warmup_s(f->scenario, pool, r->warmup, r->warm_gb > 0 ? r->warm_gb : r->memory_gb));
     }
     const fs_holder_ops *ops = f->holder_ops[r->kind];
@@ -278,28 +205,60 @@ static bool fs__reclaim(fs_fleet *f, const fs_request *r)
     return false;
 }
 
-/* Tries to serve r now: free units in an eligible pool, else, if the policy
- * lets r evict, units of evictable holders (which become free after their
- * eviction; r stays pending until then).  With quotas, r must pass its
- * team's quota first, and may reclaim before the policy's eviction.
- * Returns true when granted. */
+/* A gang that may split across pools (r->across_pools), when no one pool
+ * has room for it: if the pools r may use have free units that fit it, r->units
+ * of them together, it takes them in pool order, from each pool what fits
+ * of what is still needed, best fit within the pool.  Free units only: it
+ * never evicts anyone across pools.  Returns true when granted. */
+static bool fs__try_across(fs_fleet *f, const fs_request *r)
+{
+    size_t n_pools = f->scenario->n_pools, fitting = 0, got = 0;
+    for (size_t p = 0; p < n_pools && fitting < r->units; p++)
+        if (f->n_free[p] > 0 && fs__usable(f, r, p))
+            fitting += fs_pick_fitting(f, r, p);
+    if (fitting < r->units)
+        return false;
+    for (size_t p = 0; p < n_pools && got < r->units; p++) {
+        if (f->n_free[p] == 0 || !fs__usable(f, r, p))
+            continue;
+        size_t take = fs_pick_fitting(f, r, p);
+        if (take > r->units - got)
+            take = r->units - got;
+        if (take > 0)
+            got += fs_pick_in_pool(f, r, p, f->chosen + got, take);
+    }
+    assert(got == r->units); /* nothing changed between the count and the picks */
+    fs__grant(f, r, f->chosen);
+    return true;
+}
+
+/* Tries to serve r now: free units in an eligible pool, else (a gang that
+ * may split) free units of several, else, if the policy lets r evict, units
+ * of evictable holders in one pool (which become free after their eviction;
+ * r stays pending until then).  With quotas, r must pass its team's quota
+ * first, and may reclaim before the policy's eviction.  Returns true when
+ * granted. */
 static bool fs__try(fs_fleet *f, const fs_request *r)
 {
     const fs_scenario *s = f->scenario;
-    /* No pool holds more units than the largest: such a request can never
-     * be served here (the scenario loader and the training stream refuse
-     * it before it gets this far). */
-    size_t *chosen = f->chosen;
-    if (r->units > f->max_pool_units || (f->quota && !fs_quota_admits(f->quota, r)))
+    /* No pool holds more units than the largest (no pools together more
+     * than all of them): such a request can never be served here (the
+     * scenario loader and the training stream refuse it before it gets
+     * this far). */
+    fs_pick_member *chosen = f->chosen;
+    if (r->units > (r->across_pools ? f->all_units : f->max_pool_units) ||
+        (f->quota && !fs_quota_admits(f->quota, r)))
         return false;
     for (size_t p = 0; p < s->n_pools; p++) {
         if (f->n_free[p] < r->units || !fs__usable(f, r, p))
             continue;
-        if (fs__pick(f, r, p, chosen, r->units) == r->units) {
-            fs__grant(f, r, p, chosen);
+        if (fs_pick_in_pool(f, r, p, chosen, r->units) == r->units) {
+            fs__grant(f, r, chosen);
             return true;
         }
     }
+    if (r->across_pools && fs__try_across(f, r))
+        return true;
     if (f->quota && fs_quota_may_reclaim(f->quota) && fs_quota_within(f->quota, r) && fs__reclaim(f, r))
         return false;
     /* Eviction: count what is free, already being evicted, or evictable.
@@ -344,31 +303,57 @@ static bool fs__try(fs_fleet *f, const fs_request *r)
 
 /* ---- the queue ------------------------------------------------------------ */
 
-/* Counts r in (+1) or out of (-1) the waiting demand of each pool it may use. */
+/* Counts a gang of r->units in (+1) or out of (-1) by_size, sizes 0 ..
+ * most and most + 1 for larger, keeping *min the smallest counted (most +
+ * 1: none). */
+static void fs__tally(uint32_t *by_size, size_t *min, size_t most, const fs_request *r, int delta)
+{
+    size_t size = r->units <= most ? r->units : most + 1;
+    by_size[size] += (uint32_t)delta;
+    if (delta > 0 && size < *min)
+        *min = size;
+    while (*min <= most && by_size[*min] == 0)
+        (*min)++;
+}
+
+/* Counts r in (+1) or out of (-1) the waiting demand of each pool it may
+ * use, and of the gangs that may split across pools. */
 static void fs__want(fs_fleet *f, const fs_request *r, int delta)
 {
     const fs_scenario *s = f->scenario;
-    size_t size = r->units <= f->max_pool_units ? r->units : f->max_pool_units + 1;
     for (size_t p = 0; p < s->n_pools; p++) {
         if (!f->policy->eligible(s, r, p))
             continue;
-        f->want[p][size] += (uint32_t)delta;
+        fs__tally(f->want[p], &f->want_min[p], f->max_pool_units, r, delta);
         f->want_units[p] += (uint64_t)(int64_t)delta * r->units;
-        if (delta > 0 && size < f->want_min[p])
-            f->want_min[p] = size;
-        while (f->want_min[p] <= f->max_pool_units && f->want[p][f->want_min[p]] == 0)
-            f->want_min[p]++;
     }
+    if (r->across_pools)
+        fs__tally(f->across_want, &f->across_min, f->all_units, r, delta);
+}
+
+/* Free units of every pool together, when a gang that may split across
+ * pools waits and they could hold the smallest such gang; else 0.  O(pools),
+ * only while such a gang waits. */
+static size_t fs__free_across(const fs_fleet *f)
+{
+    if (f->across_min > f->all_units)
+        return 0;
+    size_t all = 0;
+    for (size_t p = 0; p < f->scenario->n_pools; p++)
+        all += f->n_free[p];
+    return all >= f->across_min ? all : 0;
 }
 
 /* Can any waiting request start on free units?  Not while every pool has
- * fewer free units than the smallest gang waiting for it. */
+ * fewer free units than the smallest gang waiting for it, and all the pools
+ * together fewer than the smallest waiting gang that may split across
+ * them. */
 static bool fs__any_fits(const fs_fleet *f)
 {
     for (size_t p = 0; p < f->scenario->n_pools; p++)
         if (f->n_free[p] >= f->want_min[p])
             return true;
-    return false;
+    return fs__free_across(f) > 0;
 }
 
 /* May a request evict anyone now?  Only preemptible holders can go: by the
@@ -379,11 +364,12 @@ static bool fs__may_evict_any(const fs_fleet *f)
            (f->quota && fs_quota_may_reclaim(f->quota));
 }
 
-/* The most free units of a pool that some waiting gang may fit: no request
- * asking for more can start. */
+/* The most free units of a pool that some waiting gang may fit, or of all
+ * pools together when a waiting gang that may split across them fits
+ * those: no request asking for more can start. */
 static uint32_t fs__most_free(const fs_fleet *f)
 {
-    size_t most = 0;
+    size_t most = fs__free_across(f);
     for (size_t p = 0; p < f->scenario->n_pools; p++)
         if (f->n_free[p] >= f->want_min[p] && f->n_free[p] > most)
             most = f->n_free[p];
@@ -691,7 +677,7 @@ static void fs__schedule_reclaim(fs_fleet *f, size_t pool, uint32_t gpu)
 
 static void fs__gpu_units(fs_fleet *f, size_t pool, uint32_t gpu, size_t *first, size_t *count)
 {
-    *count = fs__per_gpu(f, pool);
+    *count = fs_pick_per_gpu(f, pool);
     *first = (size_t)gpu * *count;
 }
 
@@ -776,7 +762,7 @@ static void fs__grow_elastic(fs_fleet *f)
         uint32_t room = spec->max_gpus - f->present_gpus[p] - f->provisioning_gpus[p];
         if (room == 0)
             continue;
-        size_t per_gpu = fs__per_gpu(f, p);
+        size_t per_gpu = fs_pick_per_gpu(f, p);
         uint64_t wanted = f->want_units[p], free_units = f->n_free[p] + f->n_evicting[p];
         /* What waits, less what is free (or about to be) and what is on its way. */
         uint64_t coming = (uint64_t)f->provisioning_gpus[p] * per_gpu + free_units;
@@ -857,12 +843,17 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
     f->present_gpus = calloc(n, sizeof *f->present_gpus);
     f->provisioning_gpus = calloc(n, sizeof *f->provisioning_gpus);
     f->rng = fs_rng_create(seed, replication, "fleet");
-    for (size_t p = 0; p < s->n_pools; p++)
+    for (size_t p = 0; p < s->n_pools; p++) {
+        f->all_units += placement->pools[p].n_units_max;
         if (placement->pools[p].n_units_max > f->max_pool_units)
             f->max_pool_units = placement->pools[p].n_units_max;
+    }
     size_t most = f->max_pool_units ? f->max_pool_units : 1;
-    f->chosen = malloc(most * sizeof *f->chosen);
+    f->chosen = malloc((f->all_units ? f->all_units : 1) * sizeof *f->chosen);
     f->candidates = malloc(most * sizeof *f->candidates);
+    /* Gang sizes 0 .. all_units, and one more for "larger". */
+    f->across_want = calloc(f->all_units + 2, sizeof *f->across_want);
+    f->across_min = f->all_units + 1;
     f->n_free = calloc(n, sizeof *f->n_free);
     f->n_evicting = calloc(n, sizeof *f->n_evicting);
     f->n_evictable = calloc(n, sizeof *f->n_evictable);
@@ -885,7 +876,7 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
         fs_queue_init(f->queue);
     if (!f->queue || !f->units || !f->gpus || !f->present_gpus || !f->provisioning_gpus || !f->rng || !f->chosen ||
         !f->candidates || !f->n_free || !f->n_evicting || !f->n_evictable || !f->uniform || !f->want ||
-        !f->want_min || !f->want_units || !f->unit_base || !f->held || !f->held_units)
+        !f->want_min || !f->want_units || !f->across_want || !f->unit_base || !f->held || !f->held_units)
         goto nomem;
     int64_t k_sw = fs_sim_register(sim, fs__on_switched, f);
     int64_t k_pr = fs_sim_register(sim, fs__on_provisioned, f);
@@ -969,6 +960,7 @@ void fs_fleet_fini(fs_fleet *f)
     free(f->want);
     free(f->want_min);
     free(f->want_units);
+    free(f->across_want);
     if (f->held)
         fs_holders_fini(f->held);
     free(f->held);

@@ -6,7 +6,9 @@
  * service replica or a training job.  Services and training jobs ask for
  * units with requests; the policy (policy.h) says which pools a request may
  * use, in which order pending requests are served, and whose units a request
- * may evict.  A granted unit warms up for the time the switch-cost profile
+ * may evict.  A gang's units come from one pool, or, for a request that may
+ * split (fs_request.across_pools) and finds no one pool with room, from the
+ * free units of several (pick.h).  A granted unit warms up for the time the switch-cost profile
  * gives for its new tenant (context, framework, weights or state, first
  * kernels) and then calls its holder back; a unit given back, or taken by
  * eviction, is free again after its eviction time.  Time spent switching is
@@ -85,6 +87,9 @@ typedef struct fs_request {
     size_t pool;           /* SIZE_MAX: any pool the policy allows; else only this one */
     fs_lane lane;
     bool preemptible;
+    bool across_pools;     /* a gang no one pool has free units for may take free units of
+                            * several pools it may use, in pool order (README "Gangs across
+                            * pools"); never by evicting.  false: all from one pool */
     double since;          /* when it was asked for */
     uint64_t seq;          /* ask order, for FIFO */
     uint32_t first_slot;   /* slots first_slot .. first_slot + units - 1 */
@@ -121,7 +126,8 @@ struct fs_fleet {
     double horizon;
     uint64_t reclaims;           /* spot GPUs taken back */
     size_t max_pool_units;       /* units of the largest pool at its largest size */
-    size_t *chosen;              /* max_pool_units: scratch for picking a gang's units */
+    size_t all_units;            /* units of every pool together, at their largest sizes */
+    struct fs_pick_member *chosen; /* all_units: scratch for a gang's units, split or not (pick.h) */
     /* Indexes that keep the cost of an event from growing with the fleet
      * or the queue (see README.md "Indexes"), per pool: */
     size_t *n_free;              /* units FREE */
@@ -132,8 +138,14 @@ struct fs_fleet {
     uint32_t **want;             /* [pool][units]: waiting requests the pool may serve, by gang size */
     size_t *want_min;            /* smallest gang in want[pool] (max_pool_units + 1: none) */
     uint64_t *want_units;        /* units those requests ask for, together */
+    /* Waiting requests that may split across pools, by gang size (0 ..
+     * all_units, all_units + 1: larger), with the smallest (all_units + 1:
+     * none): while the free units of every pool together are fewer, none
+     * of them can start. */
+    uint32_t *across_want;
+    size_t across_min;
     bool stale;                  /* a unit freed (or room made) since the last pass over the queue */
-    struct fs__candidate *candidates; /* max_pool_units: scratch for best fit in mixed pools */
+    struct fs_pick_candidate *candidates; /* max_pool_units: scratch for best fit in mixed pools (pick.h) */
     /* Each training job's tenant units (WARMING or HELD), by global unit
      * number (unit_base[pool] + unit), so a job's release walks its own
      * units; held_scan: an owner table failed to grow, so releases walk

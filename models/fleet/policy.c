@@ -30,6 +30,16 @@ size_t fs_policy_largest_eligible(const fs_policy_ops *ops, const fs_scenario *s
     return most;
 }
 
+size_t fs_policy_eligible_units(const fs_policy_ops *ops, const fs_scenario *s, const fs_placement *placement,
+                                const fs_request *r)
+{
+    size_t all = 0;
+    for (size_t p = 0; p < s->n_pools; p++)
+        if (ops->eligible(s, r, p))
+            all += placement->pools[p].n_units_max;
+    return all;
+}
+
 bool fs_policy_fifo(const fs_request *a, const fs_request *b)
 {
     return a->seq < b->seq;

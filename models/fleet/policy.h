@@ -57,9 +57,16 @@ const fs_policy_ops *fs_policy_for(fs_policy_kind kind);
  * may take units from under this policy, with that pool in *pool (SIZE_MAX
  * and 0 when the policy lets r use no pool at all).  The fleet grants a gang
  * from one pool, so a gang larger than this can never start, however large
- * the other pools are. */
+ * the other pools are, unless it may split across pools (r->across_pools:
+ * see fs_policy_eligible_units). */
 size_t fs_policy_largest_eligible(const fs_policy_ops *ops, const fs_scenario *s, const fs_placement *placement,
                                   const fs_request *r, size_t *pool);
+
+/* The units (at their largest sizes) of every pool a request like r may
+ * take units from under this policy, together (0: none): the largest gang
+ * that may split across pools (fs_request.across_pools) can ever start. */
+size_t fs_policy_eligible_units(const fs_policy_ops *ops, const fs_scenario *s, const fs_placement *placement,
+                                const fs_request *r);
 
 /* Shared helpers for policy modules. */
 bool fs_policy_fifo(const fs_request *a, const fs_request *b);

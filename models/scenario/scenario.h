@@ -503,6 +503,9 @@ typedef struct fs_training_spec {
     double checkpoint_every_s;/* 0: never */
     double checkpoint_write_s;
     bool preemptible;
+    bool across_pools;        /* "across_pools": a job's gang may take free units of several
+                               * pools the policy lets it use, when no one pool has room
+                               * (fs_request.across_pools); default false */
     bool save_on_eviction;    /* "on_eviction": "save" (state to host at D2H, nothing lost,
                                * resumed from host at H2D) or "drop" (default: lose the work
                                * since the last checkpoint, resume from storage) */

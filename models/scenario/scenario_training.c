@@ -421,18 +421,21 @@ static int check_training_name(fs_jpath *p, const fs_scenario *s, size_t index, 
 }
 
 /* The most units (whole GPUs, MIG instances or time-sliced seats) one pool
- * can ever hold, at its largest size, and that pool in *which: the fleet
- * grants a gang from one pool, so a bigger gang can never start. */
-static uint64_t largest_pool_units(const fs_scenario *s, size_t *which)
+ * can ever hold, at its largest size, and that pool in *which; and in *all
+ * the units of every pool together.  The fleet grants a gang from one pool,
+ * or with "across_pools" from several, so a bigger gang can never start. */
+static uint64_t largest_pool_units(const fs_scenario *s, size_t *which, uint64_t *all)
 {
     uint64_t most = 0;
     *which = 0;
+    *all = 0;
     for (size_t i = 0; i < s->n_pools; i++) {
         const fs_pool_spec *pool = &s->pools[i];
         uint64_t per_gpu = pool->partitioning == FS_PARTITION_MIG           ? pool->mig.n
                            : pool->partitioning == FS_PARTITION_TIME_SLICED ? pool->time_slicing.tenants
                                                                             : 1;
         uint64_t units = (uint64_t)(pool->max_gpus > pool->gpus ? pool->max_gpus : pool->gpus) * per_gpu;
+        *all += units;
         if (units > most) {
             most = units;
             *which = i;
@@ -441,17 +444,22 @@ static uint64_t largest_pool_units(const fs_scenario *s, size_t *which)
     return most;
 }
 
-static int check_gang_fits(fs_jpath *p, const fs_scenario *s, uint64_t gang, const char *policy)
+static int check_gang_fits(fs_jpath *p, const fs_scenario *s, uint64_t gang, bool across_pools, const char *policy)
 {
     size_t which;
-    uint64_t most = largest_pool_units(s, &which);
-    if (gang <= most || s->n_pools == 0)
+    uint64_t all, most = largest_pool_units(s, &which, &all);
+    if (gang <= (across_pools ? all : most) || s->n_pools == 0)
         return FS_OK;
     size_t mark = fs_jpath_push_key(p, "gang");
-    int rc = fs_jpath_fail(p, "a gang of %llu units can never start: the largest pool%s%s%s (\"%s\") holds at most "
-                              "%llu",
-                           (unsigned long long)gang, policy ? " of policy \"" : "", policy ? policy : "",
-                           policy ? "\"" : "", s->pools[which].name, (unsigned long long)most);
+    /* ' of policy "NAME"' after "pool(s)" in a policy's variant */
+    const char *of = policy ? " of policy \"" : "", *name = policy ? policy : "", *end = policy ? "\"" : "";
+    int rc = across_pools ? fs_jpath_fail(p, "a gang of %llu units can never start: the pools%s%s%s hold at most %llu "
+                                             "units together",
+                                          (unsigned long long)gang, of, name, end, (unsigned long long)all)
+                          : fs_jpath_fail(p, "a gang of %llu units can never start: the largest pool%s%s%s (\"%s\") "
+                                             "holds at most %llu",
+                                          (unsigned long long)gang, of, name, end, s->pools[which].name,
+                                          (unsigned long long)most);
     fs_jpath_pop(p, mark);
     return rc;
 }
@@ -462,7 +470,7 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
                                        "gang",        "work_gpu_hours", "state_gb_per_gpu",
                                        "checkpoint",  "preemptible",    "priority",
                                        "on_eviction", "run_time",       "failures",
-                                       "cancellations", "run_time_by_gang"};
+                                       "cancellations", "run_time_by_gang", "across_pools"};
     static const char *const eviction_names[] = {"drop", "save"};
     fs_scenario *s = c->s;
     fs_training_spec *out = &s->training[index];
@@ -495,8 +503,13 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
     else if (rc == FS_OK)
         rc = fs_jpath_get_uint(p, job, "gang", !traced, 1, FS_SCENARIO_MAX_GPUS, &gang);
     out->gang = (uint32_t)gang;
+    /* Read before the gang is held to the pools: a gang split across them
+     * may be as large as all of them together. */
+    out->across_pools = false;
+    if (rc == FS_OK)
+        rc = fs__scenario_get_bool(p, job, "across_pools", &out->across_pools);
     if (rc == FS_OK && !traced)
-        rc = check_gang_fits(p, s, gang, c->policy);
+        rc = check_gang_fits(p, s, gang, out->across_pools, c->policy);
     if (rc == FS_OK && json_object_get(job, "run_time") && json_object_get(job, "work_gpu_hours"))
         rc = fs_jpath_fail(p, "expected \"work_gpu_hours\" or \"run_time\", not both: each says how long a job "
                               "computes");

@@ -86,7 +86,18 @@ static void fs__schedule_submissions(fs_training *t, uint32_t stream, double aft
 static fs_request fs__stream_request(const fs_training_spec *spec, uint32_t gang, fs_lane lane)
 {
     return (fs_request){.kind = FS_HOLDER_TRAINING, .units = gang, .memory_gb = spec->state_gb_per_gpu,
-                        .pool = SIZE_MAX, .lane = lane, .preemptible = spec->preemptible};
+                        .pool = SIZE_MAX, .lane = lane, .preemptible = spec->preemptible,
+                        .across_pools = spec->across_pools};
+}
+
+/* The largest gang a job like r may ever start with under the policy: the
+ * largest pool it lets r use (that pool in *pool: SIZE_MAX when none), or,
+ * for a gang that may split across pools, all of them together. */
+static size_t fs__gang_limit(const fs_policy_ops *policy, const fs_scenario *s, const fs_placement *placement,
+                             const fs_request *r, size_t *pool)
+{
+    size_t most = fs_policy_largest_eligible(policy, s, placement, r, pool);
+    return r->across_pools ? fs_policy_eligible_units(policy, s, placement, r) : most;
 }
 
 /* A trace row's lane: the one "priorities" gives its priority cell, else
@@ -141,7 +152,7 @@ int fs_training_check_gangs(const fs_scenario *s, const fs_policy_ops *policy, c
     for (size_t i = 0; i < s->n_training; i++) {
         const fs_training_spec *spec = &s->training[i];
         fs_request r = fs__stream_request(spec, spec->gang, spec->lane);
-        size_t pool, most = fs_policy_largest_eligible(policy, s, placement, &r, &pool);
+        size_t pool, most = fs__gang_limit(policy, s, placement, &r, &pool);
         char words[256];
         if (pool == SIZE_MAX)
             return fs_error_set(err, FS_ERR_INPUT,
@@ -151,6 +162,11 @@ int fs_training_check_gangs(const fs_scenario *s, const fs_policy_ops *policy, c
                                 spec->preemptible ? "true" : "false");
         /* A traced stream's rows bring their own gangs: each is held to the
          * same pool when it is submitted (fs__on_submit). */
+        if (spec->trace == NULL && spec->gang > most && spec->across_pools)
+            return fs_error_set(err, FS_ERR_INPUT,
+                                "%s: training[%zu].gang: a gang of %u units can never start under %s: the pools it "
+                                "lets this stream use hold %zu units together",
+                                s->path, i, spec->gang, fs__policy_words(words, sizeof words, s, policy), most);
         if (spec->trace == NULL && spec->gang > most)
             return fs_error_set(err, FS_ERR_INPUT,
                                 "%s: training[%zu].gang: a gang of %u units can never start under %s: the largest "
@@ -255,14 +271,15 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
             return;
         }
     }
-    /* A gang larger than any pool the policy lets this stream use, or than
-     * its team may ever hold under the quotas, would wait forever and show
-     * as a short queue: a trace row asking for it is bad input, or with
-     * --lenient a job counted as refused.  (A stream's own gang is refused
-     * before the run: fs_training_check_gangs, and the quotas' loader.) */
+    /* A gang larger than any pool the policy lets this stream use (than all
+     * of them together, across pools), or than its team may ever hold under
+     * the quotas, would wait forever and show as a short queue: a trace row
+     * asking for it is bad input, or with --lenient a job counted as
+     * refused.  (A stream's own gang is refused before the run:
+     * fs_training_check_gangs, and the quotas' loader.) */
     fs_request asked = fs__stream_request(spec, gang, lane);
     size_t largest;
-    size_t most = fs_policy_largest_eligible(t->fleet->policy, t->scenario, t->fleet->placement, &asked, &largest);
+    size_t most = fs__gang_limit(t->fleet->policy, t->scenario, t->fleet->placement, &asked, &largest);
     uint32_t team = fs__job_team(t->scenario, spec, &t->reps[stream], tenant);
     uint64_t ceiling = t->scenario->n_quotas ? fs_scenario_quota_ceiling(t->scenario, team) : UINT64_MAX;
     if (gang > most || gang > ceiling) {
@@ -270,7 +287,12 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
             char words[256];
             fs__policy_words(words, sizeof words, t->scenario, t->fleet->policy);
             assert(largest != SIZE_MAX); /* fs_training_check_gangs refused such a stream before the run */
-            if (gang > most)
+            if (gang > most && spec->across_pools)
+                fs_sim_fail(sim, EILSEQ,
+                            "%s:%llu: a job asking for %u GPUs can never start: the pools %s lets this stream use "
+                            "hold %zu units together (--lenient counts such jobs as refused instead)",
+                            spec->trace->path, (unsigned long long)t->next_row[stream].line, gang, words, most);
+            else if (gang > most)
                 fs_sim_fail(sim, EILSEQ,
                             "%s:%llu: a job asking for %u GPUs can never start: the largest pool (\"%s\") %s lets "
                             "this stream use holds %zu units (--lenient counts such jobs as refused instead)",
@@ -527,6 +549,21 @@ void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size
     fs__draw_failure(t, id, now);
 }
 
+/* The time to save a running job's state to host memory: every member saves
+ * at once, each at its own pool's D2H bandwidth, so the gang's slowest
+ * member's (a gang split across pools may have several). */
+static double fs__save_s(const fs_training *t, const fs_job *job)
+{
+    const fs_training_spec *spec = &t->scenario->training[job->stream];
+    double slowest = 0;
+    for (uint32_t m = 0; m < job->gang; m++) {
+        double save = fs_fleet_save_s(t->scenario, job->pool[m], spec->state_gb_per_gpu);
+        if (save > slowest)
+            slowest = save;
+    }
+    return slowest;
+}
+
 void fs_training_member_evicted(fs_training *t, uint32_t id, double now)
 {
     fs_job *job = &t->jobs[id];
@@ -541,7 +578,7 @@ void fs_training_member_evicted(fs_training *t, uint32_t id, double now)
         if (spec->save_on_eviction) {
             /* The state goes to host memory at D2H bandwidth before the GPU
              * is free: nothing computed is lost. */
-            evict_s = fs_fleet_save_s(t->scenario, job->pool[0], spec->state_gb_per_gpu);
+            evict_s = fs__save_s(t, job);
             job->remaining_s -= progress_s;
             job->state_on_host = true;
             if (t->measuring)

@@ -104,8 +104,9 @@ struct fs_policy_ops;
 
 /* Refuses (FS_ERR_INPUT, naming the file, the JSON path and the policy) a
  * stream whose jobs could never start under this policy variant: a gang
- * larger than every pool the policy lets the stream use, or a stream the
- * policy lets use no pool at all.  The loader knows only the largest pool;
+ * larger than every pool the policy lets the stream use (than all of them
+ * together, for a stream whose gangs may split across pools), or a stream
+ * the policy lets use no pool at all.  The loader knows only the largest pool;
  * which pools a stream may use is the policy's (policy.h).  fs_training_init
  * calls it; `validate` too, so it never says "ok" to such a scenario. */
 int fs_training_check_gangs(const fs_scenario *s, const struct fs_policy_ops *policy,
