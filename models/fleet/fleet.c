@@ -1,4 +1,5 @@
 #include "fleet.h"
+#include "fleet_share.h"
 
 #include <errno.h>
 #include <math.h>
@@ -124,12 +125,13 @@ static void fs__to_switching(fs_fleet *f, size_t pool, size_t u, fs_unit_state s
 
 /* ---- requests ------------------------------------------------------------- */
 
-/* Memory a unit offers a new tenant; time-sliced seats share their GPU's. */
+/* Memory a unit offers a new tenant; time-sliced and fractional seats share
+ * their GPU's. */
 static double fs__room(const fs_fleet *f, size_t pool, size_t u)
 {
     const fs_pool_spec *spec = &f->scenario->pools[pool];
     const fs_unit *unit = &f->placement->pools[pool].units[u];
-    if (spec->partitioning != FS_PARTITION_TIME_SLICED)
+    if (!fs_pool_shared(spec))
         return unit->memory_gb;
     double used = 0;
     size_t per_gpu = fs__per_gpu(f, pool), first = (size_t)unit->gpu * per_gpu;
@@ -141,14 +143,9 @@ static double fs__room(const fs_fleet *f, size_t pool, size_t u)
     return unit->memory_gb - used;
 }
 
-/* A free unit that fits, in best-fit order: least room, then fewest SMs,
- * then lowest index (the order the fleet has always granted in). */
-struct fs__candidate {
-    double room;
-    unsigned sms;
-    size_t unit;
-};
-
+/* A free unit that fits (struct fs__candidate, fleet_share.h), in best-fit
+ * order: least room, then fewest SMs, then lowest index (the order the fleet
+ * has always granted in). */
 static int fs__candidate_cmp(const void *a, const void *b)
 {
     const struct fs__candidate *x = a, *y = b;
@@ -189,6 +186,8 @@ static size_t fs__pick(fs_fleet *f, const fs_request *r, size_t pool, size_t *ch
     if (found < n)
         return found;
     qsort(c, found, sizeof *c, fs__candidate_cmp);
+    if (f->scenario->pools[pool].partitioning == FS_PARTITION_FRACTIONAL)
+        return fs_fleet__pick_together(f, r, pool, c, found, chosen, n);
     for (size_t k = 0; k < n; k++)
         chosen[k] = c[k].unit;
     return n;
@@ -199,8 +198,12 @@ static void fs__grant(fs_fleet *f, const fs_request *r, size_t pool, const size_
     double now = f->sim->now;
     if (f->quota)
         fs_quota_granted(f->quota, r);
+    fs_share_kind kind;
+    double share = fs_fleet__share(f, r, &kind);
     for (uint32_t k = 0; k < r->units; k++) {
         fs_unit_rt *unit = fs__unit(f, pool, chosen[k]);
+        if (f->scenario->pools[pool].partitioning == FS_PARTITION_FRACTIONAL)
+            fs_pool_unit_tenant(&f->pools[pool], chosen[k], share, kind);
         fs__set(f, pool, unit,
                 (fs_unit_rt){.state = FS_UNIT_FREE, .kind = r->kind, .owner = r->owner, .slot = r->first_slot + k,
                              .preemptible = r->preemptible, .lane = r->lane, .memory_gb = r->memory_gb});
@@ -911,7 +914,7 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
         if (!f->units[p] || !f->gpus[p] || !f->want[p])
             goto nomem;
         f->want_min[p] = f->max_pool_units + 1;
-        f->uniform[p] = spec->partitioning != FS_PARTITION_TIME_SLICED;
+        f->uniform[p] = !fs_pool_shared(spec);
         for (size_t u = 1; u < pu->n_units_max; u++)
             f->uniform[p] &= pu->units[u].memory_gb == pu->units[0].memory_gb && pu->units[u].sms == pu->units[0].sms;
         for (size_t u = 0; u < pu->n_units_max; u++) {
@@ -923,6 +926,8 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
                 *rt = (fs_unit_rt){.state = FS_UNIT_HELD, .kind = FS_HOLDER_SERVICE,
                                    .owner = (uint32_t)unit->service, .slot = unit->replica,
                                    .memory_gb = s->services[unit->service].memory_gb};
+                if (spec->partitioning == FS_PARTITION_FRACTIONAL)
+                    fs_pool_unit_tenant(&pools[p], u, unit->compute_share, s->services[unit->service].share_kind);
             } else {
                 rt->state = FS_UNIT_FREE;
             }
