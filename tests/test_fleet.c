@@ -48,15 +48,6 @@
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static fs_placement *place(const fs_scenario *s)
-{
-    fs_placement *p = NULL;
-    fs_error err = {0};
-    if (fs_placement_compute(s, &p, &err) != FS_OK)
-        fail_msg("placement: %s", err.msg);
-    return p;
-}
-
 /* Runs s expecting FS_ERR_INPUT; the message goes to msg. */
 static void run_refused(const fs_scenario *s, char *msg, size_t size)
 {
@@ -106,7 +97,7 @@ static void test_best_fit_mig_layout(void **state)
         "  {\"name\": \"small\", \"memory_gb\": 5, " LIGHT ", \"replicas\": 2},"
         "  {\"name\": \"mid\", \"memory_gb\": 15, " LIGHT ", \"replicas\": 1},"
         "  {\"name\": \"big\", \"memory_gb\": 30, " LIGHT ", \"replicas\": 1}]}");
-    fs_placement *p = place(s);
+    fs_placement *p = test_place(s);
     assert_kind(p, 2, 0, "3g.40gb");
     assert_kind(p, 1, 0, "2g.20gb");
     assert_kind(p, 0, 0, "1g.10gb");
@@ -136,7 +127,7 @@ static void test_stranded_unused_slices_and_small_free_unit(void **state)
         " \"pools\": [{\"name\": \"mig\", \"gpu\": \"" H100 "\", \"gpus\": 2,"
         "   \"mig\": [\"3g.40gb\", \"1g.10gb\"]}],"
         " \"services\": [{\"name\": \"big\", \"memory_gb\": 30, " LIGHT ", \"replicas\": 2}]}");
-    fs_placement *p = place(s);
+    fs_placement *p = test_place(s);
     assert_kind(p, 0, 0, "3g.40gb");
     assert_kind(p, 0, 1, "3g.40gb");
     assert_int_not_equal(fs_placement_unit(p, 0, 0)->gpu, fs_placement_unit(p, 0, 1)->gpu);
@@ -168,7 +159,7 @@ static fs_scenario *one_service_on_layout(const char *layout, const char *policy
 static void check_policy(const char *layout, const char *policy, double gb, const char *want)
 {
     fs_scenario *s = one_service_on_layout(layout, policy, gb);
-    fs_placement *p = place(s);
+    fs_placement *p = test_place(s);
     printf("  %s, %s, %g GB -> %s\n", layout, policy, gb, fs_placement_unit(p, 0, 0)->kind);
     assert_kind(p, 0, 0, want);
     fs_placement_destroy(p);
@@ -197,7 +188,7 @@ static void test_first_fit_vs_best_fit(void **state)
         "   \"mig\": [\"3g.40gb\", \"2g.20gb\"], \"placement\": \"first_fit\"}],"
         " \"services\": [{\"name\": \"mid\", \"memory_gb\": 15, " LIGHT ", \"replicas\": 1},"
         "  {\"name\": \"big\", \"memory_gb\": 30, " LIGHT ", \"replicas\": 1}]}");
-    fs_placement *p = place(s);
+    fs_placement *p = test_place(s);
     assert_kind(p, 1, 0, "3g.40gb");
     assert_kind(p, 0, 0, "2g.20gb");
     fs_placement_destroy(p);
@@ -266,7 +257,7 @@ static void test_time_slicing_memory(void **state)
                  " \"services\": [{\"name\": \"tenlm\", \"memory_gb\": 10, " LIGHT
                  ", \"replicas\": 2},"
                  "  {\"name\": \"tiny\", \"memory_gb\": 3.5, " LIGHT ", \"replicas\": 1}]}");
-    fs_placement *p = place(s);
+    fs_placement *p = test_place(s);
     assert_kind(p, 0, 0, "time-slice");
     assert_kind(p, 0, 1, "time-slice");
     assert_kind(p, 1, 0, "time-slice");
@@ -301,7 +292,7 @@ static void test_speed_scale(void **state)
         ", \"replicas\": 1},"
         "  {\"name\": \"flat\", \"pool\": \"whole\", \"reference_gpu\": \"L4-24GB\","
         "   \"sm_exponent\": 0, " LIGHT ", \"replicas\": 1}]}");
-    fs_placement *p = place(s);
+    fs_placement *p = test_place(s);
     assert_kind(p, 0, 0, "3g.40gb");
     assert_kind(p, 1, 0, "3g.40gb");
     printf("  scales: 3g exp 1 %.6f, exp 0.5 %.6f, whole %.6f, L4-referenced %.6f\n",
@@ -327,7 +318,7 @@ static void test_pool_contention(void **state)
         "   \"time_slicing\": {\"tenants\": 3, \"slice\": \"1ms\", \"switch_overhead\": \"250us\","
         "                      \"contention_exponent\": 1}}],"
         " \"services\": [{\"name\": \"s\", " LIGHT ", \"replicas\": 3}]}");
-    fs_placement *pl = place(s);
+    fs_placement *pl = test_place(s);
     const fs_pool_units *pu = &pl->pools[0];
     assert_int_equal(pu->n_units, 3);
     for (size_t u = 0; u < 3; u++)
@@ -386,7 +377,7 @@ static void test_mig_busy_accounting(void **state)
         " \"pools\": [{\"name\": \"mig\", \"gpu\": \"" H100 "\", \"gpus\": 1,"
         "   \"mig\": [\"3g.40gb\", \"3g.40gb\"]}],"
         " \"services\": [{\"name\": \"s\", \"memory_gb\": 30, " LIGHT ", \"replicas\": 2}]}");
-    fs_placement *pl = place(s);
+    fs_placement *pl = test_place(s);
     fs_pool pool;
     assert_int_equal(fs_pool_init(&pool, &s->pools[0], &pl->pools[0]), 0);
     fs_pool_start_measuring(&pool, 0);

@@ -93,6 +93,15 @@ fs_results *test_run(const fs_scenario *s)
     return r;
 }
 
+fs_placement *test_place(const fs_scenario *s)
+{
+    fs_placement *p = NULL;
+    fs_error err = {0};
+    if (fs_placement_compute(s, &p, &err) != FS_OK)
+        fail_msg("placement: %s", err.msg);
+    return p;
+}
+
 int test_tmpdir(char *buf, size_t size, const char *prefix)
 {
     int n = snprintf(buf, size, "/tmp/%s-XXXXXX", prefix);

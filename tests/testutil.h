@@ -22,6 +22,10 @@ fs_scenario *test_scenario(const char *fmt, ...) __attribute__((format(printf, 1
 /* Runs s; fails the test on any error.  The caller destroys the results. */
 fs_results *test_run(const fs_scenario *s);
 
+/* Places s's replicas; fails the test on any error.  The caller destroys the
+ * placement. */
+fs_placement *test_place(const fs_scenario *s);
+
 /* Loads the scenario at path expecting refusal with `code` and a message
  * containing `want`; fails the test otherwise, and if *out was touched. */
 void test_load_refused(const char *path, int code, const char *want);

@@ -1,6 +1,6 @@
 #include "fleet.h"
+#include "fleet_share.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -126,8 +126,12 @@ static void fs__grant(fs_fleet *f, const fs_request *r, const fs_pick_member *me
     double now = f->sim->now;
     if (f->quota)
         fs_quota_granted(f->quota, r);
+    fs_share_kind kind;
+    double share = fs_fleet__share(f, r, &kind);
     for (uint32_t k = 0; k < r->units; k++) {
         size_t pool = members[k].pool, u = members[k].unit;
+        if (f->scenario->pools[pool].partitioning == FS_PARTITION_FRACTIONAL)
+            fs_pool_unit_tenant(&f->pools[pool], u, share, kind);
         fs__set(f, pool, fs__unit(f, pool, u),
                 (fs_unit_rt){.state = FS_UNIT_FREE, .kind = r->kind, .owner = r->owner, .slot = r->first_slot + k,
                              .preemptible = r->preemptible, .lane = r->lane, .memory_gb = r->memory_gb});
@@ -227,7 +231,10 @@ static bool fs__try_across(fs_fleet *f, const fs_request *r)
         if (take > 0)
             got += fs_pick_in_pool(f, r, p, f->chosen + got, take);
     }
-    assert(got == r->units); /* nothing changed between the count and the picks */
+    /* Fewer only where a fractional pool's compute refused a unit its memory
+     * fits (fs_pick_fitting counts memory): nothing was granted yet. */
+    if (got < r->units)
+        return false;
     fs__grant(f, r, f->chosen);
     return true;
 }
@@ -902,7 +909,7 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
         if (!f->units[p] || !f->gpus[p] || !f->want[p])
             goto nomem;
         f->want_min[p] = f->max_pool_units + 1;
-        f->uniform[p] = spec->partitioning != FS_PARTITION_TIME_SLICED;
+        f->uniform[p] = !fs_pool_shared(spec);
         for (size_t u = 1; u < pu->n_units_max; u++)
             f->uniform[p] &= pu->units[u].memory_gb == pu->units[0].memory_gb && pu->units[u].sms == pu->units[0].sms;
         for (size_t u = 0; u < pu->n_units_max; u++) {
@@ -914,6 +921,8 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
                 *rt = (fs_unit_rt){.state = FS_UNIT_HELD, .kind = FS_HOLDER_SERVICE,
                                    .owner = (uint32_t)unit->service, .slot = unit->replica,
                                    .memory_gb = s->services[unit->service].memory_gb};
+                if (spec->partitioning == FS_PARTITION_FRACTIONAL)
+                    fs_pool_unit_tenant(&pools[p], u, unit->compute_share, s->services[unit->service].share_kind);
             } else {
                 rt->state = FS_UNIT_FREE;
             }

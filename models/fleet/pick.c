@@ -3,6 +3,8 @@
  */
 #include "pick.h"
 
+#include "fleet_share.h"
+
 #include <stdlib.h>
 
 size_t fs_pick_per_gpu(const fs_fleet *f, size_t pool)
@@ -14,12 +16,13 @@ size_t fs_pick_per_gpu(const fs_fleet *f, size_t pool)
     return pu->n_units_max / gpus;
 }
 
-/* Memory a unit offers a new tenant; time-sliced seats share their GPU's. */
+/* Memory a unit offers a new tenant; time-sliced and fractional seats
+ * share their GPU's. */
 static double fs__room(const fs_fleet *f, size_t pool, size_t u)
 {
     const fs_pool_spec *spec = &f->scenario->pools[pool];
     const fs_unit *unit = &f->placement->pools[pool].units[u];
-    if (spec->partitioning != FS_PARTITION_TIME_SLICED)
+    if (!fs_pool_shared(spec))
         return unit->memory_gb;
     double used = 0;
     size_t per_gpu = fs_pick_per_gpu(f, pool), first = (size_t)unit->gpu * per_gpu;
@@ -75,6 +78,8 @@ size_t fs_pick_in_pool(fs_fleet *f, const fs_request *r, size_t pool, fs_pick_me
     if (found < n)
         return found;
     qsort(c, found, sizeof *c, fs__candidate_cmp);
+    if (f->scenario->pools[pool].partitioning == FS_PARTITION_FRACTIONAL)
+        return fs_fleet__pick_together(f, r, pool, c, found, out, n);
     for (size_t k = 0; k < n; k++)
         out[k] = (fs_pick_member){pool, c[k].unit};
     return n;

@@ -18,6 +18,25 @@
  * stretched by contention: with k seats busy, k^e x (1 + overhead / slice)
  * (1 when alone), from the pool's time-slicing settings.
  *
+ * A fractional GPU's busy compute is, under MPS, the sum of its busy
+ * tenants' compute shares, capped at 1 (the GPU), and on a virtual GPU 1
+ * while any tenant is busy (they split the whole GPU between them, below);
+ * a seat switching a tenant counts that tenant's share; the fleet tells the pool each seat's tenant as it grants
+ * it (fs_pool_unit_tenant).  With S the shares of the busy tenants of the
+ * GPU, a request starting now on a seat of share s is stretched by
+ *   "mps":     S when S > 1, else 1 (the share curve itself, mps.h, is in the
+ *              replica's speed scale: an MPS client is capped alone too);
+ *   "virtual": the share curve at s / S when S <= 1 (the busy tenants split
+ *              the GPU in proportion to their shares: alone, the whole GPU),
+ *              else the curve at s, times S.
+ * S > 1 stretches every request starting then by S: it conserves the work a
+ * GPU does, and is what the calibration shows on average (spin 25% beside
+ * spin 100%: 5.04x against 4.12x alone, 1.22x for S = 1.25; spin 100% beside
+ * spin 50%: 2.02x and the 50% beside it 1.01x, mean 1.5 = S), though the
+ * larger share loses more.  Bandwidth contention between memory-bound
+ * tenants whose shares fit (decode 50% beside decode 50%: 1.85x against
+ * 1.32x alone) is not modelled.  calibrate/README.md has the table.
+ *
  * Ownership: fs_pool is caller-owned (init/fini); it owns its per-GPU
  * counters and keeps no window rows (it hands each to its caller as it
  * closes); it borrows the spec and the units.
@@ -38,14 +57,17 @@
  * 160 KB instead of 640 KB (every request's start and end reads one). */
 typedef struct fs_pool_unit_load {
     uint32_t gpu;
-    double compute_share;
+    uint8_t share_kind;    /* fractional: its tenant's fs_share_kind */
+    double compute_share;  /* fractional: its tenant's share */
 } fs_pool_unit_load;
+_Static_assert(sizeof(fs_pool_unit_load) == 16, "fs_pool_unit_load: 16 bytes a unit");
 
 typedef struct fs_pool {
     const fs_pool_spec *spec;
     const fs_pool_units *units;
     fs_pool_unit_load *load;  /* per unit (n_units_max), from units */
     uint32_t *gpu_busy_units; /* per GPU (up to max_gpus): units busy */
+    uint32_t *unit_busy;      /* fractional pools: per unit, its busy turns (0 or 1); else NULL */
     double slice_stretch;     /* 1 + switch_overhead / slice, time-sliced pools */
     fs_level present;         /* GPUs provisioned */
     fs_level busy;            /* busy compute, in GPUs */
@@ -65,20 +87,30 @@ void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta);
 /* Unit u started (+1) or stopped (-1) switching tenant at now. */
 void fs_pool_unit_switching(fs_pool *p, double now, size_t u, int delta);
 
+/* Unit u of a fractional pool has a new tenant, of compute share `share`
+ * and work like `kind`: its busy and switching turns count that share.
+ * Call it before the unit starts switching to the tenant. */
+void fs_pool_unit_tenant(fs_pool *p, size_t u, double share, fs_share_kind kind);
+
 /* GPUs provisioned (+n) or given back (-n) at now. */
 void fs_pool_gpus_present(fs_pool *p, double now, int delta);
 
 /* k^e x (1 + overhead / slice): the stretch with k >= 2 busy seats. */
 double fs_pool__stretch(const fs_pool *p, uint32_t k);
 
+/* A fractional seat's stretch with other seats of its GPU busy (above). */
+double fs_pool__share_stretch(const fs_pool *p, size_t u);
+
 /* Service-time stretch for a request starting now on unit u (already
- * counted busy): 1 unless the pool is time-sliced and other seats are busy. */
+ * counted busy): 1 unless the pool is shared (time-sliced or fractional)
+ * and other seats are busy. */
 static inline double fs_pool_contention(const fs_pool *p, size_t u)
 {
     uint32_t k = p->gpu_busy_units[p->units->units[u].gpu];
-    if (p->spec->partitioning != FS_PARTITION_TIME_SLICED || k < 2)
+    if (!fs_pool_shared(p->spec) || k < 2)
         return 1.0;
-    return fs_pool__stretch(p, k);
+    return p->spec->partitioning == FS_PARTITION_TIME_SLICED ? fs_pool__stretch(p, k)
+                                                             : fs_pool__share_stretch(p, u);
 }
 
 /* Starts measuring at now (the warm-up instant): integrals restart. */

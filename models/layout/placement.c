@@ -1,4 +1,5 @@
 #include "placement.h"
+#include "placement_frac.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,7 +36,8 @@ static size_t fs__first_fit(const fs_unit *units, const double *room, size_t n, 
 }
 
 /* Indexed by the scenario's fs_placement_kind: the scenario names the choices, this module
- * implements them. */
+ * implements them.  "fgd" places fractional pools only (placement_frac.c, which does its own
+ * best and first fit by compute and memory); the scenario refuses it on other pools. */
 static const fs_placement_policy policies[FS_PLACEMENT_KINDS] = {
     [FS_PLACEMENT_BEST_FIT] = fs__best_fit,
     [FS_PLACEMENT_FIRST_FIT] = fs__first_fit,
@@ -46,9 +48,7 @@ static const fs_placement_policy policies[FS_PLACEMENT_KINDS] = {
 static int fs__make_units(const fs_scenario *s, const fs_pool_spec *pool, fs_pool_units *out)
 {
     const fs_gpu_type *gpu = &s->gpu_types[pool->gpu_type];
-    size_t per_gpu = pool->partitioning == FS_PARTITION_MIG            ? pool->mig.n
-                     : pool->partitioning == FS_PARTITION_TIME_SLICED ? pool->time_slicing.tenants
-                                                                       : 1;
+    size_t per_gpu = fs_pool_units_per_gpu(pool);
     uint32_t max_gpus = pool->max_gpus > pool->gpus ? pool->max_gpus : pool->gpus;
     out->n_units = per_gpu * pool->gpus;
     out->n_units_max = per_gpu * max_gpus;
@@ -77,6 +77,12 @@ static int fs__make_units(const fs_scenario *s, const fs_pool_spec *pool, fs_poo
                 *unit = (fs_unit){g, "time-slice", gpu->memory_gb, gpu->sms,
                                   1.0 / pool->time_slicing.tenants, 1.0, FS_UNPLACED, 0};
                 break;
+            case FS_PARTITION_FRACTIONAL:
+                /* Its shares are its replica's, set when one is placed here
+                 * (placement_frac.c) or granted it (the fleet's pool). */
+                *unit = (fs_unit){g, pool->fractional.mode == FS_SHARE_MPS ? "mps" : "virtual",
+                                  gpu->memory_gb, gpu->sms, 0, 0, FS_UNPLACED, 0};
+                break;
             }
         }
     }
@@ -85,20 +91,48 @@ static int fs__make_units(const fs_scenario *s, const fs_pool_spec *pool, fs_poo
 
 /* Replicas are placed largest footprint first (best fit decreasing), ties in
  * service then replica order, so placement is deterministic. */
-typedef struct fs__replica_ref {
-    size_t service;
-    uint32_t replica;
-    double need_gb;
-} fs__replica_ref;
-
 static int fs__by_need(const void *pa, const void *pb)
 {
     const fs__replica_ref *a = pa, *b = pb;
     if (a->need_gb != b->need_gb)
         return a->need_gb > b->need_gb ? -1 : 1;
+    return fs__replica_ref_order(a, b);
+}
+
+int fs__replica_ref_order(const fs__replica_ref *a, const fs__replica_ref *b)
+{
     if (a->service != b->service)
         return a->service < b->service ? -1 : 1;
     return a->replica < b->replica ? -1 : (a->replica > b->replica);
+}
+
+fs__replica_ref *fs__replica_refs(const fs_scenario *s, size_t p, size_t *n)
+{
+    size_t n_refs = 0;
+    for (size_t i = 0; i < s->n_services; i++)
+        for (uint32_t r = 0; r < fs_service_placed(&s->services[i]); r++)
+            n_refs += fs_service_replica_pool(&s->services[i], r) == p;
+    fs__replica_ref *refs = malloc((n_refs ? n_refs : 1) * sizeof *refs);
+    size_t k = 0;
+    for (size_t i = 0; refs && i < s->n_services; i++)
+        for (uint32_t r = 0; r < fs_service_placed(&s->services[i]); r++)
+            if (fs_service_replica_pool(&s->services[i], r) == p)
+                refs[k++] = (fs__replica_ref){i, r, s->services[i].memory_gb};
+    *n = n_refs;
+    return refs;
+}
+
+int fs__replica_refused(const fs_scenario *s, const fs__replica_ref *ref, const char *need, const char *free_desc,
+                        fs_error *err)
+{
+    const fs_service_spec *svc = &s->services[ref->service];
+    bool decode = ref->replica >= svc->replicas;
+    return fs_error_set(err, FS_ERR_INPUT,
+                        "%s: services[%zu] (%s): %sreplica %u of %u %s; no free unit in pool \"%s\" fits (%s)",
+                        s->path, ref->service, svc->name, decode ? "decode " : "",
+                        ref->replica + 1 - (decode ? svc->replicas : 0),
+                        decode ? svc->decode_replicas : svc->replicas, need,
+                        s->pools[fs_service_replica_pool(svc, ref->replica)].name, free_desc);
 }
 
 /* ---- candidates ----------------------------------------------------------- */
@@ -238,10 +272,7 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
     const fs_pool_spec *pool = &s->pools[p];
     fs_pool_units *pu = &pl->pools[p];
     size_t n_refs = 0;
-    for (size_t i = 0; i < s->n_services; i++)
-        for (uint32_t r = 0; r < fs_service_placed(&s->services[i]); r++)
-            n_refs += fs_service_replica_pool(&s->services[i], r) == p;
-    fs__replica_ref *refs = malloc((n_refs ? n_refs : 1) * sizeof *refs);
+    fs__replica_ref *refs = fs__replica_refs(s, p, &n_refs);
     double *room = malloc((pu->n_units ? pu->n_units : 1) * sizeof *room);
     double *gpu_used = calloc(pool->gpus ? pool->gpus : 1, sizeof *gpu_used);
     fs__groups groups = {0};
@@ -250,16 +281,10 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
         rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory placing pool \"%s\"", pool->name);
         goto out;
     }
-    size_t k = 0;
-    for (size_t i = 0; i < s->n_services; i++)
-        for (uint32_t r = 0; r < fs_service_placed(&s->services[i]); r++)
-            if (fs_service_replica_pool(&s->services[i], r) == p)
-                refs[k++] = (fs__replica_ref){i, r, s->services[i].memory_gb};
     qsort(refs, n_refs, sizeof *refs, fs__by_need);
 
     fs_placement_policy choose = policies[pool->placement];
-    for (k = 0; k < n_refs; k++) {
-        const fs_service_spec *svc = &s->services[refs[k].service];
+    for (size_t k = 0; k < n_refs; k++) {
         size_t i = choose(groups.cand, groups.room, groups.n_cand, refs[k].need_gb);
         if (i == FS_UNPLACED) {
             fs__room(pool, pu, gpu_used, room);
@@ -268,13 +293,7 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
             char need[64] = "(no memory_gb given) needs a unit";
             if (refs[k].need_gb > 0)
                 snprintf(need, sizeof need, "needs %.4g GiB", refs[k].need_gb);
-            bool decode = refs[k].replica >= svc->replicas;
-            rc = fs_error_set(err, FS_ERR_INPUT,
-                              "%s: services[%zu] (%s): %sreplica %u of %u %s; no free unit in pool "
-                              "\"%s\" fits (%s)",
-                              s->path, refs[k].service, svc->name, decode ? "decode " : "",
-                              refs[k].replica + 1 - (decode ? svc->replicas : 0),
-                              decode ? svc->decode_replicas : svc->replicas, need, pool->name, free_desc);
+            rc = fs__replica_refused(s, &refs[k], need, free_desc, err);
             goto out;
         }
         size_t u = groups.head[i];
@@ -364,7 +383,8 @@ int fs_placement_compute(const fs_scenario *s, fs_placement **out, fs_error *err
     for (size_t p = 0; p < s->n_pools; p++) {
         if (fs__make_units(s, &s->pools[p], &pl->pools[p]) != 0)
             goto nomem;
-        rc = fs__place_pool(s, p, pl, err);
+        rc = s->pools[p].partitioning == FS_PARTITION_FRACTIONAL ? fs__place_fractional(s, p, pl, err)
+                                                                 : fs__place_pool(s, p, pl, err);
         if (rc != FS_OK) {
             fs_placement_destroy(pl);
             return rc;
@@ -405,7 +425,12 @@ double fs_placement_unit_scale(const fs_placement *pl, size_t service, const fs_
 {
     const fs_service_spec *svc = &pl->scenario->services[service];
     double reference_sms = pl->scenario->gpu_types[svc->reference_gpu].sms;
-    if (unit->sms == reference_sms || svc->sm_exponent == 0)
-        return 1.0;
-    return pow(reference_sms / unit->sms, svc->sm_exponent);
+    double scale = unit->sms == reference_sms || svc->sm_exponent == 0
+                       ? 1.0
+                       : pow(reference_sms / unit->sms, svc->sm_exponent);
+    /* An MPS client runs capped at its share, alone or not; a virtual GPU's
+     * share is soft, and the pool says what it gets at each start. */
+    if (svc->gpu_share > 0 && pl->scenario->pools[svc->pool].fractional.mode == FS_SHARE_MPS)
+        scale *= fs_mps_slowdown(svc->share_kind, svc->gpu_share);
+    return scale;
 }

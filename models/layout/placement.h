@@ -1,15 +1,18 @@
 /*
- * placement — where each replica runs: whole GPUs, MIG slices or time-sliced
- * tenant seats.
+ * placement — where each replica runs: whole GPUs, MIG slices, time-sliced
+ * tenant seats or fractional seats.
  *
  * Every pool is cut into units: one per whole GPU, one per MIG instance of
- * the pool's layout on each GPU, or `tenants` seats per time-sliced GPU.  A
- * unit has the memory and SMs a replica on it gets, and the share of its GPU
- * it is charged for.  The replicas of the services on a pool are placed onto
- * its units, largest memory footprint first, by the pool's placement policy
- * (a named function; best fit by default: the unit with the least memory that
- * fits, then the fewest SMs).  Time-sliced seats share their GPU's memory, so
- * a seat fits only while the replicas on that GPU fit together.
+ * the pool's layout on each GPU, `tenants` seats per time-sliced GPU, or
+ * `seats` seats per fractional GPU.  A unit has the memory and SMs a replica
+ * on it gets, and the share of its GPU it is charged for.  The replicas of
+ * the services on a pool are placed onto its units, largest memory footprint
+ * first, by the pool's placement policy (a named function; best fit by
+ * default: the unit with the least memory that fits, then the fewest SMs).
+ * Time-sliced seats share their GPU's memory, so a seat fits only while the
+ * replicas on that GPU fit together.  A fractional pool is packed by compute
+ * share and memory quota together (placement_frac.c: best fit, first fit, or
+ * fragmentation-aware "fgd"); its seat takes its replica's shares.
  *
  * The result also says what is provisioned but unusable (fragmentation):
  * memory stranded inside occupied units, and free units too small for any
@@ -21,6 +24,7 @@
 #ifndef FS_PLACEMENT_H
 #define FS_PLACEMENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,11 +35,13 @@
 
 typedef struct fs_unit {
     uint32_t gpu;            /* GPU index within the pool */
-    const char *kind;        /* "whole", a MIG profile name, or "time-slice" */
-    double memory_gb;        /* memory a replica here may use */
+    const char *kind;        /* "whole", a MIG profile name, "time-slice", or "mps" / "virtual" (fractional) */
+    double memory_gb;        /* memory a replica here may use (a shared seat: its GPU's, together) */
     unsigned sms;            /* SMs a replica here runs on */
-    double charge_share;     /* share of the GPU charged: 1, compute slices / 7, or 1 / tenants */
-    double compute_share;    /* share of the GPU's compute it keeps busy: sms / GPU sms, or 1 */
+    double charge_share;     /* share of the GPU charged: 1, compute slices / 7, 1 / tenants, or
+                              * (fractional) the larger of share / oversubscription and memory / GPU's */
+    double compute_share;    /* share of the GPU's compute it keeps busy: sms / GPU sms, 1, or
+                              * (fractional) its replica's gpu_share, 0 while no replica is placed */
     size_t service;          /* FS_UNPLACED, or the service placed here */
     uint32_t replica;
 } fs_unit;
@@ -46,7 +52,8 @@ typedef struct fs_pool_units {
     size_t n_units_max;
     double used_memory_gb;      /* footprints placed */
     double stranded_memory_gb;  /* inside occupied units, and in free units too small for any replica */
-    double stranded_sm_share;   /* GPUs' worth of SMs in free units too small, and unused MIG compute */
+    double stranded_sm_share;   /* GPUs' worth of SMs in free units too small, and unused MIG compute;
+                                 * fractional: SMs left on GPUs no replica size of the pool fits */
     size_t free_units;
 } fs_pool_units;
 
@@ -63,6 +70,14 @@ typedef struct fs_placement {
  * per group of interchangeable units, and must break ties by that order. */
 typedef size_t (*fs_placement_policy)(const fs_unit *units, const double *room, size_t n,
                                       double need_gb);
+
+/* Whether a compute share fits beside `used` under `limit` (a fractional
+ * pool's oversubscription), with a tolerance for sums of decimal shares
+ * (0.7 + 0.2 + 0.1 is not 1.0 in binary). */
+static inline bool fs_placement_share_fits(double used, double share, double limit)
+{
+    return used + share <= limit + 1e-9;
+}
 
 /* Places every replica.  FS_OK and *out, or FS_ERR_INPUT naming the service
  * and what did not fit (e.g. `services[3] (asr-en): replica 2 of 3 needs

@@ -29,6 +29,7 @@
 #include "llm_perf.h"
 #include "llm_profile.h"
 #include "mig.h"
+#include "mps.h"
 #include "trace.h"
 
 #define FS_SCENARIO_SCHEMA "fleetsim/1"
@@ -233,7 +234,9 @@ static inline bool fs_slo_any(const fs_slo *slo)
 typedef enum fs_partitioning {
     FS_PARTITION_WHOLE,        /* one replica per whole GPU */
     FS_PARTITION_MIG,          /* every GPU carries the pool's MIG layout */
-    FS_PARTITION_TIME_SLICED   /* every GPU shared by `tenants` replicas, no memory isolation */
+    FS_PARTITION_TIME_SLICED,  /* every GPU shared by `tenants` replicas, no memory isolation */
+    FS_PARTITION_FRACTIONAL    /* every GPU shared by up to `seats` replicas, each asking a compute
+                                * share and a memory quota (MPS, or a virtual GPU) */
 } fs_partitioning;
 
 typedef enum fs_price_class { FS_PRICE_ON_DEMAND, FS_PRICE_SPOT } fs_price_class;
@@ -244,6 +247,22 @@ typedef struct fs_time_slicing {
     double switch_overhead_s;   /* lost per slice switch, default 0.2 ms */
     double contention_exponent; /* stretch with k busy tenants: k^e * (1 + overhead/slice); default 1 */
 } fs_time_slicing;
+
+/* How a fractional pool's replicas share a GPU's compute (models/fleet/pool.h
+ * has the arithmetic; scenarios/README.md the words):
+ * FS_SHARE_MPS: each client is capped at its share (the MPS daemon's active
+ * thread percentage), so it runs at the measured share curve (mps.h) even
+ * alone; when the busy clients' shares add up to S > 1 every request starting
+ * then is stretched by S.  FS_SHARE_VIRTUAL: a soft share (a virtual GPU, e.g.
+ * TensorFusion's): the busy clients split the GPU in proportion to their
+ * shares, so a client alone uses it all; past S = 1 as MPS. */
+typedef enum fs_share_mode { FS_SHARE_MPS, FS_SHARE_VIRTUAL } fs_share_mode;
+
+typedef struct fs_fractional {
+    uint32_t seats;          /* most replicas on one GPU, default 8 */
+    double oversubscription; /* most the compute shares on one GPU may add up to, >= 1, default 1 */
+    fs_share_mode mode;      /* "mps" (default) or "virtual" */
+} fs_fractional;
 
 /* Latency class of a pool: what a policy may put on it. */
 typedef enum fs_pool_class { FS_CLASS_SERVING, FS_CLASS_BATCH, FS_CLASS_SPOT } fs_pool_class;
@@ -256,6 +275,7 @@ typedef enum fs_lane { FS_LANE_INFERENCE, FS_LANE_TRAINING, FS_LANE_EXPERIMENT }
 typedef enum fs_placement_kind {
     FS_PLACEMENT_BEST_FIT,  /* "best_fit": the unit with the least memory that fits, then fewest SMs */
     FS_PLACEMENT_FIRST_FIT, /* "first_fit": the first unit that fits */
+    FS_PLACEMENT_FGD,       /* "fgd": fractional pools only, the GPU whose fragmentation grows least */
     FS_PLACEMENT_KINDS
 } fs_placement_kind;
 
@@ -267,6 +287,7 @@ typedef struct fs_pool_spec {
     fs_partitioning partitioning;
     fs_mig_layout mig;    /* FS_PARTITION_MIG: the layout placed on every GPU */
     fs_time_slicing time_slicing; /* FS_PARTITION_TIME_SLICED */
+    fs_fractional fractional;     /* FS_PARTITION_FRACTIONAL */
     fs_price_class price; /* default on-demand */
     int placement;        /* an fs_placement_kind, default best fit */
     fs_pool_class class;  /* "class": "serving" (default), "batch" or "spot" */
@@ -279,6 +300,24 @@ typedef struct fs_pool_spec {
     double idle_release_s;        /* default 600 s */
     double reclaim_per_gpu_hour;  /* spot: hazard of a GPU being taken back ("reclaim_per_hour") */
 } fs_pool_spec;
+
+/* Units one GPU of the pool is cut into: MIG instances, time-sliced or
+ * fractional seats, or 1. */
+static inline uint32_t fs_pool_units_per_gpu(const fs_pool_spec *p)
+{
+    return p->partitioning == FS_PARTITION_MIG           ? (uint32_t)p->mig.n
+           : p->partitioning == FS_PARTITION_TIME_SLICED ? p->time_slicing.tenants
+           : p->partitioning == FS_PARTITION_FRACTIONAL  ? p->fractional.seats
+                                                         : 1;
+}
+
+/* Whether the pool's GPUs are shared by several replicas at once
+ * (time-sliced or fractional): its seats share their GPU's memory, and a
+ * request's time depends on what the GPU's other tenants do. */
+static inline bool fs_pool_shared(const fs_pool_spec *p)
+{
+    return p->partitioning == FS_PARTITION_TIME_SLICED || p->partitioning == FS_PARTITION_FRACTIONAL;
+}
 
 /* Per-service autoscaler ("replicas": {"min", "max", "concurrency",
  * "autoscale": {...}}): every `interval_s` it compares requests in system per
@@ -402,6 +441,12 @@ typedef struct fs_service_spec {
     double memory_gb;     /* footprint of one replica (weights + KV cache / activations); 0 = not given */
     size_t reference_gpu; /* index into gpu_types: service_time is measured on a whole one of these */
     double sm_exponent;   /* service time x (reference SMs / slice SMs)^sm_exponent; default 1 */
+    /* A fractional pool's replica ("gpu_share", required there and refused
+     * elsewhere): its share of the GPU's compute, FS_MPS_MIN_SHARE to 1, and
+     * what its work resembles ("gpu_share_kind", default "compute"), which
+     * picks its measured share curve (mps.h).  0 on other pools. */
+    double gpu_share;
+    fs_share_kind share_kind;
     /* "disaggregation" (an LLM service only, no autoscaler): prefill and
      * decode on separate replica groups (DistServe, Splitwise).  The
      * service's `replicas` on `pool` prefill; `decode_replicas` on
@@ -678,7 +723,7 @@ int fs_scenario_parse_json(const struct json_t *doc, const char *origin, fs_scen
 
 void fs_scenario_destroy(fs_scenario *s);
 
-/* Placement policies by name ("best_fit", "first_fit"): the fs_placement_kind, or -1. */
+/* Placement policies by name ("best_fit", "first_fit", "fgd"): the fs_placement_kind, or -1. */
 int fs_scenario_placement_find(const char *name);
 
 /* The entry of `tenant` in s->quotas: k for quotas[k - 1], or 0 when it has

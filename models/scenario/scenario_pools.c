@@ -1,8 +1,8 @@
 /*
  * scenario_pools — one member of "pools" (or of a policy's "pools"): its
- * GPUs, how each GPU is partitioned (MIG or time slicing), its price class,
- * placement policy and latency class, and the autoscaler that makes it
- * elastic.  Also the placement policies' names (fs_scenario_placement_find,
+ * GPUs, how each GPU is partitioned (MIG, time slicing or fractional shares),
+ * its price class, placement policy and latency class, and the autoscaler
+ * that makes it elastic.  Also the placement policies' names (fs_scenario_placement_find,
  * fs_scenario_placement_names).
  */
 #include "scenario_parse.h"
@@ -22,6 +22,15 @@
 #define DEFAULT_SWITCH_OVERHEAD_S 200e-6
 #define MAX_TENANTS 64
 #define DEFAULT_PLACEMENT "best_fit"
+
+/* Fractional pools: 8 replicas a GPU unless the scenario says (an
+ * assumption, a typical MPS deployment's few clients); at most 48, the
+ * clients one MPS server takes per GPU on Volta and later (NVIDIA's MPS
+ * documentation).  Oversubscription up to 4 bounds the format (shares
+ * adding up to 4 GPUs on one: every request 4x slower), not a driver. */
+#define DEFAULT_SEATS 8
+#define MAX_SEATS 48
+#define MAX_OVERSUBSCRIPTION 4.0
 
 /* Elastic pools: a new GPU is usable this long after it is asked for (node
  * ready ~30-40 s typical, 80-100 s observed, aws/karpenter-provider-aws#6165
@@ -84,23 +93,65 @@ static int parse_time_slicing(fs_jpath *p, const json_t *obj, fs_time_slicing *t
     return rc;
 }
 
-/* "mig", "time_slicing" or neither (whole GPUs). */
+static const char *const share_mode_names[] = {[FS_SHARE_MPS] = "mps", [FS_SHARE_VIRTUAL] = "virtual"};
+
+/* "fractional": {"seats", "oversubscription", "mode"} (the cursor is on it). */
+static int parse_fractional(fs_jpath *p, const json_t *obj, fs_fractional *fr)
+{
+    static const char *const keys[] = {"seats", "oversubscription", "mode"};
+    if (!json_is_object(obj))
+        return fs_jpath_expected(p, obj, "an object {\"seats\", \"oversubscription\", \"mode\"}");
+    uint64_t seats = DEFAULT_SEATS;
+    int mode = FS_SHARE_MPS;
+    fr->oversubscription = 1.0;
+    int rc = fs_jpath_check_keys(p, obj, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, obj, "seats", false, 1, MAX_SEATS, &seats);
+    fr->seats = (uint32_t)seats;
+    /* Below 1 the shares could never use the whole GPU. */
+    if (rc == FS_OK)
+        rc = fs__scenario_get_bounded(p, obj, "oversubscription", false, FS_JPATH_POSITIVE, 1,
+                                      MAX_OVERSUBSCRIPTION, "x the GPU's compute", &fr->oversubscription);
+    if (rc == FS_OK)
+        rc = fs__scenario_get_choice(p, obj, "mode", "a sharing mode", share_mode_names,
+                                     COUNT(share_mode_names), &mode);
+    fr->mode = (fs_share_mode)mode;
+    return rc;
+}
+
+/* "mig", "time_slicing", "fractional" or none of them (whole GPUs). */
 static int parse_partitioning(fs_jpath *p, const json_t *pool, const fs_gpu_type *gpu,
                               fs_pool_spec *out)
 {
-    json_t *mig = json_object_get(pool, "mig"), *ts = json_object_get(pool, "time_slicing");
+    static const char *const kinds[] = {"mig", "time_slicing", "fractional"};
+    static const fs_partitioning as[] = {FS_PARTITION_MIG, FS_PARTITION_TIME_SLICED,
+                                         FS_PARTITION_FRACTIONAL};
+    size_t k = COUNT(kinds);
     out->partitioning = FS_PARTITION_WHOLE;
-    if (mig != NULL && ts != NULL)
-        return fs_jpath_fail(p, "\"mig\" and \"time_slicing\" exclude each other (a GPU is either "
-                                "cut into MIG instances or time-sliced); keep one");
-    if (mig == NULL && ts == NULL)
+    for (size_t j = 0; j < COUNT(kinds); j++) {
+        if (json_object_get(pool, kinds[j]) == NULL)
+            continue;
+        if (k == COUNT(kinds)) {
+            k = j;
+            continue;
+        }
+        if (j == 1) /* the message time-sliced pools have always had */
+            return fs_jpath_fail(p, "\"mig\" and \"time_slicing\" exclude each other (a GPU is either "
+                                    "cut into MIG instances or time-sliced); keep one");
+        return fs_jpath_fail(p, "\"%s\" and \"fractional\" exclude each other (a GPU is %s or shared "
+                                "by fractional replicas); keep one",
+                             kinds[k], k == 0 ? "either cut into MIG instances" : "either time-sliced");
+    }
+    if (k == COUNT(kinds))
         return FS_OK;
-    size_t mark = fs_jpath_push_key(p, mig != NULL ? "mig" : "time_slicing");
-    int rc = mig != NULL ? parse_mig(p, mig, gpu, &out->mig)
-                         : parse_time_slicing(p, ts, &out->time_slicing);
+    json_t *v = json_object_get(pool, kinds[k]);
+    size_t mark = fs_jpath_push_key(p, kinds[k]);
+    int rc = k == 0   ? parse_mig(p, v, gpu, &out->mig)
+             : k == 1 ? parse_time_slicing(p, v, &out->time_slicing)
+                      : parse_fractional(p, v, &out->fractional);
     fs_jpath_pop(p, mark);
     if (rc == FS_OK)
-        out->partitioning = mig != NULL ? FS_PARTITION_MIG : FS_PARTITION_TIME_SLICED;
+        out->partitioning = as[k];
     return rc;
 }
 
@@ -126,7 +177,7 @@ static int parse_price(fs_jpath *p, const json_t *pool, fs_price_class *out)
 }
 
 static const char *const placement_names[FS_PLACEMENT_KINDS] = {
-    [FS_PLACEMENT_BEST_FIT] = "best_fit", [FS_PLACEMENT_FIRST_FIT] = "first_fit"};
+    [FS_PLACEMENT_BEST_FIT] = "best_fit", [FS_PLACEMENT_FIRST_FIT] = "first_fit", [FS_PLACEMENT_FGD] = "fgd"};
 
 int fs_scenario_placement_find(const char *name)
 {
@@ -238,7 +289,7 @@ static int parse_pool_class(fs_jpath *p, const json_t *pool, fs_pool_spec *out)
 int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse_ctx *c)
 {
     static const char *const keys[] = {
-        "name",  "gpu",       "gpus",  "mig",       "time_slicing",
+        "name",  "gpu",       "gpus",  "mig",       "time_slicing",    "fractional",
         "price", "placement", "class", "autoscale", "reclaim_per_hour"};
     fs_scenario *s = c->s;
     fs_pool_spec *out = &s->pools[index];
@@ -273,19 +324,26 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
         rc = parse_price(p, pool, &out->price);
     if (rc == FS_OK)
         rc = parse_placement(p, pool, &out->placement);
+    if (rc == FS_OK && out->placement == FS_PLACEMENT_FGD && out->partitioning != FS_PARTITION_FRACTIONAL) {
+        size_t mark = fs_jpath_push_key(p, "placement");
+        rc = fs_jpath_fail(p, "\"fgd\" places the replicas of a fractional pool (\"fractional\": {...}) by "
+                              "their compute shares; use \"best_fit\" or \"first_fit\" here");
+        fs_jpath_pop(p, mark);
+    }
     if (rc == FS_OK)
         rc = parse_pool_class(p, pool, out);
     if (rc == FS_OK)
         rc = parse_pool_autoscale(p, pool, out);
+    bool ts = out->partitioning == FS_PARTITION_TIME_SLICED;
     uint64_t seats = (uint64_t)(out->max_gpus > out->gpus ? out->max_gpus : out->gpus) *
-                     out->time_slicing.tenants;
-    if (rc == FS_OK && out->partitioning == FS_PARTITION_TIME_SLICED &&
-        seats > FS_SCENARIO_MAX_SHARED_SEATS) {
-        size_t mark = fs_jpath_push_key(p, "time_slicing");
+                     (fs_pool_shared(out) ? fs_pool_units_per_gpu(out) : 0);
+    if (rc == FS_OK && seats > FS_SCENARIO_MAX_SHARED_SEATS) {
+        size_t mark = fs_jpath_push_key(p, ts ? "time_slicing" : "fractional");
         rc = fs_jpath_fail(p,
-                           "%" PRIu64 " seats (GPUs x tenants), more than the %d a time-sliced pool "
+                           "%" PRIu64 " seats (GPUs x %s), more than the %d a %s pool "
                            "may have (the limit); use whole GPUs or MIG for a pool this large",
-                           seats, FS_SCENARIO_MAX_SHARED_SEATS);
+                           seats, ts ? "tenants" : "seats", FS_SCENARIO_MAX_SHARED_SEATS,
+                           ts ? "time-sliced" : "fractional");
         fs_jpath_pop(p, mark);
     }
     return rc;

@@ -1,7 +1,8 @@
 /*
  * scenario_services — one member of "services": its name and tenant, the
  * pool it runs on, its service time, its replicas (a fixed count or an
- * autoscaler's bounds), queue limit, SLO, memory footprint and reference GPU.
+ * autoscaler's bounds), queue limit, SLO, memory footprint and reference GPU,
+ * and on a fractional pool its compute share.
  * Its "arrivals" are scenario_arrivals.c's, its "batching"
  * scenario_batching.c's.
  */
@@ -364,12 +365,60 @@ static int parse_disaggregation(fs_jpath *p, const json_t *svc, const parse_ctx 
     return rc;
 }
 
+/* "gpu_share" and "gpu_share_kind": required and allowed on a fractional
+ * pool only, where a replica is a compute share and a memory quota (its
+ * memory_gb, so required too); an LLM engine is not modelled there. */
+static int parse_gpu_share(fs_jpath *p, const json_t *svc, const fs_pool_spec *pool, fs_service_spec *out)
+{
+    json_t *share = json_object_get(svc, "gpu_share"), *kind = json_object_get(svc, "gpu_share_kind");
+    out->gpu_share = 0;
+    out->share_kind = FS_SHARE_COMPUTE;
+    const char *bad = NULL, *why = NULL;
+    if (pool->partitioning != FS_PARTITION_FRACTIONAL) {
+        bad = share != NULL ? "gpu_share" : kind != NULL ? "gpu_share_kind" : NULL;
+        if (bad == NULL)
+            return FS_OK;
+        why = "a compute share is asked on a fractional pool only (\"fractional\": {...}); pool \"%s\" "
+              "is not one: remove it, or give this policy's service a fractional pool";
+    } else if (out->batching.kind == FS_BATCHING_CONTINUOUS) {
+        bad = "pool";
+        why = "an LLM engine (\"batching\": {\"kind\": \"continuous\"}) on a fractional pool (\"%s\") "
+              "is not modelled; use whole GPUs, MIG or time slicing";
+    } else if (share == NULL) {
+        why = "a replica on fractional pool \"%s\" needs \"gpu_share\": its share of the GPU's compute, "
+              "0.1 to 1";
+    } else if (out->memory_gb <= 0) {
+        bad = "gpu_share";
+        why = "a replica on fractional pool \"%s\" also needs \"memory_gb\": its memory quota, enforced";
+    }
+    if (why != NULL) {
+        size_t mark = bad ? fs_jpath_push_key(p, bad) : 0;
+        int rc = fs_jpath_fail(p, why, pool->name);
+        if (bad)
+            fs_jpath_pop(p, mark);
+        return rc;
+    }
+    int rc = fs_jpath_get_number(p, svc, "gpu_share", true, FS_JPATH_POSITIVE, &out->gpu_share);
+    if (rc == FS_OK && (out->gpu_share < FS_MPS_MIN_SHARE || out->gpu_share > 1)) {
+        size_t mark = fs_jpath_push_key(p, "gpu_share");
+        rc = fs_jpath_expected(p, share, "a share of the GPU's compute from %g (the smallest measured: "
+                                         "calibrate/README.md) to 1", FS_MPS_MIN_SHARE);
+        fs_jpath_pop(p, mark);
+    }
+    int k = FS_SHARE_COMPUTE;
+    if (rc == FS_OK)
+        rc = fs__scenario_get_choice(p, svc, "gpu_share_kind", "a kind of work", fs_mps_kind_names,
+                                     FS_SHARE_KINDS, &k);
+    out->share_kind = (fs_share_kind)k;
+    return rc;
+}
+
 int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, parse_ctx *c)
 {
     static const char *const keys[] = {"name",         "tenant",        "pool",        "arrivals",
                                        "service_time", "replicas",      "queue_limit", "slo",
                                        "memory_gb",    "reference_gpu", "sm_exponent", "batching",
-                                       "disaggregation"};
+                                       "disaggregation", "gpu_share",   "gpu_share_kind"};
     fs_scenario *s = c->s;
     fs_service_spec *out = &s->services[index];
     if (!json_is_object(svc))
@@ -432,6 +481,8 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
     out->sm_exponent = 1.0;
     if (rc == FS_OK)
         rc = fs_jpath_get_number(p, svc, "sm_exponent", false, FS_JPATH_NONNEG, &out->sm_exponent);
+    if (rc == FS_OK)
+        rc = parse_gpu_share(p, svc, &s->pools[out->pool], out);
     /* An LLM service's units are checked later (fs__scenario_check_continuous),
      * once every GPU type has its calibration profile. */
     return rc;

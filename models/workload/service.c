@@ -496,11 +496,8 @@ void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double n
         return;
     }
     const fs_unit *u = &svc->placement->pools[svc->spec->pool].units[unit];
-    double reference_sms = svc->placement->scenario->gpu_types[svc->spec->reference_gpu].sms;
     svc->unit[r] = unit;
-    svc->scale[r] = u->sms == reference_sms || svc->spec->sm_exponent == 0
-                        ? 1.0
-                        : pow(reference_sms / u->sms, svc->spec->sm_exponent);
+    svc->scale[r] = fs_placement_unit_scale(svc->placement, svc->index, u);
     svc->state[r] = FS__READY;
     svc->load[r] = 0;
     fs__bucket_insert(svc, r);
@@ -773,7 +770,7 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
                         .index = index, .fleet = fleet, .placement = placement,
                         .last_up = -INFINITY, .last_down = -INFINITY, .low_since = -1,
                         .batch_end = INFINITY, .timer_at = INFINITY};
-    svc->time_sliced = pool->spec->partitioning == FS_PARTITION_TIME_SLICED;
+    svc->time_sliced = fs_pool_shared(pool->spec);
     svc->n_slots = spec->max_replicas > spec->replicas ? spec->max_replicas : spec->replicas;
     /* A disaggregated service's decode replicas follow its own in the
      * per-slot tables (never in the load buckets: service_pd.c runs them). */

@@ -111,7 +111,7 @@ typedef struct fs_service {
     uint64_t in_service;      /* requests being served, on any replica */
     size_t *unit;             /* per replica: its unit in the pool */
     double *scale;            /* per replica: service-time multiplier from its unit's SMs */
-    bool time_sliced;         /* ask the pool for contention at each start */
+    bool time_sliced;         /* a shared pool (time-sliced or fractional): ask it for contention at each start */
     bool batched;             /* dynamic batching (below) */
     bool llm;                 /* continuous batching (below) */
     bool scale_p95;           /* the autoscaler has a p95 trigger (scale_latency) */

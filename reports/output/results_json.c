@@ -493,7 +493,10 @@ static json_t *fs__quotas_json(const fs_results *r, size_t policy)
 
 static const char *fs__partitioning_name(fs_partitioning p)
 {
-    return p == FS_PARTITION_MIG ? "mig" : p == FS_PARTITION_TIME_SLICED ? "time_slicing" : "whole";
+    return p == FS_PARTITION_MIG            ? "mig"
+           : p == FS_PARTITION_TIME_SLICED  ? "time_slicing"
+           : p == FS_PARTITION_FRACTIONAL   ? "fractional"
+                                            : "whole";
 }
 
 static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
@@ -511,6 +514,13 @@ static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
     json_object_set_new(o, "gpu", json_string(spec->gpu));
     fs__set(o, "gpus", spec->gpus);
     json_object_set_new(o, "partitioning", json_string(fs__partitioning_name(spec->partitioning)));
+    if (spec->partitioning == FS_PARTITION_FRACTIONAL) { /* only there: other pools read as before */
+        json_t *fr = json_object();
+        json_object_set_new(fr, "mode", json_string(spec->fractional.mode == FS_SHARE_MPS ? "mps" : "virtual"));
+        fs__set(fr, "seats", spec->fractional.seats);
+        fs__set(fr, "oversubscription", spec->fractional.oversubscription);
+        json_object_set_new(o, "fractional", fr);
+    }
     json_object_set_new(o, "price_class", json_string(spec->price == FS_PRICE_SPOT ? "spot" : "on_demand"));
     fs__set(o, "price_per_gpu_hour", fs_results_pool_price(s, i));
     fs__set(o, "units", (double)pu->n_units);

@@ -221,6 +221,78 @@ static void fs__table(fs_page_doc *d, json_t *results, json_t *compare)
     }
 }
 
+/* ---- pools ---------------------------------------------------------------- */
+
+/* Ends a table cell and opens the next one (the row's first when `first`). */
+static void fs__next_cell(fs_page_doc *d, bool first)
+{
+    if (d->html)
+        fs_page_raw(d, first ? "<tr><td>" : "</td><td>");
+    else
+        fs_page_raw(d, first ? "| " : " | ");
+}
+
+/* Every policy's pools side by side: how the GPUs are cut (whole, MIG,
+ * time-sliced, fractional), what the placement uses and strands, and what
+ * they cost and do. */
+static void fs__pools(fs_page_doc *d, json_t *results)
+{
+    static const char *const heads[] = {"policy", "pool", "GPUs", "partitioning", "units used",
+                                        "memory stranded %", "compute stranded (GPUs)", "GPU-hours",
+                                        "utilization %", "cost USD"};
+    fs_page_heading(d, 2, "Pools", NULL);
+    fs_page_para_open(d);
+    fs_page_raw(d, "How each policy cuts its GPUs, the units its replicas take at the start, and what the "
+                   "placement strands: memory and compute left where no replica of the pool fits.");
+    fs_page_para_close(d);
+    for (size_t k = 0; k < sizeof heads / sizeof *heads; k++)
+        fs_page_raw(d, d->html ? "%s<th>%s</th>" : "%s%s |", k > 0 ? (d->html ? "" : " ") : d->html ? "<table>\n<tr>" : "| ",
+                    heads[k]);
+    fs_page_raw(d, d->html ? "</tr>\n" : "\n|");
+    for (size_t k = 0; !d->html && k < sizeof heads / sizeof *heads; k++)
+        fs_page_raw(d, "---|");
+    fs_page_raw(d, d->html ? "" : "\n");
+    size_t p, i;
+    json_t *pol, *pool;
+    json_array_foreach(json_object_get(results, "policies"), p, pol) {
+        json_array_foreach(json_object_get(pol, "pools"), i, pool) {
+            fs__next_cell(d, true);
+            fs_page_text(d, fs__str(pol, "name"));
+            fs__next_cell(d, false);
+            fs_page_text(d, fs__str(pool, "name"));
+            fs__next_cell(d, false);
+            fs_page_number(d, fs__num(pool, "gpus"));
+            fs_page_raw(d, " × ");
+            fs_page_text(d, fs__str(pool, "gpu"));
+            fs__next_cell(d, false);
+            fs_page_text(d, fs__str(pool, "partitioning"));
+            json_t *fr = json_object_get(pool, "fractional");
+            if (fr) {
+                fs_page_raw(d, " (");
+                fs_page_text(d, fs__str(fr, "mode"));
+                fs_page_raw(d, ", %.0f seats, shares up to %.4g a GPU)", fs__num(fr, "seats"),
+                            fs__num(fr, "oversubscription"));
+            }
+            fs__next_cell(d, false);
+            fs_page_number(d, fs__num(pool, "units") - fs__num(pool, "free_units"));
+            fs_page_raw(d, " of ");
+            fs_page_number(d, fs__num(pool, "units"));
+            fs__next_cell(d, false);
+            fs_page_number(d, 100 * fs__num(pool, "fragmentation.stranded_memory_fraction"));
+            fs__next_cell(d, false);
+            fs_page_number(d, fs__num(pool, "fragmentation.stranded_compute_gpus"));
+            fs__next_cell(d, false);
+            fs_page_number(d, fs__num(pool, "gpu_hours"));
+            fs__next_cell(d, false);
+            fs_page_number(d, 100 * fs__num(pool, "utilization"));
+            fs__next_cell(d, false);
+            fs_page_number(d, fs__num(pool, "cost_usd"));
+            fs_page_raw(d, d->html ? "</td></tr>\n" : " |\n");
+        }
+    }
+    fs_page_raw(d, d->html ? "</table>\n" : "\n");
+}
+
 /* ---- verdicts ------------------------------------------------------------ */
 
 static const struct {
@@ -491,6 +563,7 @@ static void fs__document(fs_page_doc *d, void *ctx)
 
     fs_page_heading(d, 2, "Comparison", NULL);
     fs__table(d, results, pg->compare);
+    fs__pools(d, results);
     fs__switch_costs(d, results);
 
     fs_page_charts(d, pg->charts);

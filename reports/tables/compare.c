@@ -305,6 +305,56 @@ static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, 
     return 0;
 }
 
+/* How a pool's GPUs are cut: "whole", "MIG 3g.40gb, 3g.40gb", "time-sliced
+ * by 4", or "MPS, 8 seats, shares <= 1" (fractional). */
+static void fs__pool_kind(const fs_pool_spec *pool, char *buf, size_t size)
+{
+    size_t n = 0;
+    switch (pool->partitioning) {
+    case FS_PARTITION_WHOLE:
+        snprintf(buf, size, "whole");
+        break;
+    case FS_PARTITION_MIG:
+        n = (size_t)snprintf(buf, size, "MIG");
+        for (size_t k = 0; k < pool->mig.n && n < size; k++)
+            n += (size_t)snprintf(buf + n, size - n, "%s %s", k ? "," : "", pool->mig.profiles[k]->name);
+        break;
+    case FS_PARTITION_TIME_SLICED:
+        snprintf(buf, size, "time-sliced by %u", pool->time_slicing.tenants);
+        break;
+    case FS_PARTITION_FRACTIONAL:
+        snprintf(buf, size, "%s, %u seats, shares <= %g", pool->fractional.mode == FS_SHARE_MPS ? "MPS" : "virtual",
+                 pool->fractional.seats, pool->fractional.oversubscription);
+        break;
+    }
+}
+
+/* Every policy's pools, one a line: GPUs, how they are cut, units used
+ * at the start, and what the placement strands (placement.h). */
+static void fs__pools(const fs_results *r, FILE *fp)
+{
+    fputs("pools: GPUs, partitioning, units used at the start, memory and compute stranded\n", fp);
+    for (size_t p = 0; p < r->n_policies; p++) {
+        const fs_scenario *v = r->policies[p].scenario;
+        for (size_t i = 0; i < v->n_pools; i++) {
+            const fs_pool_spec *pool = &v->pools[i];
+            const fs_pool_units *pu = &r->policies[p].placement->pools[i];
+            double memory = pool->gpus * v->gpu_types[pool->gpu_type].memory_gb;
+            char kind[160];
+            fs__pool_kind(pool, kind, sizeof kind);
+            fputs("  ", fp);
+            fs_terminal_write(fp, r->policies[p].name);
+            fputs(" / ", fp);
+            fs_terminal_write(fp, pool->name);
+            fprintf(fp, ": %u x ", pool->gpus);
+            fs_terminal_write(fp, pool->gpu);
+            fprintf(fp, ", %s; %zu of %zu units; %.3g%% of memory, %.3g GPUs of compute stranded\n", kind,
+                    pu->n_units - pu->free_units, pu->n_units, memory > 0 ? 100 * pu->stranded_memory_gb / memory : 0,
+                    pu->stranded_sm_share);
+        }
+    }
+}
+
 int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
 {
     const fs_scenario *s = r->scenario;
@@ -344,6 +394,8 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
         fputs("fleet\n", fp);
         rc = fs__table_rows(r, ROW_FLEET, 0, fp, &marked);
     }
+    if (rc == 0)
+        fs__pools(r, fp);
     bool header = false;
     for (size_t t = 0; t < r->n_tenants && rc == 0; t++) {
         if (!fs__tenant_charged(r, t))

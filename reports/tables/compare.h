@@ -10,7 +10,10 @@
  * unsettled.h), p99 of the worst window and SLO-breach windows per week
  * ("no SLO" in the table, null in the JSON, for a service without one); per training stream queue
  * wait P50/P95; per fleet GPU-hours, cost, utilization, peak headroom and
- * switch overhead; per tenant the SLO-breach minutes charged to it (breach
+ * switch overhead; then every policy's pools, one a line (GPUs, how they are
+ * cut: whole, MIG, time-sliced or fractional; units used at the start;
+ * memory and compute the placement strands); per tenant the SLO-breach
+ * minutes charged to it (breach
  * time while another tenant's scale-up waited, shared by the units it held
  * in that pool; the table shows only tenants some policy charged, the JSON
  * every tenant).

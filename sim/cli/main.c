@@ -589,9 +589,16 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
                 }
             } else if (pool->partitioning == FS_PARTITION_TIME_SLICED) {
                 printf(", time-sliced by %u", pool->time_slicing.tenants);
+            } else if (pool->partitioning == FS_PARTITION_FRACTIONAL) {
+                printf(", fractional (%s), up to %u replicas a GPU, shares up to %g a GPU",
+                       pool->fractional.mode == FS_SHARE_MPS ? "MPS" : "virtual", pool->fractional.seats,
+                       pool->fractional.oversubscription);
             }
-            printf(": %zu of %zu units used, %.4g GiB stranded\n", pu->n_units - pu->free_units, pu->n_units,
+            printf(": %zu of %zu units used, %.4g GiB stranded", pu->n_units - pu->free_units, pu->n_units,
                    pu->stranded_memory_gb);
+            if (pool->partitioning == FS_PARTITION_FRACTIONAL)
+                printf(" and %.4g GPUs of compute", pu->stranded_sm_share);
+            printf("\n");
         }
         for (size_t i = 0; p > 0 && i < v->n_services; i++) {
             char mine[1024], first[1024];
