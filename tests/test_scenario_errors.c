@@ -223,7 +223,7 @@ static void test_unknown_key_no_match(void **state)
                  "scen.json: services[0]: unknown key \"colour\" (valid keys: \"name\", "
                  "\"tenant\", \"pool\", \"arrivals\", \"service_time\", \"replicas\", "
                  "\"queue_limit\", \"slo\", \"memory_gb\", \"reference_gpu\", \"sm_exponent\", \"batching\", "
-                 "\"disaggregation\", \"gpu_share\", \"gpu_share_kind\")");
+                 "\"disaggregation\", \"gpu_share\", \"gpu_share_kind\", \"region\", \"spill\")");
     expect_error(TOP("'horizon': '1d', 'fleet': {}"),
                  "scen.json: unknown key \"fleet\" (valid keys: \"schema\", \"name\", "
                  "\"description\", \"horizon\", \"warmup\", \"window\", \"seed\", "
@@ -231,7 +231,7 @@ static void test_unknown_key_no_match(void **state)
     expect_error(POOL_WITH(", 'colour': 'red'"),
                  "scen.json: pools[0]: unknown key \"colour\" (valid keys: \"name\", \"gpu\", "
                  "\"gpus\", \"mig\", \"time_slicing\", \"fractional\", \"price\", \"placement\", \"class\", "
-                 "\"autoscale\", \"reclaim_per_hour\")");
+                 "\"autoscale\", \"reclaim_per_hour\", \"region\")");
     /* three edits from "p99_ms" is beyond max(2, 3 / 3): listed, not guessed */
     expect_error(
         SERVICE(", 'slo': {'p99': 250}"),

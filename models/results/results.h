@@ -118,6 +118,10 @@ typedef struct fs_service_rep {
     uint64_t peak_queue;      /* most requests waiting at once */
     double mean_ready_replicas; /* time average of replicas ready to serve */
     uint64_t replicas_added;  /* replicas that became ready during the run (autoscaling) */
+    /* "spill": its requests served by the service it spills to (counted
+     * here too: requests, completed, latency), and requests of others
+     * served by its replicas (in none of its other figures). */
+    uint64_t spill_out, spill_in;
     double queue_growth_per_h;/* least-squares slope of queue length at window ends */
     /* Taken as windows close (windows.h), whether or not the rows are kept:
      * windows closed, the busiest window's arrivals per second (0: none
@@ -672,6 +676,34 @@ void fs_results_service_figures(const fs_results *r, size_t policy, uint32_t rep
 /* The whole fleet (every pool; also fs_results_pool_summary with pool =
  * SIZE_MAX), per replication then summarized.  0 or ENOMEM. */
 int fs_results_fleet_summary(const fs_results *r, size_t policy, fs_pool_summary *out);
+
+/* results_region.c.  A region of a policy across replications
+ * (fs_scenario.regions): the cost figures of its pools summed (utilization:
+ * their busy over provisioned GPU-hours, NaN with none) and the counts of
+ * its services: requests, completed and dropped (its own requests, wherever
+ * served), spilled_out (of those, served in another region) and spilled_in
+ * (other regions' requests its replicas served).  The regions' cost figures
+ * add up to the fleet's. */
+typedef struct fs_region_summary {
+    fs_summary gpu_hours, busy_gpu_hours, utilization, cost_usd, energy_kwh;
+    fs_summary requests, completed, dropped, spilled_out, spilled_in;
+} fs_region_summary;
+int fs_results_region_summary(const fs_results *r, size_t policy, size_t region, fs_region_summary *out);
+/* The same figures of one replication, in that order. */
+typedef enum fs_region_figure {
+    FS_RFIG_GPU_H, FS_RFIG_BUSY_H, FS_RFIG_UTIL, FS_RFIG_COST, FS_RFIG_ENERGY, FS_RFIG_REQUESTS,
+    FS_RFIG_COMPLETED, FS_RFIG_DROPPED, FS_RFIG_SPILLED_OUT, FS_RFIG_SPILLED_IN, FS_RFIG_COUNT
+} fs_region_figure;
+void fs_results_region_figures(const fs_results *r, size_t policy, uint32_t rep, size_t region,
+                               double fig[FS_RFIG_COUNT]);
+/* A service's fs_service_rep.spill_out and spill_in across replications.
+ * 0 or ENOMEM. */
+int fs_results_spill_summary(const fs_results *r, size_t policy, size_t service, fs_summary *spilled_out,
+                             fs_summary *spilled_in);
+/* Whether outputs show regions (more than one) and spills (any service
+ * spills): otherwise they read as before regions existed. */
+bool fs_results_regions_shown(const fs_scenario *s);
+bool fs_results_spill_any(const fs_scenario *s);
 
 /* Chargeback of one service (static: placement is fixed during a run). */
 fs_chargeback fs_results_chargeback(const fs_results *r, size_t policy, size_t service);

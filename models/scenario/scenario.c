@@ -113,7 +113,8 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
                                        "warmup",   "window",        "seed",        "replications",
                                        "gpus",     "start_weekday", "pools",       "services",
                                        "policies", "training",      "calibration", "ci",
-                                       "window_anchor", "quotas",   "reserve_after", "fair_sharing"};
+                                       "window_anchor", "quotas",   "reserve_after", "fair_sharing",
+                                       "regions"};
     fs_scenario *s = c->s;
     if (!json_is_object(root))
         return fs_jpath_expected(p, root, "an object at the top level");
@@ -135,6 +136,8 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
     if (rc == FS_OK)
         rc = fs__scenario_parse_run(p, root, s);
 
+    if (rc == FS_OK)
+        rc = fs__scenario_parse_regions(p, root, s);
     if (rc == FS_OK)
         rc = fs__scenario_parse_gpu_types(p, root, c);
     if (rc == FS_OK) {
@@ -185,6 +188,8 @@ static int parse_fields(fs_jpath *p, const json_t *root, parse_ctx *c)
     }
     if (rc == FS_OK && !training_only)
         rc = fs__scenario_parse_array_of(p, root, "services", c, parse_service);
+    if (rc == FS_OK)
+        rc = fs__scenario_parse_spills(p, root, c);
     if (rc == FS_OK)
         rc = fs__scenario_parse_training(p, root, c);
     if (rc == FS_OK)
@@ -553,6 +558,9 @@ void fs_scenario_destroy(fs_scenario *s)
     for (size_t k = 0; k < s->n_cohorts; k++)
         free(s->cohorts[k]);
     free(s->cohorts);
+    for (size_t k = 0; k < s->n_regions; k++)
+        free(s->regions[k].name);
+    free(s->regions);
     free(s->gpu_types);
     free(s->gpu_switch_costs);
     free(s);

@@ -202,6 +202,11 @@ typedef struct fs_arrivals {
     bool trace_sized;
     double trace_base_s;
     double trace_per_size_s[2];
+    /* The region's "utc_offset" (scenario_regions.c): hourly profiles,
+     * weekdays and daily levels are read in local time, t + utc_offset_s
+     * (t = 0 is midnight UTC); bursts and growth stay on the clock, t.
+     * 0: UTC. */
+    double utc_offset_s;
 } fs_arrivals;
 
 /* Whether the rate carries a random factor ("mmpp" or "noise"): its load
@@ -299,6 +304,7 @@ typedef struct fs_pool_spec {
     fs_dist provision_delay;      /* seconds; default deterministic 90 s */
     double idle_release_s;        /* default 600 s */
     double reclaim_per_gpu_hour;  /* spot: hazard of a GPU being taken back ("reclaim_per_hour") */
+    size_t region;                /* index into fs_scenario.regions ("region") */
 } fs_pool_spec;
 
 /* Units one GPU of the pool is cut into: MIG instances, time-sliced or
@@ -458,6 +464,20 @@ typedef struct fs_service_spec {
     size_t decode_pool;
     double link_bandwidth_Bps; /* > 0, bytes per second */
     double link_latency_s;     /* >= 0 */
+    /* "region": index into fs_scenario.regions; its pools (and decode pool)
+     * are in it, and its arrivals read their profiles in its local time. */
+    size_t region;
+    /* "spill": {"to", "added_latency", "when_queue"}: a request arriving
+     * when no ready replica has a free slot and at least spill_when_queue
+     * requests wait goes to service spill_to (in another region) if one of
+     * its ready replicas has a free slot, served there at once with its
+     * service time, and takes spill_added_s (the round trip) more; it stays
+     * this service's request (its latency, SLO, counts).  spills false:
+     * none (a zeroed spec spills nowhere). */
+    bool spills;
+    size_t spill_to;
+    double spill_added_s;
+    uint64_t spill_when_queue;
 } fs_service_spec;
 
 /* Replicas the service places: its own and, disaggregated, its decode group. */
@@ -476,8 +496,8 @@ static inline size_t fs_service_replica_pool(const fs_service_spec *s, uint32_t 
  * "services": {"chat": PATCH} applies PATCH, a JSON merge patch (RFC 7386:
  * objects merge, null deletes a key, anything else replaces), to a copy of
  * the top-level service "chat" before that policy reads it (replicas, pool,
- * batching engine settings, routing); it may not change a service's name,
- * tenant, arrivals, SLO, service time, or an LLM's model, prompt and output
+ * batching engine settings, routing, spill); it may not change a service's name,
+ * tenant, arrivals, SLO, service time, region, or an LLM's model, prompt and output
  * tokens, prefix and max_model_len (scenario_patch.c).  Each policy is parsed
  * into its own fs_scenario, identical but for its pools, its name in
  * `policy`, its settings, its patched services, and what depends on them
@@ -564,6 +584,10 @@ typedef struct fs_training_spec {
     /* Its tenant's entry in "quotas": k for quotas[k - 1]; 0 when the
      * scenario gives no quotas. */
     uint32_t quota;
+    /* "region" (optional): its daily_at times and submit shape are in that
+     * region's local time (daily_at_s already converted to UTC); index into
+     * fs_scenario.regions, SIZE_MAX: none (UTC). */
+    size_t region;
 } fs_training_spec;
 
 /* The run time a job of `gang` units draws from stream "jobs/<name>":
@@ -652,6 +676,19 @@ const char *fs_switch_costs_figure(const fs_switch_costs *c, enum fs_cost_figure
  * holds none. */
 const char *fs_switch_costs_llm_step_source(const fs_switch_costs *c);
 
+/* A region ("regions": {"NAME": {"utc_offset": "+9h"}}): where pools and
+ * services are, and the time zone its services' traffic profiles are read
+ * in.  Pools and services without "region" are in "default" (UTC).  See
+ * scenario_regions.c for the order and the rules. */
+#define FS_SCENARIO_MAX_REGIONS 1000
+#define FS_SCENARIO_MIN_UTC_OFFSET_S (-12.0 * 3600)
+#define FS_SCENARIO_MAX_UTC_OFFSET_S (14.0 * 3600)
+#define FS_REGION_DEFAULT "default"
+typedef struct fs_region_spec {
+    char *name;
+    double utc_offset_s;  /* local time = UTC + utc_offset_s, -12 h .. +14 h */
+} fs_region_spec;
+
 typedef enum fs_policy_kind { FS_POLICY_SHARED, FS_POLICY_PARTITIONED, FS_POLICY_TIERED } fs_policy_kind;
 
 typedef struct fs_scenario {
@@ -682,6 +719,12 @@ typedef struct fs_scenario {
     size_t n_services;
     fs_training_spec *training;
     size_t n_training;
+    /* Every region, the same list in every variant: those "regions" lists,
+     * in its order, then any other named (without "regions") or "default"
+     * when something is in it, in order of first mention (services, then
+     * each policy's pools, then training streams).  Always at least one. */
+    fs_region_spec *regions;
+    size_t n_regions;
     /* "quotas" (top level, the same in every variant), in document order;
      * none: no quota is enforced. */
     fs_quota_spec *quotas;

@@ -123,6 +123,21 @@ size_t fs__scenario_gpu_type_index(parse_ctx *c, const char *name);
 int fs__scenario_parse_gpu_ref(fs_jpath *p, parse_ctx *c, const json_t *obj, const char *key,
                                bool required, size_t *index, const char **name);
 
+/* scenario_regions.c: the region list (scenario.h), read before the pools
+ * from the whole document (root: "regions", the services, every policy's
+ * pools, the training streams). */
+int fs__scenario_parse_regions(fs_jpath *p, const json_t *root, fs_scenario *s);
+/* obj's "region" into *out (an index into s->regions): absent, "default"
+ * (dflt) or SIZE_MAX; one the list lacks is refused with the list. */
+int fs__scenario_region_ref(fs_jpath *p, const json_t *obj, const fs_scenario *s, bool dflt, size_t *out);
+/* A service's pool (and decode pool) must be in its region; the cursor on
+ * the service. */
+int fs__scenario_check_service_region(fs_jpath *p, const parse_ctx *c, const fs_service_spec *out);
+/* A training stream's "region": daily_at times to UTC, the submit shape's offset. */
+int fs__scenario_training_region(fs_jpath *p, const json_t *job, const fs_scenario *s, fs_training_spec *out);
+/* Every service's "spill", once all are read (the cursor at the root). */
+int fs__scenario_parse_spills(fs_jpath *p, const json_t *root, parse_ctx *c);
+
 /* scenario_pools.c: pools[index]. */
 int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse_ctx *c);
 

@@ -7,7 +7,7 @@
  * before this policy's variant reads it.  A policy compares fleets and ways
  * of serving one workload, so a patch may not touch what defines the
  * workload or how it is judged (its name and tenant, arrivals, SLO, service
- * time, and an LLM service's model and request sizes): that would make the
+ * time, region, and an LLM service's model and request sizes): that would make the
  * policies' figures incomparable (common random numbers pair requests of the
  * same workload).  The services keep their order and names in every variant,
  * so results pair them by index.
@@ -22,7 +22,7 @@
 
 /* What a patch may not change: top-level keys of a service, and keys of its
  * "batching". */
-static const char *const fixed_keys[] = {"name", "tenant", "arrivals", "slo", "service_time"};
+static const char *const fixed_keys[] = {"name", "tenant", "arrivals", "slo", "service_time", "region"};
 static const char *const fixed_batching[] = {"prompt_tokens", "output_tokens", "prefix", "max_model_len", "model"};
 
 /* RFC 7386 on an object target (a copy the caller owns): each member of

@@ -290,7 +290,7 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
 {
     static const char *const keys[] = {
         "name",  "gpu",       "gpus",  "mig",       "time_slicing",    "fractional",
-        "price", "placement", "class", "autoscale", "reclaim_per_hour"};
+        "price", "placement", "class", "autoscale", "reclaim_per_hour", "region"};
     fs_scenario *s = c->s;
     fs_pool_spec *out = &s->pools[index];
     if (!json_is_object(pool))
@@ -308,6 +308,8 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
     }
     if (rc == FS_OK)
         rc = fs__scenario_dup_into(p, &out->name, name);
+    if (rc == FS_OK)
+        rc = fs__scenario_region_ref(p, pool, s, true, &out->region);
     if (rc == FS_OK)
         rc = fs__scenario_parse_gpu_ref(p, c, pool, "gpu", true, &out->gpu_type, &gpu);
     if (rc == FS_OK)

@@ -418,7 +418,8 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
     static const char *const keys[] = {"name",         "tenant",        "pool",        "arrivals",
                                        "service_time", "replicas",      "queue_limit", "slo",
                                        "memory_gb",    "reference_gpu", "sm_exponent", "batching",
-                                       "disaggregation", "gpu_share",   "gpu_share_kind"};
+                                       "disaggregation", "gpu_share",   "gpu_share_kind",
+                                       "region",         "spill"};
     fs_scenario *s = c->s;
     fs_service_spec *out = &s->services[index];
     if (!json_is_object(svc))
@@ -444,6 +445,10 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
     if (rc == FS_OK)
         rc = parse_service_pool(p, svc, c, &out->pool);
     if (rc == FS_OK)
+        rc = fs__scenario_region_ref(p, svc, s, true, &out->region);
+    if (rc == FS_OK) /* its traffic in its region's local time */
+        out->arrivals.utc_offset_s = s->regions[out->region].utc_offset_s;
+    if (rc == FS_OK)
         rc = fs__scenario_parse_arrivals(p, svc, s->horizon_s, &out->arrivals);
     if (rc == FS_OK)
         rc = parse_replicas(p, svc, out);
@@ -462,6 +467,8 @@ int fs__scenario_parse_service(fs_jpath *p, const json_t *svc, size_t index, par
     }
     if (rc == FS_OK)
         rc = parse_disaggregation(p, svc, c, out);
+    if (rc == FS_OK)
+        rc = fs__scenario_check_service_region(p, c, out);
     if (rc == FS_OK)
         rc = parse_service_time(p, svc, out);
     out->queue_limit = FS_QUEUE_UNLIMITED;

@@ -470,7 +470,8 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
                                        "gang",        "work_gpu_hours", "state_gb_per_gpu",
                                        "checkpoint",  "preemptible",    "priority",
                                        "on_eviction", "run_time",       "failures",
-                                       "cancellations", "run_time_by_gang", "across_pools"};
+                                       "cancellations", "run_time_by_gang", "across_pools",
+                                       "region"};
     static const char *const eviction_names[] = {"drop", "save"};
     fs_scenario *s = c->s;
     fs_training_spec *out = &s->training[index];
@@ -542,6 +543,8 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
         rc = fs__scenario_get_choice(p, job, "on_eviction", "an eviction mode", eviction_names,
                         COUNT(eviction_names), &eviction);
     out->save_on_eviction = eviction == 1;
+    if (rc == FS_OK)
+        rc = fs__scenario_training_region(p, job, s, out);
     return rc;
 }
 

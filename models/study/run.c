@@ -281,6 +281,13 @@ static int fs__run_replication(const fs_results *results, const fs_scenario *s,
         run.services[i].breach_ctx = &run;
         run.n_services_ready++;
     }
+    for (size_t i = 0; i < s->n_services; i++) {
+        const fs_service_spec *spec = &s->services[i];
+        if (spec->spills && fs_service_link_spill(&run.services[i], &run.services[spec->spill_to]) != 0) {
+            rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory building replication %u", replication);
+            goto out;
+        }
+    }
     rc = fs_training_init(&run.training, s, &run.fleet, run.pools, &run.sim, replication,
                           rep->training, err);
     if (rc != FS_OK)

@@ -10,16 +10,23 @@
 #define FS_DAY 86400.0
 
 /* The rate at t without the growth factor, and the end of its piece: base x
- * hour x bursts x day's level. */
+ * hour x bursts x day's level.  Hour, weekday and day are local: the clock
+ * t (0 = midnight UTC, start_weekday's) plus the region's offset, so a
+ * local day may start before t = 0 (day -1, a day before the first: its
+ * weekday the one before, its level the first's).  Pieces end at local
+ * hours, mapped back to the clock exactly (offset 0: to the bit as
+ * before). */
 static double fs__shape(const fs_arrival_profile *p, double t, double *piece_end)
 {
     const fs_arrivals *a = p->spec;
-    double day = floor(t / FS_DAY);
-    int weekday = (int)fmod(day + p->start_weekday, 7.0);
-    int hour = (int)floor((t - day * FS_DAY) / FS_HOUR);
+    double local = t + a->utc_offset_s;
+    double day = floor(local / FS_DAY);
+    double w = fmod(day + p->start_weekday, 7.0);
+    int weekday = (int)(w < 0 ? w + 7 : w);
+    int hour = (int)floor((local - day * FS_DAY) / FS_HOUR);
     if (hour > 23) /* t a hair below a day boundary, rounded */
         hour = 23;
-    double end = day * FS_DAY + (hour + 1) * FS_HOUR;
+    double end = day * FS_DAY + (hour + 1) * FS_HOUR - a->utc_offset_s;
     double rate = a->base_rps * (weekday >= 5 ? a->weekend[hour] : a->weekday[hour]);
     if (a->n_daily_levels) {
         size_t last = a->n_daily_levels - 1;
@@ -29,7 +36,7 @@ static double fs__shape(const fs_arrival_profile *p, double t, double *piece_end
             *piece_end = INFINITY;
             return 0;
         }
-        rate *= a->daily_levels[day < (double)last ? (size_t)day : last];
+        rate *= a->daily_levels[day <= 0 ? 0 : day < (double)last ? (size_t)day : last];
     }
     /* Bursts are few (a handful per scenario) and this runs once per piece,
      * not per request, so a linear scan is the clear choice. */

@@ -9,7 +9,10 @@
  * (sim/engine/nhpp.h) consumes: pieces end at hour boundaries (so at day
  * boundaries too) and burst edges, and on each piece the growth factor is
  * its exact mean over the piece, so the expected count over any span is
- * exactly the integral of the compounding rate.
+ * exactly the integral of the compounding rate.  Hours, weekdays and days
+ * are the service's region's local time (spec->utc_offset_s: t + offset,
+ * t = 0 being midnight UTC on start_weekday); bursts and growth are on the
+ * clock.
  *
  * A stream (fs_arrival_stream) multiplies that rate by the service's random
  * factor, if it has one (modulation.h: "mmpp" or "noise"; pieces then also

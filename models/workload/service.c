@@ -91,27 +91,15 @@ static inline void fs__release(fs_service *svc, uint32_t r, double now)
 
 /* ---- waiting room -------------------------------------------------------- */
 
-/* A ring of cap doubles grown to 2 x cap, unwrapped so that the oldest
+/* A ring of cap entries of `size` bytes (the arrival times, and beside an
+ * LLM service's its tokens) grown to 2 x cap, unwrapped so that the oldest
  * entry (at head) lands at index 0.  NULL when out of memory. */
-static double *fs__ring_unwrap(const double *ring, uint64_t cap, uint64_t head)
+static void *fs__ring_unwrap(const void *ring, size_t size, uint64_t cap, uint64_t head)
 {
-    double *grown = malloc(2 * cap * sizeof *grown);
+    char *grown = malloc(2 * cap * size);
     if (grown) {
-        uint64_t first = cap - head;
-        memcpy(grown, ring + head, first * sizeof *grown);
-        memcpy(grown + first, ring, head * sizeof *grown);
-    }
-    return grown;
-}
-
-/* The same for a ring of uint64_t (the tokens beside an LLM service's). */
-static uint64_t *fs__ring_unwrap_u64(const uint64_t *ring, uint64_t cap, uint64_t head)
-{
-    uint64_t *grown = malloc(2 * cap * sizeof *grown);
-    if (grown) {
-        uint64_t first = cap - head;
-        memcpy(grown, ring + head, first * sizeof *grown);
-        memcpy(grown + first, ring, head * sizeof *grown);
+        memcpy(grown, (const char *)ring + head * size, (cap - head) * size);
+        memcpy(grown + (cap - head) * size, ring, head * size);
     }
     return grown;
 }
@@ -119,10 +107,11 @@ static uint64_t *fs__ring_unwrap_u64(const uint64_t *ring, uint64_t cap, uint64_
 static int fs__ring_grow(fs_service *svc)
 {
     uint64_t cap = svc->ring_mask + 1;
-    double *grown = fs__ring_unwrap(svc->ring, cap, svc->head);
-    double *grown_demand = svc->ring_demand ? fs__ring_unwrap(svc->ring_demand, cap, svc->head) : NULL;
-    uint64_t *grown_tokens = svc->ring_tokens ? fs__ring_unwrap_u64(svc->ring_tokens, cap, svc->head) : NULL;
-    uint64_t *grown_prefix = svc->ring_prefix ? fs__ring_unwrap_u64(svc->ring_prefix, cap, svc->head) : NULL;
+    uint64_t h = svc->head;
+    double *grown = fs__ring_unwrap(svc->ring, sizeof *grown, cap, h);
+    double *grown_demand = svc->ring_demand ? fs__ring_unwrap(svc->ring_demand, sizeof *grown, cap, h) : NULL;
+    uint64_t *grown_tokens = svc->ring_tokens ? fs__ring_unwrap(svc->ring_tokens, sizeof *grown_tokens, cap, h) : NULL;
+    uint64_t *grown_prefix = svc->ring_prefix ? fs__ring_unwrap(svc->ring_prefix, sizeof *grown_prefix, cap, h) : NULL;
     if (!grown || (svc->ring_demand && !grown_demand) || (svc->ring_tokens && !grown_tokens) ||
         (svc->ring_prefix && !grown_prefix)) {
         free(grown);
@@ -197,18 +186,20 @@ double fs__service_ring_pop(fs_service *svc, double *demand, uint64_t *tokens, u
 
 /* demand: the request's service time on a reference GPU (a sized trace
  * request), or < 0 to draw it from the service's distribution. */
-static inline void fs__start(fs_service *svc, double now, double arrival, double demand, uint32_t replica)
+static inline double fs__service_s(fs_service *svc, double demand, uint32_t replica)
 {
-    fs_service_rep *rep = svc->rep;
-    double wait = now - arrival;
-    rep->started++;
-    rep->wait_sum_s += wait;
     double service = (demand >= 0 ? demand : fs_dist_sample(&svc->service_time, svc->service_rng)) *
                      svc->scale[replica];
-    if (svc->time_sliced)
-        service *= fs_pool_contention(svc->pool, svc->unit[replica]);
-    fs_sim_schedule(svc->sim, now + service, FS__PRIORITY_REQUEST, svc->kind_departure, replica,
-                    arrival);
+    return svc->time_sliced ? service * fs_pool_contention(svc->pool, svc->unit[replica]) : service;
+}
+double fs__service_time(fs_service *svc, double demand, uint32_t r) { return fs__service_s(svc, demand, r); }
+
+static inline void fs__start(fs_service *svc, double now, double arrival, double demand, uint32_t replica)
+{
+    svc->rep->started++;
+    svc->rep->wait_sum_s += now - arrival;
+    double service = fs__service_s(svc, demand, replica);
+    fs_sim_schedule(svc->sim, now + service, FS__PRIORITY_REQUEST, svc->kind_departure, replica, arrival);
 }
 
 static inline void fs__count_slo_miss_all(fs_service *svc)
@@ -266,6 +257,9 @@ static int fs__admit(fs_service *svc, double now)
         fs__start(svc, now, now, demand, r);
         return 0;
     }
+    /* Saturated: perhaps to another region (service_spill.c). */
+    if (svc->spill && svc->waiting >= svc->spill->when_queue && fs__spill_out(svc, now, demand))
+        return 0;
     /* Dropped at the limit unless a replica is free (batched: it waits for its next batch). */
     if (svc->waiting >= svc->queue_limit && !svc->free_slots) {
         fs__service_drop(svc);
@@ -402,21 +396,25 @@ void fs__service_occupy(fs_service *svc, uint32_t r, double now) { fs__occupy(sv
 void fs__service_release(fs_service *svc, uint32_t r, double now) { fs__release(svc, r, now); }
 uint32_t fs__service_pick_replica(const fs_service *svc) { return fs__pick_replica(svc); }
 
+/* Replica r's slot is free: it goes straight to the oldest waiting request
+ * (the replica's load is unchanged), else it is released. */
+static inline void fs__slot_freed(fs_service *svc, uint32_t r, double now)
+{
+    if (svc->waiting && svc->state[r] == FS__READY) {
+        svc->rep->waited++;
+        double demand, arrival = fs__ring_pop(svc, &demand);
+        fs__start(svc, now, arrival, demand, r);
+    } else {
+        fs__release(svc, r, now);
+    }
+}
+void fs__service_slot_freed(fs_service *svc, uint32_t r, double now) { fs__slot_freed(svc, r, now); }
+
 static void fs__on_departure(fs_sim *sim, const fs_event *ev, void *ctx)
 {
     fs_service *svc = ctx;
-    fs_service_rep *rep = svc->rep;
-    double now = sim->now;
-    fs__complete(svc, now, ev->data);
-    if (svc->waiting && svc->state[ev->arg] == FS__READY) {
-        /* The freed slot goes straight to the oldest waiting request: the
-         * replica's load is unchanged. */
-        rep->waited++;
-        double demand, arrival = fs__ring_pop(svc, &demand);
-        fs__start(svc, now, arrival, demand, ev->arg);
-    } else {
-        fs__release(svc, ev->arg, now);
-    }
+    fs__complete(svc, sim->now, ev->data);
+    fs__slot_freed(svc, ev->arg, sim->now);
 }
 
 /* ---- dynamic batching (batcher.h) ----------------------------------------- */
@@ -692,8 +690,8 @@ static void fs__late_in_service(const fs_service *svc, double now, uint64_t late
     const fs_evq *q = &svc->sim->queue;
     for (size_t e = 0; svc->in_service && slo->n_targets && e < fs_evq_slots(q); e++) {
         const fs_event *ev = fs_evq_slot(q, e);
-        if (!ev || ev->kind != svc->kind_departure)
-            continue;
+        if (!ev || (ev->kind != svc->kind_departure && !(svc->spill && ev->kind == svc->spill->kind)))
+            continue; /* its own requests, served here or (spilled) on another service */
         for (size_t j = 0; j < slo->n_targets; j++)
             late[j] += ev->data < now - slo->targets[j].threshold_s;
     }
@@ -891,6 +889,7 @@ void fs_service_fini(fs_service *svc)
     free(svc->batch_arrival);
     free(svc->batch_n);
     fs__llm_fini(svc);
+    free(svc->spill);
     fs_hist_fini(&svc->scale_latency); /* safe on a zeroed one; counters only if the p95 trigger recorded */
     free(svc->ring);
     free(svc->ring_demand);
@@ -905,7 +904,7 @@ void fs_service_start_measuring(fs_service *svc, double now)
     fs_service_rep *rep = svc->rep;
     uint64_t in_service = svc->in_service;
     rep->requests = rep->completed = rep->dropped = 0;
-    rep->replicas_added = 0;
+    rep->replicas_added = rep->spill_out = rep->spill_in = 0;
     fs_level_restart(&svc->ready_level, now);
     rep->started = rep->waited = 0;
     rep->wait_sum_s = 0;

@@ -54,9 +54,15 @@
  * crosses its prefill replica's FIFO link to one decode queue, which the
  * decode engines take from at step boundaries.
  *
+ * With "spill" (service_spill.c) a request arriving when no ready replica
+ * has a free slot and at least when_queue wait is served instead on a free
+ * slot of the other region's service, if it has one, and takes the round
+ * trip more; it stays this service's request: its completion, latency, SLO
+ * and in-flight count are this service's, its GPU time the other's.
+ *
  * Ownership: fs_service is caller-owned (init/fini); it owns its generators,
- * queue, replica tables and histograms, borrows the spec, the engine and the
- * pool.  fs_service_finish moves the measured figures into a result.
+ * queue, replica tables, histograms and spill link, borrows the spec, the
+ * engine, the pool and the service it spills to.  fs_service_finish moves the measured figures into a result.
  */
 #ifndef FS_SERVICE_H
 #define FS_SERVICE_H
@@ -190,6 +196,9 @@ typedef struct fs_service {
     uint64_t slo_ttft_total, slo_ttft_bad, slo_tpot_total, slo_tpot_bad;
 
     fs_trace_row next_row;    /* a replayed trace's row whose arrival is scheduled */
+    /* "spill" (service_spill.c): where a saturated arrival may go; NULL:
+     * nowhere (the one branch an arrival pays without it). */
+    struct fs__spill *spill;
 
     /* Measured since the warm-up instant. */
     /* Latencies of the open settling batch (settle.h): merged into
@@ -220,6 +229,11 @@ typedef struct fs_service {
 int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
                     const fs_placement *placement, fs_fleet *fleet, fs_sim *sim, fs_pool *pool,
                     uint32_t replication, fs_service_rep *rep, fs_error *err);
+
+/* Links svc's "spill" (spec->spills) to `to`, the fs_service of
+ * spec->spill_to in the same replication, once every service is initialised
+ * and before the run.  0 or ENOMEM (svc unchanged). */
+int fs_service_link_spill(fs_service *svc, fs_service *to);
 
 /* The fleet's callbacks for this service's replica slot r. */
 void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now);

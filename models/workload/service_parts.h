@@ -102,6 +102,24 @@ void fs__service_drop(fs_service *svc);
 /* A histogram could not grow: fails the run (its figures would be short). */
 void fs__service_no_memory(fs_service *svc);
 
+/* service.c: replica r's slot is free (a request ended there): the oldest
+ * waiting request takes it, else it is released; a request's service time
+ * on replica r (demand as a sized trace's, < 0: drawn). */
+void fs__service_slot_freed(fs_service *svc, uint32_t r, double now);
+double fs__service_time(fs_service *svc, double demand, uint32_t r);
+
+/* service_spill.c: a service's "spill" to a service of another region. */
+struct fs__spill {
+    fs_service *from, *to;
+    double added_s;        /* the round trip added to each spilled request's latency */
+    uint64_t when_queue;   /* spill only with at least this many waiting */
+    uint32_t kind;         /* a spilled request's end on `to`: arg its replica there, data its arrival */
+};
+/* svc has no free slot at now and when_queue wait: the arriving request
+ * (demand as fs__service_time's) is served on a free slot of spill->to;
+ * false when it has none (the request stays). */
+bool fs__spill_out(fs_service *svc, double now, double demand);
+
 /* service_llm.c */
 int fs__llm_init(fs_service *svc, uint64_t seed, uint32_t replication);
 void fs__llm_fini(fs_service *svc);

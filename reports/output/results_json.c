@@ -247,6 +247,32 @@ static json_t *fs__service_rep_json(const fs_service_spec *spec, const fs_servic
     return o;
 }
 
+/* With "spill" anywhere: a service's "spill" {to, added_latency_ms,
+ * when_queue, requests} when it spills, and "spilled_in" when another
+ * spills to it.  False when out of memory. */
+static bool fs__spill_json(const fs_results *r, size_t policy, size_t i, json_t *o)
+{
+    const fs_scenario *s = r->policies[policy].scenario;
+    const fs_service_spec *spec = &s->services[i];
+    fs_summary out, in;
+    if (fs_results_spill_summary(r, policy, i, &out, &in) != 0)
+        return false;
+    if (spec->spills) {
+        json_t *spill = json_object();
+        json_object_set_new(spill, "to", json_string(s->services[spec->spill_to].name));
+        fs__set(spill, "added_latency_ms", spec->spill_added_s * 1e3);
+        fs__set(spill, "when_queue", (double)spec->spill_when_queue);
+        fs__set_summary(spill, "requests", &out);
+        json_object_set_new(o, "spill", spill);
+    }
+    bool target = false;
+    for (size_t j = 0; j < s->n_services; j++)
+        target |= s->services[j].spills && s->services[j].spill_to == i;
+    if (target)
+        fs__set_summary(o, "spilled_in", &in);
+    return true;
+}
+
 static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
 {
     const fs_policy_result *pol = &r->policies[policy];
@@ -260,6 +286,8 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     json_object_set_new(o, "name", json_string(spec->name));
     json_object_set_new(o, "tenant", json_string(spec->tenant));
     json_object_set_new(o, "pool", json_string(s->pools[spec->pool].name));
+    if (fs_results_regions_shown(s)) /* only then: single-region documents stay as they were */
+        json_object_set_new(o, "region", json_string(s->regions[spec->region].name));
     fs__set(o, "replicas", spec->replicas);
     if (spec->decode_replicas) {
         json_t *d = json_object();
@@ -285,6 +313,10 @@ static json_t *fs__service_json(const fs_results *r, size_t policy, size_t i)
     fs__set_summary(o, "mean_in_system", &sum.mean_in_system);
     fs__set_summary(o, "slo_breach_windows", &sum.slo_breach_windows);
     fs__set_summary(o, "mean_ready_replicas", &sum.mean_ready_replicas);
+    if (fs_results_spill_any(s) && !fs__spill_json(r, policy, i, o)) {
+        json_decref(o);
+        return NULL;
+    }
     if (spec->slo.n_targets)
         json_object_set_new(o, "slo", fs__slo_json(spec, &sum));
 
@@ -512,6 +544,8 @@ static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(spec->name));
     json_object_set_new(o, "gpu", json_string(spec->gpu));
+    if (fs_results_regions_shown(s))
+        json_object_set_new(o, "region", json_string(s->regions[spec->region].name));
     fs__set(o, "gpus", spec->gpus);
     json_object_set_new(o, "partitioning", json_string(fs__partitioning_name(spec->partitioning)));
     if (spec->partitioning == FS_PARTITION_FRACTIONAL) { /* only there: other pools read as before */
@@ -534,6 +568,36 @@ static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
     fs__set(frag, "stranded_compute_fraction", spec->gpus ? pu->stranded_sm_share / spec->gpus : 0);
     json_object_set_new(o, "fragmentation", frag);
     return o;
+}
+
+/* A policy's "regions": per region its cost figures and its services'
+ * requests (results_region.c); NULL when out of memory. */
+static json_t *fs__regions_json(const fs_results *r, size_t policy)
+{
+    const fs_scenario *s = r->policies[policy].scenario;
+    json_t *list = json_array();
+    for (size_t g = 0; list && g < s->n_regions; g++) {
+        fs_region_summary sum;
+        if (fs_results_region_summary(r, policy, g, &sum) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(s->regions[g].name));
+        fs__set(o, "utc_offset_s", s->regions[g].utc_offset_s);
+        fs__set_summary(o, "gpu_hours", &sum.gpu_hours);
+        fs__set_summary(o, "busy_gpu_hours", &sum.busy_gpu_hours);
+        fs__set_summary(o, "utilization", &sum.utilization);
+        fs__set_summary(o, "cost_usd", &sum.cost_usd);
+        fs__set_summary(o, "energy_kwh", &sum.energy_kwh);
+        fs__set_summary(o, "requests", &sum.requests);
+        fs__set_summary(o, "completed", &sum.completed);
+        fs__set_summary(o, "dropped", &sum.dropped);
+        fs__set_summary(o, "spilled_out", &sum.spilled_out);
+        fs__set_summary(o, "spilled_in", &sum.spilled_in);
+        json_array_append_new(list, o);
+    }
+    return list;
 }
 
 static json_t *fs__fleet_json(const fs_results *r, size_t policy)
@@ -648,6 +712,12 @@ static json_t *fs__results_doc(const fs_results *r, bool timing, bool skeleton)
             if (!teams)
                 goto fail;
             json_object_set_new(pol, "teams", teams);
+        }
+        if (fs_results_regions_shown(v)) {
+            json_t *regions = fs__regions_json(r, p);
+            if (!regions)
+                goto fail;
+            json_object_set_new(pol, "regions", regions);
         }
         json_t *fleet = fs__fleet_json(r, p);
         if (!fleet)

@@ -535,6 +535,52 @@ static void fs__switch_costs(fs_page_doc *d, json_t *results)
     json_decref(seen);
 }
 
+/* Per region and policy (results.json's "regions", written for a scenario
+ * of more than one region): its cost and its services' requests; the
+ * regions' costs add up to the fleet's.  Nothing for one region. */
+static void fs__regions(fs_page_doc *d, json_t *results)
+{
+    static const char *const keys[] = {"gpu_hours", "cost_usd", "utilization", "requests", "spilled_out",
+                                       "spilled_in"};
+    json_t *pol;
+    size_t p;
+    bool any = false;
+    json_array_foreach(json_object_get(results, "policies"), p, pol) {
+        json_t *region;
+        size_t g;
+        json_array_foreach(json_object_get(pol, "regions"), g, region) {
+            if (!any) {
+                fs_page_heading(d, 2, "Regions", NULL);
+                fs_page_para_open(d);
+                fs_page_raw(d, "Each region's pools and services: GPU-hours, cost and utilization of its pools "
+                               "(they add up to the fleet's), its services' requests, those spilled out to "
+                               "another region and those it took in. The breach heat map's hours are UTC: a "
+                               "region's local hour is UTC plus its offset.");
+                fs_page_para_close(d);
+                fs_page_raw(d, d->html ? "<table>\n<tr><th>policy</th><th>region</th><th>UTC offset h</th>"
+                                         "<th>GPU-hours</th><th>cost USD</th><th>utilization</th><th>requests</th>"
+                                         "<th>spilled out</th><th>spilled in</th></tr>\n"
+                                       : "| policy | region | UTC offset h | GPU-hours | cost USD | utilization | "
+                                         "requests | spilled out | spilled in |\n|---|---|---|---|---|---|---|---|---|\n");
+                any = true;
+            }
+            fs_page_raw(d, d->html ? "<tr><td>" : "| ");
+            fs_page_text(d, fs__str(pol, "name"));
+            fs_page_raw(d, d->html ? "</td><td>" : " | ");
+            fs_page_text(d, fs__str(region, "name"));
+            fs_page_raw(d, d->html ? "</td><td>" : " | ");
+            fs_page_number(d, fs__num(region, "utc_offset_s") / 3600);
+            for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+                fs_page_raw(d, d->html ? "</td><td>" : " | ");
+                fs_page_number(d, fs__num(region, keys[k]));
+            }
+            fs_page_raw(d, d->html ? "</td></tr>\n" : " |\n");
+        }
+    }
+    if (any)
+        fs_page_raw(d, d->html ? "</table>\n" : "\n");
+}
+
 static void fs__document(fs_page_doc *d, void *ctx)
 {
     const fs__results_page *pg = ctx;
@@ -564,6 +610,7 @@ static void fs__document(fs_page_doc *d, void *ctx)
     fs_page_heading(d, 2, "Comparison", NULL);
     fs__table(d, results, pg->compare);
     fs__pools(d, results);
+    fs__regions(d, results);
     fs__switch_costs(d, results);
 
     fs_page_charts(d, pg->charts);

@@ -12,7 +12,7 @@
  * training stream (unused for the fleet). */
 typedef double (*fs__metric)(const fs_results *r, size_t policy, uint32_t rep, size_t index);
 
-typedef enum { ROW_SERVICE, ROW_TRAINING, ROW_FLEET, ROW_TENANT } fs__row_kind;
+typedef enum { ROW_SERVICE, ROW_TRAINING, ROW_FLEET, ROW_TENANT, ROW_REGION } fs__row_kind;
 
 typedef struct fs__row {
     fs__row_kind kind;
@@ -97,6 +97,34 @@ static double m_util(const fs_results *r, size_t p, uint32_t k, size_t i)
 static double m_headroom(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return 100 * fs__fleet(r, p, k, FS_FIG_HEADROOM); }
 static double m_switch(const fs_results *r, size_t p, uint32_t k, size_t i) { (void)i; return fs__fleet(r, p, k, FS_FIG_SWITCH_H); }
 
+/* A region's figures (index: the region), shown with more than one. */
+static double fs__region(const fs_results *r, size_t p, uint32_t k, size_t g, fs_region_figure f)
+{
+    double fig[FS_RFIG_COUNT];
+    fs_results_region_figures(r, p, k, g, fig);
+    return fig[f];
+}
+static double m_region_gpu_h(const fs_results *r, size_t p, uint32_t k, size_t g) { return fs__region(r, p, k, g, FS_RFIG_GPU_H); }
+static double m_region_cost(const fs_results *r, size_t p, uint32_t k, size_t g) { return fs__region(r, p, k, g, FS_RFIG_COST); }
+static double m_region_util(const fs_results *r, size_t p, uint32_t k, size_t g) { return 100 * fs__region(r, p, k, g, FS_RFIG_UTIL); }
+static double m_region_out(const fs_results *r, size_t p, uint32_t k, size_t g) { return fs__region(r, p, k, g, FS_RFIG_SPILLED_OUT); }
+
+/* Whether policy p's service i spills: only then has it spilled requests. */
+static bool fs__spills(const fs_results *r, size_t p, size_t i) { return r->policies[p].scenario->services[i].spills; }
+static double m_spilled(const fs_results *r, size_t p, uint32_t k, size_t i)
+{
+    return fs__spills(r, p, i) ? (double)fs__svc(r, p, k, i)->spill_out : NAN;
+}
+/* Whether any policy spills anything: the regions' spilled row only then. */
+static bool fs__any_spill(const fs_results *r, size_t p, size_t g)
+{
+    (void)p, (void)g;
+    for (size_t q = 0; q < r->n_policies; q++)
+        if (fs_results_spill_any(r->policies[q].scenario))
+            return true;
+    return false;
+}
+
 static double m_blocked(const fs_results *r, size_t p, uint32_t k, size_t i) { return r->policies[p].reps[k].blocked_minutes[i]; }
 
 /* Whether policy p batches service i: a policy without batching has no
@@ -152,6 +180,7 @@ static const fs__row rows[] = {
     {ROW_SERVICE, "goodput_pct", "goodput %", m_goodput, NULL, 0, 0, false, 0, false, NULL, fs__llm},
     {ROW_SERVICE, "prefix_hit_pct", "prefix cache hit %", m_prefix_hit, NULL, 0, 0, false, 0, false, NULL, fs__llm},
     {ROW_SERVICE, "kv_transfer_ms", "KV transfer ms", m_kv_transfer, NULL, 0, 0, false, 0, false, NULL, fs__llm},
+    {ROW_SERVICE, "spilled_requests", "requests spilled out", m_spilled, NULL, 0, 0, false, 0, false, NULL, fs__spills},
     {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false, NULL, NULL},
     {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false, NULL, NULL},
     {ROW_TRAINING, "startup_mean_s", "start-up mean s", m_startup, NULL, 0, 0, false, 0, false, NULL, NULL},
@@ -160,6 +189,10 @@ static const fs__row rows[] = {
     {ROW_FLEET, "utilization_pct", "utilization %", m_util, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "peak_headroom_pct", "peak headroom %", m_headroom, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "switch_gpu_hours", "switch GPU-hours", m_switch, NULL, 0, 0, false, 0, false, NULL, NULL},
+    {ROW_REGION, "gpu_hours", "GPU-hours", m_region_gpu_h, NULL, 0, 0, false, 0, false, NULL, NULL},
+    {ROW_REGION, "cost_usd", "cost USD", m_region_cost, NULL, 0, 0, false, 0, false, NULL, NULL},
+    {ROW_REGION, "utilization_pct", "utilization %", m_region_util, NULL, 0, 0, false, 0, false, NULL, NULL},
+    {ROW_REGION, "spilled_out", "requests spilled out", m_region_out, NULL, 0, 0, false, 0, false, NULL, fs__any_spill},
     {ROW_TENANT, "blocked_breach_minutes", "breach minutes charged", m_blocked, NULL, 0, 0, false, 0, false, NULL, NULL},
 };
 
@@ -390,6 +423,12 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
             fputs("  (queue waits count jobs still waiting at the horizon with their wait so far: lower bounds)\n",
                   fp);
     }
+    for (size_t g = 0; fs_results_regions_shown(s) && g < s->n_regions && rc == 0; g++) {
+        fputs("region ", fp);
+        fs_terminal_write(fp, s->regions[g].name);
+        fputc('\n', fp);
+        rc = fs__table_rows(r, ROW_REGION, g, fp, &marked);
+    }
     if (rc == 0) {
         fputs("fleet\n", fp);
         rc = fs__table_rows(r, ROW_FLEET, 0, fp, &marked);
@@ -469,6 +508,16 @@ static json_t *fs__policy_json(const fs_results *r, size_t p, int diff)
         if (!rows_i)
             goto fail;
         json_object_set_new(training, s->training[i].name, rows_i);
+    }
+    if (fs_results_regions_shown(s)) { /* only then: single-region comparisons read as before */
+        json_t *regions = json_object();
+        json_object_set_new(o, "regions", regions);
+        for (size_t g = 0; g < s->n_regions; g++) {
+            json_t *rows_g = fs__rows_json(r, ROW_REGION, g, p, diff);
+            if (!rows_g)
+                goto fail;
+            json_object_set_new(regions, s->regions[g].name, rows_g);
+        }
     }
     json_t *fleet = fs__rows_json(r, ROW_FLEET, 0, p, diff);
     if (!fleet)

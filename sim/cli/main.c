@@ -530,6 +530,13 @@ static void fs__service_line(const fs_scenario *v, size_t i, char *buf, size_t s
                    svc->link_latency_s * 1e6);
     if (svc->queue_limit != FS_QUEUE_UNLIMITED)
         fs__append(buf, size, ", queue limit %" PRIu64, svc->queue_limit);
+    /* Regions, only where there is more than one or a time zone. */
+    const fs_region_spec *g = v->n_regions ? &v->regions[svc->region] : NULL;
+    if (g && (v->n_regions > 1 || g->utc_offset_s != 0))
+        fs__append(buf, size, "; region %s (UTC%+.4g h: its profiles in local time)", g->name, g->utc_offset_s / 3600);
+    if (svc->spills)
+        fs__append(buf, size, "; spills to %s when saturated with %" PRIu64 "+ waiting (+%.4g ms round trip)",
+                   v->services[svc->spill_to].name, svc->spill_when_queue, svc->spill_added_s * 1e3);
 }
 
 /* validate's summary of a scenario that passed every check; names from the
