@@ -3,7 +3,8 @@
  * tenant seats.
  *
  * Every pool is cut into units: one per whole GPU, one per MIG instance of
- * the pool's layout on each GPU, or `tenants` seats per time-sliced GPU.  A
+ * the pool's layout on each GPU (of each of its layouts, for a pool that
+ * switches layouts at run time), or `tenants` seats per time-sliced GPU.  A
  * unit has the memory and SMs a replica on it gets, and the share of its GPU
  * it is charged for.  The replicas of the services on a pool are placed onto
  * its units, largest memory footprint first, by the pool's placement policy
@@ -21,6 +22,7 @@
 #ifndef FS_PLACEMENT_H
 #define FS_PLACEMENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,7 +40,19 @@ typedef struct fs_unit {
     double compute_share;    /* share of the GPU's compute it keeps busy: sms / GPU sms, or 1 */
     size_t service;          /* FS_UNPLACED, or the service placed here */
     uint32_t replica;
+    uint16_t layout;         /* a pool that switches MIG layouts: its layout (fs_mig_plan), else 0 */
 } fs_unit;
+
+/* Whether a unit exists at t = 0: every unit does, except, in a pool that
+ * switches MIG layouts (fs_pool_spec.mig_plan), those of layouts other than
+ * its start one.  Such a pool's units are every layout's, per GPU, so unit
+ * numbers stay fixed; the fleet keeps a layout's units absent while another
+ * is in force (models/fleet/repartition.h), and static placement uses the
+ * start layout's only. */
+static inline bool fs_unit_at_start(const fs_pool_spec *pool, const fs_unit *unit)
+{
+    return pool->mig_plan == NULL || unit->layout == pool->mig_plan->start;
+}
 
 typedef struct fs_pool_units {
     fs_unit *units;            /* n_units_max: every GPU the pool may grow to */

@@ -56,6 +56,11 @@ static int parse_mig(fs_jpath *p, const json_t *list, const fs_gpu_type *gpu, fs
     return FS_OK;
 }
 
+int fs__scenario_parse_mig_layout(fs_jpath *p, const json_t *list, const fs_gpu_type *gpu, fs_mig_layout *out)
+{
+    return parse_mig(p, list, gpu, out);
+}
+
 static int parse_time_slicing(fs_jpath *p, const json_t *obj, fs_time_slicing *ts)
 {
     static const char *const keys[] = {"tenants", "slice", "switch_overhead",
@@ -96,7 +101,8 @@ static int parse_partitioning(fs_jpath *p, const json_t *pool, const fs_gpu_type
     if (mig == NULL && ts == NULL)
         return FS_OK;
     size_t mark = fs_jpath_push_key(p, mig != NULL ? "mig" : "time_slicing");
-    int rc = mig != NULL ? parse_mig(p, mig, gpu, &out->mig)
+    int rc = mig != NULL ? json_is_object(mig) ? fs__scenario_parse_mig_plan(p, mig, gpu, out)
+                                               : parse_mig(p, mig, gpu, &out->mig)
                          : parse_time_slicing(p, ts, &out->time_slicing);
     fs_jpath_pop(p, mark);
     if (rc == FS_OK)
@@ -277,6 +283,8 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
         rc = parse_pool_class(p, pool, out);
     if (rc == FS_OK)
         rc = parse_pool_autoscale(p, pool, out);
+    if (rc == FS_OK)
+        rc = fs__scenario_check_mig_pool(p, pool, out);
     uint64_t seats = (uint64_t)(out->max_gpus > out->gpus ? out->max_gpus : out->gpus) *
                      out->time_slicing.tenants;
     if (rc == FS_OK && out->partitioning == FS_PARTITION_TIME_SLICED &&
