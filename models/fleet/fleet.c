@@ -14,6 +14,7 @@
 #include "policy.h"
 #include "queue.h"
 #include "quota.h"
+#include "repartition.h"
 #include "rng.h"
 
 /* How often elastic pools look for idle GPUs to give back and serving pools
@@ -667,6 +668,18 @@ static void fs__on_switched(fs_sim *sim, const fs_event *ev, void *ctx)
         return;
     }
     fs__set(f, pool, unit, (fs_unit_rt){.state = FS_UNIT_FREE});
+    if (f->repart) /* on a GPU changing MIG layout it goes absent instead */
+        fs_repart_unit_freed(f->repart, pool, u);
+    fs__serve_pending(f);
+}
+
+void fs_fleet__set_state(fs_fleet *f, size_t pool, size_t u, fs_unit_state state)
+{
+    fs__set(f, pool, fs__unit(f, pool, u), (fs_unit_rt){.state = state});
+}
+
+void fs_fleet__serve(fs_fleet *f)
+{
     fs__serve_pending(f);
 }
 
@@ -915,7 +928,7 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
         for (size_t u = 0; u < pu->n_units_max; u++) {
             const fs_unit *unit = &pu->units[u];
             fs_unit_rt *rt = &f->units[p][u];
-            if (unit->gpu >= spec->gpus) {
+            if (unit->gpu >= spec->gpus || !fs_unit_at_start(spec, unit)) {
                 rt->state = FS_UNIT_ABSENT;
             } else if (u < pu->n_units && unit->service != FS_UNPLACED) {
                 *rt = (fs_unit_rt){.state = FS_UNIT_HELD, .kind = FS_HOLDER_SERVICE,
@@ -937,6 +950,8 @@ int fs_fleet_init(fs_fleet *f, const fs_scenario *s, const fs_placement *placeme
     }
     if (any_elastic && FS__TICK_S <= s->horizon_s)
         fs_sim_schedule(sim, FS__TICK_S, 0, f->kind_tick, 0, 0);
+    if (fs_repart_create(f, &f->repart) != 0)
+        goto nomem;
     return 0;
 nomem:
     fs_fleet_fini(f);
@@ -976,6 +991,7 @@ void fs_fleet_fini(fs_fleet *f)
     free(f->unit_base);
     free(f->held_units);
     fs_quota_destroy(f->quota);
+    fs_repart_destroy(f->repart);
     fs_rng_destroy(f->rng);
     *f = (fs_fleet){0};
 }

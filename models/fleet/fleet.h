@@ -1,7 +1,8 @@
 /*
  * fleet — the capacity manager: who holds which unit, and who waits for one.
  *
- * Every unit of every pool (placement.h) is absent (its GPU not provisioned),
+ * Every unit of every pool (placement.h) is absent (its GPU not provisioned,
+ * or its MIG layout not in force there: repartition.h),
  * free, switching (being evicted or warmed for a new tenant) or held by a
  * service replica or a training job.  Services and training jobs ask for
  * units with requests; the policy (policy.h) says which pools a request may
@@ -40,7 +41,7 @@ struct fs_policy_ops;
 typedef enum fs_holder_kind { FS_HOLDER_NONE, FS_HOLDER_SERVICE, FS_HOLDER_TRAINING } fs_holder_kind;
 
 typedef enum fs_unit_state {
-    FS_UNIT_ABSENT,    /* its GPU is not provisioned (elastic pools) */
+    FS_UNIT_ABSENT,    /* its GPU is not provisioned (elastic pools), or its MIG layout not in force */
     FS_UNIT_FREE,
     FS_UNIT_WARMING,   /* granted, warming up for its holder */
     FS_UNIT_HELD,      /* serving its holder */
@@ -62,11 +63,15 @@ typedef struct fs_unit_rt {
  * unit u of pool p has warmed up for (owner, slot).
  * `evicted`: the fleet takes the unit back (preemption, spot reclaim).
  * `granted` (may be NULL): a request of owner's was granted at now, all its
- * units at once, before any of them warms up: the end of its queue wait. */
+ * units at once, before any of them warms up: the end of its queue wait.
+ * `moved` (may be NULL: not movable): the unit's GPU changes MIG layout
+ * (repartition.h): the holder gives the unit back and asks again, or, when
+ * it cannot, keeps it (it is waited for). */
 typedef struct fs_holder_ops {
     void (*ready)(void *holder_ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now);
     void (*evicted)(void *holder_ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now);
     void (*granted)(void *holder_ctx, uint32_t owner, double now);
+    void (*moved)(void *holder_ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now);
 } fs_holder_ops;
 
 /* What a granted unit warms up for; the duration comes from the switch-cost
@@ -158,6 +163,9 @@ struct fs_fleet {
      * has neither "quotas" nor "reserve_after". */
     struct fs_quota *quota;
     bool fair_pass;              /* a pass in fair order is running (fleet.c, fs__serve_fair) */
+    /* Pools that switch MIG layouts at run time (repartition.h); NULL when
+     * none does. */
+    struct fs_repart *repart;
 };
 
 /* 0, or ENOMEM.  Units placed at t = 0 (the static placement) start held and

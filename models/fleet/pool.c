@@ -26,6 +26,7 @@ int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *unit
     fs_level_init(&p->busy, 0, 0);
     fs_level_init(&p->switching, 0, 0);
     fs_level_init(&p->idle, 0, spec->gpus);
+    fs_level_init(&p->reconfiguring, 0, 0);
     return 0;
 }
 
@@ -128,6 +129,14 @@ void fs_pool_unit_switching(fs_pool *p, double now, size_t u, int delta)
     fs_level_add(&p->idle, now, -change);
 }
 
+void fs_pool_gpu_reconfiguring(fs_pool *p, double now, int delta)
+{
+    fs_level_add(&p->switching, now, delta);
+    fs_level_add(&p->idle, now, -delta);
+    fs_level_add(&p->reconfiguring, now, delta);
+    p->repartitions += delta > 0;
+}
+
 void fs_pool_gpus_present(fs_pool *p, double now, int delta)
 {
     fs_level_add(&p->present, now, delta);
@@ -140,6 +149,8 @@ void fs_pool_start_measuring(fs_pool *p, double now)
     fs_level_restart(&p->switching, now);
     fs_level_restart(&p->busy, now);
     fs_level_restart(&p->idle, now);
+    fs_level_restart(&p->reconfiguring, now);
+    p->repartitions = 0;
     p->window_start = now;
     p->window_area_mark = 0;
 }
@@ -169,4 +180,7 @@ void fs_pool_finish(fs_pool *p, double now, fs_pool_rep *out)
     out->busy_gpu_s = p->busy.area;
     out->switching_gpu_s = p->switching.area;
     out->idle_gpu_s = p->idle.area;
+    fs_level_flush(&p->reconfiguring, now);
+    out->repartitions = p->repartitions;
+    out->reconfigure_gpu_s = p->reconfiguring.area;
 }

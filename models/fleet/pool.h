@@ -75,6 +75,11 @@ typedef struct fs_pool {
     fs_level idle;            /* present - busy - switching */
     double window_start;
     double window_area_mark;  /* busy.area when the window opened */
+    /* A pool that switches MIG layouts (repartition.h): the GPUs switching
+     * layout (part of `switching` too), and the switches begun, since
+     * measuring started. */
+    fs_level reconfiguring;
+    uint64_t repartitions;
 } fs_pool;
 
 /* 0 or ENOMEM. */
@@ -91,6 +96,11 @@ void fs_pool_unit_switching(fs_pool *p, double now, size_t u, int delta);
  * and work like `kind`: its busy and switching turns count that share.
  * Call it before the unit starts switching to the tenant. */
 void fs_pool_unit_tenant(fs_pool *p, size_t u, double share, fs_share_kind kind);
+
+/* A whole GPU starts (+1) or stops (-1) switching MIG layout at now:
+ * switching compute, counted in `reconfiguring` too; a start counts one
+ * re-partition. */
+void fs_pool_gpu_reconfiguring(fs_pool *p, double now, int delta);
 
 /* GPUs provisioned (+n) or given back (-n) at now. */
 void fs_pool_gpus_present(fs_pool *p, double now, int delta);

@@ -45,6 +45,17 @@ static const fs_placement_policy policies[FS_PLACEMENT_KINDS] = {
 
 /* ---- units ---------------------------------------------------------------- */
 
+/* The profile of a GPU's k-th MIG unit, its layout in *layout. */
+static const fs_mig_profile *fs__mig_unit(const fs_pool_spec *pool, size_t k, uint16_t *layout)
+{
+    *layout = 0;
+    if (pool->mig_plan == NULL)
+        return pool->mig.profiles[k];
+    for (; k >= pool->mig_plan->layouts[*layout].n; (*layout)++)
+        k -= pool->mig_plan->layouts[*layout].n;
+    return pool->mig_plan->layouts[*layout].profiles[k];
+}
+
 static int fs__make_units(const fs_scenario *s, const fs_pool_spec *pool, fs_pool_units *out)
 {
     const fs_gpu_type *gpu = &s->gpu_types[pool->gpu_type];
@@ -61,27 +72,28 @@ static int fs__make_units(const fs_scenario *s, const fs_pool_spec *pool, fs_poo
             fs_unit *unit = &out->units[u];
             switch (pool->partitioning) {
             case FS_PARTITION_WHOLE:
-                *unit = (fs_unit){g, "whole", gpu->memory_gb, gpu->sms, 1.0, 1.0, FS_UNPLACED, 0};
+                *unit = (fs_unit){g, "whole", gpu->memory_gb, gpu->sms, 1.0, 1.0, FS_UNPLACED, 0, 0};
                 break;
             case FS_PARTITION_MIG: {
                 /* A scenario may override the GPU's SM count but not the MIG
                  * table's, so the share is capped at the whole GPU. */
-                const fs_mig_profile *prof = pool->mig.profiles[k];
+                uint16_t layout;
+                const fs_mig_profile *prof = fs__mig_unit(pool, k, &layout);
                 double share = fmin(1.0, (double)prof->sms / gpu->sms);
                 *unit = (fs_unit){g, prof->name, prof->memory_gb, prof->sms,
                                   (double)prof->compute_slices / FS_MIG_COMPUTE_SLICES, share,
-                                  FS_UNPLACED, 0};
+                                  FS_UNPLACED, 0, layout};
                 break;
             }
             case FS_PARTITION_TIME_SLICED:
                 *unit = (fs_unit){g, "time-slice", gpu->memory_gb, gpu->sms,
-                                  1.0 / pool->time_slicing.tenants, 1.0, FS_UNPLACED, 0};
+                                  1.0 / pool->time_slicing.tenants, 1.0, FS_UNPLACED, 0, 0};
                 break;
             case FS_PARTITION_FRACTIONAL:
                 /* Its shares are its replica's, set when one is placed here
                  * (placement_frac.c) or granted it (the fleet's pool). */
                 *unit = (fs_unit){g, pool->fractional.mode == FS_SHARE_MPS ? "mps" : "virtual",
-                                  gpu->memory_gb, gpu->sms, 0, 0, FS_UNPLACED, 0};
+                                  gpu->memory_gb, gpu->sms, 0, 0, FS_UNPLACED, 0, 0};
                 break;
             }
         }
@@ -185,6 +197,10 @@ static int fs__groups_init(const fs_pool_spec *pool, const fs_pool_units *pu, fs
     bool by_gpu = pool->partitioning == FS_PARTITION_TIME_SLICED;
     for (size_t u = 0; u < n; u++) {
         const fs_unit *unit = &pu->units[u];
+        if (!fs_unit_at_start(pool, unit)) { /* another layout's: not placed on */
+            g->next[u] = FS_UNPLACED;
+            continue;
+        }
         /* Groups in order of their first unit, so heads start ascending.  A
          * pool has a handful of unit shapes, so the search is short; seats of
          * one GPU are contiguous, so by GPU only the last group can match. */
@@ -244,7 +260,8 @@ static void fs__room(const fs_pool_spec *pool, const fs_pool_units *pu, const do
 {
     for (size_t u = 0; u < pu->n_units; u++) {
         const fs_unit *unit = &pu->units[u];
-        room[u] = unit->service != FS_UNPLACED ? -1 : fs__unit_room(pool, unit, gpu_used);
+        room[u] = unit->service != FS_UNPLACED || !fs_unit_at_start(pool, unit) ? -1
+                                                                               : fs__unit_room(pool, unit, gpu_used);
     }
 }
 
@@ -336,7 +353,7 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
                 double need = s->services[unit->service].memory_gb;
                 if (need > 0)
                     pu->stranded_memory_gb += unit->memory_gb - need;
-            } else if (unit->memory_gb < min_need) {
+            } else if (unit->memory_gb < min_need && fs_unit_at_start(pool, unit)) {
                 pu->stranded_memory_gb += unit->memory_gb;
                 pu->stranded_sm_share += unit->compute_share;
             }
@@ -353,7 +370,7 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
         }
     }
     for (size_t u = 0; u < pu->n_units; u++)
-        pu->free_units += pu->units[u].service == FS_UNPLACED;
+        pu->free_units += pu->units[u].service == FS_UNPLACED && fs_unit_at_start(pool, &pu->units[u]);
 out:
     fs__groups_fini(&groups);
     free(refs);

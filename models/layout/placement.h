@@ -3,7 +3,8 @@
  * tenant seats or fractional seats.
  *
  * Every pool is cut into units: one per whole GPU, one per MIG instance of
- * the pool's layout on each GPU, `tenants` seats per time-sliced GPU, or
+ * the pool's layout on each GPU (of each of its layouts, for a pool that
+ * switches layouts at run time), `tenants` seats per time-sliced GPU, or
  * `seats` seats per fractional GPU.  A unit has the memory and SMs a replica
  * on it gets, and the share of its GPU it is charged for.  The replicas of
  * the services on a pool are placed onto its units, largest memory footprint
@@ -44,7 +45,19 @@ typedef struct fs_unit {
                               * (fractional) its replica's gpu_share, 0 while no replica is placed */
     size_t service;          /* FS_UNPLACED, or the service placed here */
     uint32_t replica;
+    uint16_t layout;         /* a pool that switches MIG layouts: its layout (fs_mig_plan), else 0 */
 } fs_unit;
+
+/* Whether a unit exists at t = 0: every unit does, except, in a pool that
+ * switches MIG layouts (fs_pool_spec.mig_plan), those of layouts other than
+ * its start one.  Such a pool's units are every layout's, per GPU, so unit
+ * numbers stay fixed; the fleet keeps a layout's units absent while another
+ * is in force (models/fleet/repartition.h), and static placement uses the
+ * start layout's only. */
+static inline bool fs_unit_at_start(const fs_pool_spec *pool, const fs_unit *unit)
+{
+    return pool->mig_plan == NULL || unit->layout == pool->mig_plan->start;
+}
 
 typedef struct fs_pool_units {
     fs_unit *units;            /* n_units_max: every GPU the pool may grow to */

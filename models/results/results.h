@@ -191,6 +191,8 @@ typedef struct fs_pool_rep {
     double busy_gpu_s;        /* busy compute GPU-seconds (serving or training) */
     double switching_gpu_s;   /* GPU-seconds spent evicting and warming tenants */
     double idle_gpu_s;        /* the rest; provisioned = busy + switching + idle (conservation) */
+    uint64_t repartitions;    /* MIG layout switches begun (a pool with several layouts) */
+    double reconfigure_gpu_s; /* GPU-seconds switching layout: part of switching_gpu_s */
     double least_headroom;    /* share of GPUs idle in its busiest window (NaN: never held a GPU) */
     fs_pool_window *windows;  /* kept only without a window sink, as fs_service_rep.windows */
     size_t n_windows, cap_windows;

@@ -510,6 +510,7 @@ void fs_scenario_destroy(fs_scenario *s)
         free(s->pools[i].name);
         free(s->pools[i].gpu);
         fs_dist_fini(&s->pools[i].provision_delay);
+        fs__scenario_free_mig_plan(s->pools[i].mig_plan);
     }
     free(s->pools);
     for (size_t i = 0; i < s->n_services; i++) {

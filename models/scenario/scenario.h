@@ -284,13 +284,44 @@ typedef enum fs_placement_kind {
     FS_PLACEMENT_KINDS
 } fs_placement_kind;
 
+/* MIG re-partitioning at run time ("mig": {"layouts": {...}, ...}, models/fleet/
+ * repartition.h): a pool declares several named layouts, each valid on its GPU
+ * type (fs_mig_place), and switches its GPUs between them at times of day.  A
+ * GPU being switched first drains (its units stop being granted; with "evict"
+ * its tenants that can be moved are), then spends reconfigure_s switching,
+ * then offers the new layout's units. */
+#define FS_SCENARIO_MAX_MIG_LAYOUTS 8
+#define FS_SCENARIO_MAX_MIG_SWITCHES 48 /* schedule entries, per day */
+
+typedef enum fs_mig_drain {
+    FS_MIG_DRAIN_WAIT,  /* "wait": tenants leave on their own */
+    FS_MIG_DRAIN_EVICT  /* "evict": service replicas move, preemptible jobs are evicted */
+} fs_mig_drain;
+
+typedef struct fs_mig_switch {
+    double at_s;        /* time of day, [0, 86400) */
+    size_t layout;      /* index into fs_mig_plan.layouts */
+} fs_mig_switch;
+
+typedef struct fs_mig_plan {
+    fs_mig_layout layouts[FS_SCENARIO_MAX_MIG_LAYOUTS]; /* in document order */
+    char *names[FS_SCENARIO_MAX_MIG_LAYOUTS];
+    size_t n_layouts;                                    /* >= 1 */
+    size_t start;                                        /* in force at t = 0 (fs_pool_spec.mig is a copy) */
+    fs_mig_switch schedule[FS_SCENARIO_MAX_MIG_SWITCHES]; /* sorted by at_s; repeats daily */
+    size_t n_schedule;
+    double reconfigure_s;                                /* a GPU's time switching layouts */
+    fs_mig_drain drain;
+} fs_mig_plan;
+
 typedef struct fs_pool_spec {
     char *name;
     char *gpu;            /* the GPU type's name */
     size_t gpu_type;      /* index into fs_scenario.gpu_types */
     uint32_t gpus;        /* >= 1 */
     fs_partitioning partitioning;
-    fs_mig_layout mig;    /* FS_PARTITION_MIG: the layout placed on every GPU */
+    fs_mig_layout mig;    /* FS_PARTITION_MIG: the layout placed on every GPU (with a plan: at t = 0) */
+    fs_mig_plan *mig_plan; /* "mig": {"layouts": ...}: the layouts and when to switch; NULL: `mig` only */
     fs_time_slicing time_slicing; /* FS_PARTITION_TIME_SLICED */
     fs_fractional fractional;     /* FS_PARTITION_FRACTIONAL */
     fs_price_class price; /* default on-demand */
@@ -307,10 +338,17 @@ typedef struct fs_pool_spec {
     size_t region;                /* index into fs_scenario.regions ("region") */
 } fs_pool_spec;
 
-/* Units one GPU of the pool is cut into: MIG instances, time-sliced or
- * fractional seats, or 1. */
+/* Units one GPU of the pool is cut into: MIG instances (of every layout in
+ * turn, for a pool that switches layouts), time-sliced or fractional seats,
+ * or 1. */
 static inline uint32_t fs_pool_units_per_gpu(const fs_pool_spec *p)
 {
+    if (p->partitioning == FS_PARTITION_MIG && p->mig_plan) {
+        size_t n = 0;
+        for (size_t k = 0; k < p->mig_plan->n_layouts; k++)
+            n += p->mig_plan->layouts[k].n;
+        return (uint32_t)n;
+    }
     return p->partitioning == FS_PARTITION_MIG           ? (uint32_t)p->mig.n
            : p->partitioning == FS_PARTITION_TIME_SLICED ? p->time_slicing.tenants
            : p->partitioning == FS_PARTITION_FRACTIONAL  ? p->fractional.seats

@@ -449,9 +449,14 @@ int fs__scenario_check_continuous(fs_jpath *p, size_t index, fs_scenario *s)
             pool = &s->pools[out->decode_pool];
         const fs_gpu_type *gpu = &s->gpu_types[pool->gpu_type];
         if (pool->partitioning == FS_PARTITION_MIG) {
-            for (size_t i = 0; rc == FS_OK && i < pool->mig.n; i++)
-                rc = fs_scenario_llm_unit(s, index, pool->gpu_type, pool->mig.profiles[i],
-                                          pool->mig.profiles[i]->memory_gb, &blocks, &step, &err);
+            /* Every layout a pool may switch to (scenario_mig.c). */
+            size_t n_layouts = pool->mig_plan ? pool->mig_plan->n_layouts : 1;
+            for (size_t k = 0; rc == FS_OK && k < n_layouts; k++) {
+                const fs_mig_layout *mig = pool->mig_plan ? &pool->mig_plan->layouts[k] : &pool->mig;
+                for (size_t i = 0; rc == FS_OK && i < mig->n; i++)
+                    rc = fs_scenario_llm_unit(s, index, pool->gpu_type, mig->profiles[i],
+                                              mig->profiles[i]->memory_gb, &blocks, &step, &err);
+            }
         } else {
             rc = fs_scenario_llm_unit(s, index, pool->gpu_type, NULL, gpu->memory_gb, &blocks, &step, &err);
         }

@@ -140,6 +140,15 @@ int fs__scenario_parse_spills(fs_jpath *p, const json_t *root, parse_ctx *c);
 
 /* scenario_pools.c: pools[index]. */
 int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse_ctx *c);
+/* scenario_pools.c: a "mig" array (the cursor on it) placed on one GPU of
+ * type gpu.  scenario_mig.c: "mig" as an object of named layouts (the
+ * cursor on it) into out->mig_plan, out->mig its start layout; once the
+ * pool is read (the cursor on it), a pool with several layouts refused
+ * "autoscale" and "reclaim_per_hour"; and the plan freed. */
+int fs__scenario_parse_mig_layout(fs_jpath *p, const json_t *list, const fs_gpu_type *gpu, fs_mig_layout *out);
+int fs__scenario_parse_mig_plan(fs_jpath *p, const json_t *obj, const fs_gpu_type *gpu, fs_pool_spec *out);
+int fs__scenario_check_mig_pool(fs_jpath *p, const json_t *pool, const fs_pool_spec *spec);
+void fs__scenario_free_mig_plan(fs_mig_plan *plan);
 
 /* scenario_services.c: services[index]; scenario_arrivals.c: its
  * "arrivals", and a "trace" object (also a training stream's). */

@@ -65,6 +65,11 @@ static int parse_mig(fs_jpath *p, const json_t *list, const fs_gpu_type *gpu, fs
     return FS_OK;
 }
 
+int fs__scenario_parse_mig_layout(fs_jpath *p, const json_t *list, const fs_gpu_type *gpu, fs_mig_layout *out)
+{
+    return parse_mig(p, list, gpu, out);
+}
+
 static int parse_time_slicing(fs_jpath *p, const json_t *obj, fs_time_slicing *ts)
 {
     static const char *const keys[] = {"tenants", "slice", "switch_overhead",
@@ -146,7 +151,7 @@ static int parse_partitioning(fs_jpath *p, const json_t *pool, const fs_gpu_type
         return FS_OK;
     json_t *v = json_object_get(pool, kinds[k]);
     size_t mark = fs_jpath_push_key(p, kinds[k]);
-    int rc = k == 0   ? parse_mig(p, v, gpu, &out->mig)
+    int rc = k == 0   ? json_is_object(v) ? fs__scenario_parse_mig_plan(p, v, gpu, out) : parse_mig(p, v, gpu, &out->mig)
              : k == 1 ? parse_time_slicing(p, v, &out->time_slicing)
                       : parse_fractional(p, v, &out->fractional);
     fs_jpath_pop(p, mark);
@@ -336,6 +341,8 @@ int fs__scenario_parse_pool(fs_jpath *p, const json_t *pool, size_t index, parse
         rc = parse_pool_class(p, pool, out);
     if (rc == FS_OK)
         rc = parse_pool_autoscale(p, pool, out);
+    if (rc == FS_OK)
+        rc = fs__scenario_check_mig_pool(p, pool, out);
     bool ts = out->partitioning == FS_PARTITION_TIME_SLICED;
     uint64_t seats = (uint64_t)(out->max_gpus > out->gpus ? out->max_gpus : out->gpus) *
                      (fs_pool_shared(out) ? fs_pool_units_per_gpu(out) : 0);

@@ -434,6 +434,9 @@ static uint64_t largest_pool_units(const fs_scenario *s, size_t *which, uint64_t
         uint64_t per_gpu = pool->partitioning == FS_PARTITION_MIG           ? pool->mig.n
                            : pool->partitioning == FS_PARTITION_TIME_SLICED ? pool->time_slicing.tenants
                                                                             : 1;
+        for (size_t k = 0; pool->mig_plan && k < pool->mig_plan->n_layouts; k++)
+            if (pool->mig_plan->layouts[k].n > per_gpu) /* the largest layout it may switch to */
+                per_gpu = pool->mig_plan->layouts[k].n;
         uint64_t units = (uint64_t)(pool->max_gpus > pool->gpus ? pool->max_gpus : pool->gpus) * per_gpu;
         *all += units;
         if (units > most) {

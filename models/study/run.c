@@ -114,8 +114,14 @@ static void fs__training_evicted(void *ctx, uint32_t owner, uint32_t slot, size_
     fs_training_member_evicted(&run->training, owner, now);
 }
 
-static const fs_holder_ops fs__service_holder = {fs__service_ready, fs__service_evicted, NULL};
-static const fs_holder_ops fs__training_holder = {fs__training_ready, fs__training_evicted, fs__training_granted};
+static void fs__service_moved(void *ctx, uint32_t owner, uint32_t slot, size_t pool, size_t unit, double now)
+{
+    fs__replication *run = ctx;
+    fs_service_replica_move(&run->services[owner], slot, pool, unit, now);
+}
+
+static const fs_holder_ops fs__service_holder = {fs__service_ready, fs__service_evicted, NULL, fs__service_moved};
+static const fs_holder_ops fs__training_holder = {fs__training_ready, fs__training_evicted, fs__training_granted, NULL};
 
 static void fs__on_warmup(fs_sim *sim, const fs_event *ev, void *ctx)
 {

@@ -73,6 +73,8 @@ static void fs__release_leaving(fs_service *svc, uint32_t r, double now)
         fs_fleet_release(svc->fleet, svc->spec->pool, svc->unit[r], 0, now);
     }
     svc->state[r] = FS__OFF;
+    if (svc->owed > 0)
+        fs__service_repay(svc, now);
 }
 
 static inline void fs__release(fs_service *svc, uint32_t r, double now)
@@ -548,25 +550,11 @@ void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now)
         fs__llm_replica_lost(svc, r, now);
 }
 
-/* Asks the fleet for one more replica in a free slot. */
+/* Asks the fleet for one more replica in a free slot (service_move.c). */
 static int fs__scale_up(fs_service *svc, double now)
 {
-    for (uint32_t r = 0; r < svc->n_slots; r++) {
-        if (svc->state[r] != FS__OFF)
-            continue;
-        svc->state[r] = FS__WARMING;
-        svc->n_wanted++;
-        fs_request req = {
-            .kind = FS_HOLDER_SERVICE, .owner = (uint32_t)svc->index, .units = 1,
-            .memory_gb = svc->spec->memory_gb,
-            .warmup = FS_WARMUP_REPLICA,
-            .warm_gb = svc->llm ? fs_llm_weights_bytes(&svc->spec->batching.llm.model) / (1024.0 * 1024.0 * 1024.0) : 0,
-            .pool = svc->spec->pool, .lane = FS_LANE_INFERENCE, .first_slot = r,
-        };
-        (void)now;
-        return fs_fleet_request(svc->fleet, &req);
-    }
-    return 0;
+    (void)now;
+    return fs__service_ask(svc);
 }
 
 /* Gives one replica back: a slot still waiting for the fleet first, else the

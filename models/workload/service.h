@@ -150,6 +150,7 @@ typedef struct fs_service {
     const fs_placement *placement;
 
     uint32_t n_ready, n_wanted; /* ready; ready + warming */
+    uint32_t owed;            /* replicas moved off a GPU changing MIG layout, to ask for again (service_move.c) */
     double last_up, last_down, low_since; /* autoscaler memory */
     fs_hist scale_latency;    /* latencies since the last autoscaler look (p95 trigger only) */
     fs_level ready_level;     /* ready replicas, integrated */
@@ -238,6 +239,11 @@ int fs_service_link_spill(fs_service *svc, fs_service *to);
 /* The fleet's callbacks for this service's replica slot r. */
 void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now);
 void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now);
+/* Unit `unit` of pool `pool`, replica r's, changes MIG layout (the fleet's
+ * `moved`, repartition.h): the replica is lost as to an eviction, gives the
+ * unit back and is asked for again at once, or as soon as a slot is off
+ * (service_move.c).  A disaggregated service's decode replica stays. */
+void fs_service_replica_move(fs_service *svc, uint32_t r, size_t pool, size_t unit, double now);
 void fs_service_fini(fs_service *svc);
 
 /* Starts measuring at now (the warm-up instant). */

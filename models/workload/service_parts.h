@@ -1,6 +1,7 @@
 /*
  * service_parts — what service.c shares with service_llm.c, the service's
- * continuous-batching half; private to the two (service.h is the contract).
+ * continuous-batching half (and with service_pd.c and service_move.c);
+ * private to them (service.h is the contract).
  *
  * The split is the scenario module's (scenario_parse.h): one module, two
  * files, so that neither passes the tree's 1,000-line bound.
@@ -101,6 +102,11 @@ uint32_t fs__service_pick_replica(const fs_service *svc);
 void fs__service_drop(fs_service *svc);
 /* A histogram could not grow: fails the run (its figures would be short). */
 void fs__service_no_memory(fs_service *svc);
+/* service_move.c: asks the fleet for one more replica in the first slot
+ * that is off (0 when none is: nothing asked; else fs_fleet_request's
+ * code); and asks for replicas owed while slots are off. */
+int fs__service_ask(fs_service *svc);
+void fs__service_repay(fs_service *svc, double now);
 
 /* service.c: replica r's slot is free (a request ended there): the oldest
  * waiting request takes it, else it is released; a request's service time

@@ -531,6 +531,36 @@ static const char *fs__partitioning_name(fs_partitioning p)
                                             : "whole";
 }
 
+/* A pool that switches MIG layouts (fs_mig_plan): its layouts and schedule's
+ * settings, and per replication the switches begun and the GPU-hours spent
+ * reconfiguring (part of switch_gpu_hours), as mean and interval. */
+static json_t *fs__repartition_json(const fs_policy_result *pol, size_t i)
+{
+    const fs_mig_plan *plan = pol->scenario->pools[i].mig_plan;
+    json_t *o = json_object(), *names = json_array();
+    for (size_t k = 0; k < plan->n_layouts; k++)
+        json_array_append_new(names, json_string(plan->names[k]));
+    json_object_set_new(o, "layouts", names);
+    json_object_set_new(o, "start", json_string(plan->names[plan->start]));
+    fs__set(o, "reconfigure_s", plan->reconfigure_s);
+    json_object_set_new(o, "drain", json_string(plan->drain == FS_MIG_DRAIN_EVICT ? "evict" : "wait"));
+    double *x = malloc(2 * (pol->n_reps ? pol->n_reps : 1) * sizeof *x);
+    if (x == NULL) {
+        json_decref(o);
+        return NULL;
+    }
+    for (uint32_t k = 0; k < pol->n_reps; k++) {
+        x[2 * k] = (double)pol->reps[k].pools[i].repartitions;
+        x[2 * k + 1] = pol->reps[k].pools[i].reconfigure_gpu_s / 3600.0;
+    }
+    fs_summary count = fs_results_summary_known(x, 2, pol->n_reps);
+    fs_summary hours = fs_results_summary_known(x + 1, 2, pol->n_reps);
+    free(x);
+    fs__set_summary(o, "repartitions", &count);
+    fs__set_summary(o, "reconfigure_gpu_hours", &hours);
+    return o;
+}
+
 static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
 {
     const fs_policy_result *pol = &r->policies[policy];
@@ -557,7 +587,9 @@ static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
     }
     json_object_set_new(o, "price_class", json_string(spec->price == FS_PRICE_SPOT ? "spot" : "on_demand"));
     fs__set(o, "price_per_gpu_hour", fs_results_pool_price(s, i));
-    fs__set(o, "units", (double)pu->n_units);
+    /* A pool that switches MIG layouts: the start layout's units (its unit
+     * numbers cover every layout's). */
+    fs__set(o, "units", (double)(spec->mig_plan ? spec->mig.n * spec->gpus : pu->n_units));
     fs__set(o, "free_units", (double)pu->free_units);
     fs__set_cost_figures(o, &sum);
     json_t *frag = json_object();
@@ -567,6 +599,14 @@ static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
     fs__set(frag, "stranded_compute_gpus", pu->stranded_sm_share);
     fs__set(frag, "stranded_compute_fraction", spec->gpus ? pu->stranded_sm_share / spec->gpus : 0);
     json_object_set_new(o, "fragmentation", frag);
+    if (spec->mig_plan && spec->mig_plan->n_layouts > 1) {
+        json_t *rep = fs__repartition_json(pol, i);
+        if (rep == NULL) {
+            json_decref(o);
+            return NULL;
+        }
+        json_object_set_new(o, "repartitioning", rep);
+    }
     return o;
 }
 

@@ -594,6 +594,11 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
                     fs_terminal_write(stdout, pool->mig.profiles[k]->name);
                     printf("@%u", pool->mig.starts[k]);
                 }
+                if (pool->mig_plan && pool->mig_plan->n_layouts > 1) { /* the start one of several */
+                    printf(" (layout ");
+                    fs_terminal_write(stdout, pool->mig_plan->names[pool->mig_plan->start]);
+                    printf(" of %zu)", pool->mig_plan->n_layouts);
+                }
             } else if (pool->partitioning == FS_PARTITION_TIME_SLICED) {
                 printf(", time-sliced by %u", pool->time_slicing.tenants);
             } else if (pool->partitioning == FS_PARTITION_FRACTIONAL) {
@@ -601,7 +606,8 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
                        pool->fractional.mode == FS_SHARE_MPS ? "MPS" : "virtual", pool->fractional.seats,
                        pool->fractional.oversubscription);
             }
-            printf(": %zu of %zu units used, %.4g GiB stranded", pu->n_units - pu->free_units, pu->n_units,
+            size_t units = pool->mig_plan ? pool->mig.n * pool->gpus : pu->n_units;
+            printf(": %zu of %zu units used, %.4g GiB stranded", units - pu->free_units, units,
                    pu->stranded_memory_gb);
             if (pool->partitioning == FS_PARTITION_FRACTIONAL)
                 printf(" and %.4g GPUs of compute", pu->stranded_sm_share);
