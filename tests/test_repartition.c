@@ -16,7 +16,14 @@
  *   4. invalid plans refused at load with their JSON path, the geometry's
  *      reason passed on;
  *   5. the array form is one layout and no plan; a plan of one layout gives
- *      the same figures.
+ *      the same figures;
+ *   6. on demand ("on_demand": {"after": D}): a gang only the other layout
+ *      holds starts at ask + D + drain + reconfigure (+ its warm-up), with
+ *      "wait" and "evict";
+ *   7. no switch while the waiting request fits the layout in force;
+ *   8. no thrash: two profiles waiting give one switch, not a flip back;
+ *   9. with a schedule: the wait counts from the last scheduled instant;
+ *  10. bad "on_demand" refused with its JSON path.
  *
  * Every test prints the figures it compares.
  */
@@ -360,6 +367,189 @@ static void test_array_form(void **state)
     fs_scenario_destroy(b);
 }
 
+/* ---- 6. on demand ---------------------------------------------------------- */
+
+/* One GPU, "big" ["7g.80gb"] (start), "small" ["1g.10gb" x 7], no schedule,
+ * "on_demand": {"after": "10m"}; horizon 1 day.  "long" (gang 1, no state,
+ * 2 GPU-h) is submitted at 01:00 and granted the 7g.80gb (computing from
+ * 01:00:03); "pair" (gang 2) at 01:30 waits: one 7g.80gb cannot hold it.
+ * At 01:40 pair has waited D = 600 s: the GPU would hold long and pair in
+ * "small" (3 units) against long alone in "big" (1): it switches.
+ *   wait:  it drains until long ends at 03:00:03 (drain 4803 s), switches
+ *          until 03:02:03; pair waits 600 + 4803 + 120 = 5523 s and starts
+ *          computing 3 s later;
+ *   evict: long (preemptible) is evicted at 01:40; the switch runs
+ *          01:40 - 01:42; pair waits 600 + 0 + 120 = 720 s.
+ * One re-partition either way, 120 GPU-s reconfiguring. */
+#define ON_DEMAND_LAYOUTS                                                                      \
+    "\"layouts\": {\"big\": [\"7g.80gb\"], \"small\": [\"1g.10gb\", \"1g.10gb\", \"1g.10gb\","  \
+    " \"1g.10gb\", \"1g.10gb\", \"1g.10gb\", \"1g.10gb\"]}, \"reconfigure\": \"2m\""
+#define OD_AFTER_S 600.0
+
+/* One H100 with those layouts, on demand after 10 m, and training streams. */
+#define OD_SCENARIO(horizon, start, drain, schedule, training)                                 \
+    "{\"schema\": \"fleetsim/1\", \"horizon\": \"" horizon "\", \"seed\": 1,"                      \
+    " \"pools\": [{\"name\": \"mig\", \"gpu\": \"" H100 "\", \"gpus\": 1,"                         \
+    "   \"mig\": {" ON_DEMAND_LAYOUTS ", \"start\": \"" start "\", \"drain\": \"" drain "\","         \
+    schedule " \"on_demand\": {\"after\": \"10m\"}}}], \"training\": [" training "], " CALIBRATION "}"
+
+static fs_results *od_run(const char *drain, bool preemptible, fs_scenario **s)
+{
+    *s = test_scenario(OD_SCENARIO("1d", "big", "%s", "",
+        "{\"name\": \"long\", \"submit\": {\"at\": [\"01:00\"]}, \"gang\": 1,"
+        "   \"work_gpu_hours\": 2, \"preemptible\": %s},"
+        "  {\"name\": \"pair\", \"submit\": {\"at\": [\"01:30\"]}, \"gang\": 2, \"work_gpu_hours\": 2}"),
+        drain, preemptible ? "true" : "false");
+    assert_true((*s)->pools[0].mig_plan->on_demand_after_s == OD_AFTER_S);
+    return test_run(*s);
+}
+
+static void test_on_demand(void **state)
+{
+    (void)state;
+    for (int evict = 0; evict < 2; evict++) {
+        fs_scenario *s;
+        fs_results *r = od_run(evict ? "evict" : "wait", evict, &s);
+        const fs_pool_rep *p = &r->policies[0].reps[0].pools[0];
+        const fs_training_rep *lng = &r->policies[0].reps[0].training[0];
+        const fs_training_rep *pair = &r->policies[0].reps[0].training[1];
+        double ask = 1.5 * HOUR, drain = evict ? 0 : (3 * HOUR + 3) - (ask + OD_AFTER_S);
+        double want = OD_AFTER_S + drain + RECONFIGURE_S;
+        printf("  %s: pair waited %.6f s (want D %.0f + drain %.0f + reconfigure %.0f = %.0f), starts computing"
+               " at %.3f s (ask + wait + warm-up %.0f); re-partitions %llu (want 1), reconfiguring %.6f GPU-s;"
+               " long preemptions %llu\n",
+               evict ? "evict" : "wait", only_wait_s(pair), OD_AFTER_S, drain, RECONFIGURE_S, want,
+               ask + only_wait_s(pair) + TRAINING_WARMUP_S, TRAINING_WARMUP_S,
+               (unsigned long long)p->repartitions, p->reconfigure_gpu_s, (unsigned long long)lng->preemptions);
+        assert_close(only_wait_s(pair), want, 1e-6);
+        assert_int_equal(pair->completed, 1);
+        assert_int_equal(p->repartitions, 1);
+        assert_close(p->reconfigure_gpu_s, RECONFIGURE_S, 1e-9);
+        assert_int_equal(lng->preemptions, evict ? 1 : 0);
+        assert_int_equal(lng->completed, 1);
+        assert_conserved(p);
+        fs_results_destroy(r);
+        fs_scenario_destroy(s);
+    }
+}
+
+/* ---- 7. no switch while the layout in force fits --------------------------- */
+
+/* One GPU starting "small"; "fill" (gang 7, 7 GPU-h: 1 h) takes every 1g unit
+ * at 01:00; "one" (gang 1) at 01:30 waits for a 1g unit.  "big" would hold
+ * one unit against small's seven: no switch, and one starts when fill ends,
+ * at 02:00:03 (wait 1803 s). */
+static void test_on_demand_fits(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(OD_SCENARIO("1d", "small", "evict", "",
+        "{\"name\": \"fill\", \"submit\": {\"at\": [\"01:00\"]}, \"gang\": 7,"
+        "   \"work_gpu_hours\": 7, \"preemptible\": true},"
+        "  {\"name\": \"one\", \"submit\": {\"at\": [\"01:30\"]}, \"gang\": 1, \"work_gpu_hours\": 1}"));
+    fs_results *r = test_run(s);
+    const fs_pool_rep *p = &r->policies[0].reps[0].pools[0];
+    const fs_training_rep *one = &r->policies[0].reps[0].training[1];
+    double want = 2 * HOUR + 3 - 1.5 * HOUR;
+    printf("  one waited %.6f s (want %.0f), re-partitions %llu (want 0), reconfiguring %.6f GPU-s (want 0)\n",
+           only_wait_s(one), want, (unsigned long long)p->repartitions, p->reconfigure_gpu_s);
+    assert_close(only_wait_s(one), want, 1e-6);
+    assert_int_equal(p->repartitions, 0);
+    assert_close(p->reconfigure_gpu_s, 0, 0);
+    assert_conserved(p);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 8. no thrash ---------------------------------------------------------- */
+
+/* One GPU starting "big", "evict", horizon 8 h.  "hog" (gang 1, 1 GPU-h, not
+ * preemptible: waited for) takes the 7g.80gb at 00:00 (computing 00:00:03 -
+ * 01:00:03); "pair" (gang 2, 20 GPU-h: 10 h, preemptible) asks at 00:10 and
+ * waits.  At 00:20 pair is stuck: small would hold hog and pair (3) against
+ * hog (1): the GPU drains, switches 01:00:03 - 01:02:03, and pair starts
+ * (wait 3123 s).  "wide" (gang 1, 40 GiB of state: only a 7g.80gb holds it)
+ * asks at 01:10 and is stuck at 01:20, but big would hold one of pair's
+ * units and not wide against small's two: the GPU stays small, pair is not
+ * evicted.  One re-partition in 8 h; wide never starts.  (Weighing only the
+ * waiting requests would evict pair for wide, and back again.) */
+static void test_on_demand_no_thrash(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(OD_SCENARIO("8h", "big", "evict", "",
+        "{\"name\": \"hog\", \"submit\": {\"at\": [\"00:00\"]}, \"gang\": 1, \"work_gpu_hours\": 1},"
+        "  {\"name\": \"pair\", \"submit\": {\"at\": [\"00:10\"]}, \"gang\": 2, \"work_gpu_hours\": 20,"
+        "   \"preemptible\": true},"
+        "  {\"name\": \"wide\", \"submit\": {\"at\": [\"01:10\"]}, \"gang\": 1, \"work_gpu_hours\": 1,"
+        "   \"state_gb_per_gpu\": 40}"));
+    fs_results *r = test_run(s);
+    const fs_pool_rep *p = &r->policies[0].reps[0].pools[0];
+    const fs_training_rep *pair = &r->policies[0].reps[0].training[1];
+    const fs_training_rep *wide = &r->policies[0].reps[0].training[2];
+    double want = HOUR + 3 + RECONFIGURE_S - 600;
+    printf("  pair waited %.6f s (want %.0f); wide waited %.6f s, still waiting (want 8 h - 70 m = %.0f),"
+           " completed %llu (want 0); re-partitions %llu (want 1), reconfiguring %.6f GPU-s (want 120)\n",
+           only_wait_s(pair), want, only_wait_s(wide), 8 * HOUR - 70 * 60, (unsigned long long)wide->completed,
+           (unsigned long long)p->repartitions, p->reconfigure_gpu_s);
+    assert_close(only_wait_s(pair), want, 1e-6);
+    assert_close(only_wait_s(wide), 8 * HOUR - 70 * 60, 1e-6); /* still waiting: censored at the horizon */
+    assert_int_equal(wide->completed, 0);
+    assert_int_equal(p->repartitions, 1);
+    assert_close(p->reconfigure_gpu_s, RECONFIGURE_S, 1e-9);
+    assert_conserved(p);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 9. with a schedule ---------------------------------------------------- */
+
+/* One GPU, "big" by day (07:00) and at the start, "small" by night (22:00),
+ * on demand after 10 m; horizon 1 day.  "pair" (gang 2, 2 GPU-h) asks at
+ * 06:55.  Its wait counts from 07:00, the scheduled instant (which keeps
+ * big): it is stuck at 07:10, not 07:05; the GPU switches 07:10 - 07:12 and
+ * pair waits 1020 s.  At 22:00 the GPU is small already: one re-partition. */
+static void test_on_demand_with_schedule(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(OD_SCENARIO("1d", "big", "wait",
+        " \"schedule\": [{\"at\": \"07:00\", \"layout\": \"big\"}, {\"at\": \"22:00\", \"layout\": \"small\"}],",
+        "{\"name\": \"pair\", \"submit\": {\"at\": [\"06:55\"]}, \"gang\": 2, \"work_gpu_hours\": 2}"));
+    fs_results *r = test_run(s);
+    const fs_pool_rep *p = &r->policies[0].reps[0].pools[0];
+    const fs_training_rep *pair = &r->policies[0].reps[0].training[0];
+    double want = 7 * HOUR + OD_AFTER_S + RECONFIGURE_S - (6 * HOUR + 55 * 60);
+    printf("  pair waited %.6f s (want %.0f, not %.0f from its ask); re-partitions %llu (want 1)\n",
+           only_wait_s(pair), want, OD_AFTER_S + RECONFIGURE_S, (unsigned long long)p->repartitions);
+    assert_close(only_wait_s(pair), want, 1e-6);
+    assert_int_equal(pair->completed, 1);
+    assert_int_equal(p->repartitions, 1);
+    assert_conserved(p);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- 10. bad "on_demand" --------------------------------------------------- */
+
+static void test_on_demand_invalid(void **state)
+{
+    (void)state;
+#define OD_PLAN(od)                                                                            \
+    PLAN_DOC("{\"layouts\": {\"day\": [\"3g.40gb\"], \"night\": [\"1g.10gb\"]}, \"start\": \"day\","  \
+             " \"reconfigure\": \"2m\", \"on_demand\": " od "}", "")
+    test_parse_refused(OD_PLAN("{\"after\": 0}"), "scen.json", FS_ERR_INPUT,
+                       "scen.json: pools[0].mig.on_demand.after: expected");
+    test_parse_refused(OD_PLAN("{\"after\": \"-5m\"}"), "scen.json", FS_ERR_INPUT,
+                       "scen.json: pools[0].mig.on_demand.after: ");
+    test_parse_refused(OD_PLAN("{\"afterr\": \"5m\"}"), "scen.json", FS_ERR_INPUT,
+                       "scen.json: pools[0].mig.on_demand: unknown key \"afterr\"");
+    test_parse_refused(OD_PLAN("{}"), "scen.json", FS_ERR_INPUT,
+                       "scen.json: pools[0].mig.on_demand: missing required key \"after\"");
+    test_parse_refused(OD_PLAN("\"10m\""), "scen.json", FS_ERR_INPUT, "scen.json: pools[0].mig.on_demand: expected");
+    test_parse_refused(PLAN_DOC("{\"layouts\": {\"only\": [\"3g.40gb\"]}, \"on_demand\": {\"after\": \"5m\"}}", ""),
+                       "scen.json", FS_ERR_INPUT, "scen.json: pools[0].mig.on_demand: needs two layouts or more");
+    printf("  after 0, a negative after, an unknown key, no after, a string, one layout: refused at their paths\n");
+#undef OD_PLAN
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +558,11 @@ int main(void)
         cmocka_unit_test(test_wait_and_evict_jobs),
         cmocka_unit_test(test_invalid_plans),
         cmocka_unit_test(test_array_form),
+        cmocka_unit_test(test_on_demand),
+        cmocka_unit_test(test_on_demand_fits),
+        cmocka_unit_test(test_on_demand_no_thrash),
+        cmocka_unit_test(test_on_demand_with_schedule),
+        cmocka_unit_test(test_on_demand_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

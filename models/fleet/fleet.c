@@ -534,6 +534,8 @@ int fs_fleet_request(fs_fleet *f, const fs_request *req)
     fs__want(f, &r, +1);
     if (f->quota)
         fs_quota_queued(f->quota, &r);
+    if (f->repart) /* a pool that re-partitions on demand times its wait */
+        fs_repart_queued(f->repart, &r);
     if (!ahead) {
         fs__grow_elastic(f);
     } else if (f->stale || f->exact || fs__may_evict_any(f) || (f->quota && fs_quota_fair(f->quota))) {

@@ -22,6 +22,18 @@
  * draining (its absent units turn free again); one whose schedule moves on
  * while it switches drains again once the switch ends.
  *
+ * On demand ("on_demand": {"after": D}): a waiting request that the pool
+ * may serve, with no free unit in force that fits it (fs_pick_fitting), is
+ * stuck once it has waited D, counted from its ask or from the pool's last
+ * scheduled instant, whichever is later (a schedule's layout gets D before
+ * on demand may undo it).  Stuck requests are looked at D after each ask,
+ * D after each scheduled instant, and whenever a unit of the pool comes
+ * free or a GPU ends a switch; then, if no GPU of the pool is switching on
+ * demand, the GPU and layout that would hold the most more units of the
+ * GPU's tenants and the stuck requests (fs__on_demand states the rule and
+ * its ties) drain and switch as above, one GPU at a time.  A scheduled
+ * instant overrides: it retargets every GPU, an on-demand one included.
+ *
  * Ownership: created by fs_fleet_init only when some pool switches layouts
  * (fleet.repart NULL otherwise, and no path here runs); owns its per-GPU
  * states; borrows the fleet.
@@ -40,6 +52,10 @@ typedef struct fs_repart fs_repart;
  * ENOMEM.  Schedules each such pool's first switch after t = 0. */
 int fs_repart_create(fs_fleet *f, fs_repart **out);
 void fs_repart_destroy(fs_repart *r);
+
+/* Request req has just been queued (fleet.c): each on-demand pool it may
+ * use looks at its waiting requests again once req has waited D. */
+void fs_repart_queued(fs_repart *r, const fs_request *req);
 
 /* Unit u of pool p just turned free (fleet.c, the end of an eviction): on a
  * draining GPU it goes absent, and the GPU switches once it is empty. */

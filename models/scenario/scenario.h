@@ -289,7 +289,8 @@ typedef enum fs_placement_kind {
  * type (fs_mig_place), and switches its GPUs between them at times of day.  A
  * GPU being switched first drains (its units stop being granted; with "evict"
  * its tenants that can be moved are), then spends reconfigure_s switching,
- * then offers the new layout's units. */
+ * then offers the new layout's units.  With "on_demand" a GPU is also switched,
+ * one at a time, when a request has waited too long for a unit. */
 #define FS_SCENARIO_MAX_MIG_LAYOUTS 8
 #define FS_SCENARIO_MAX_MIG_SWITCHES 48 /* schedule entries, per day */
 
@@ -312,6 +313,8 @@ typedef struct fs_mig_plan {
     size_t n_schedule;
     double reconfigure_s;                                /* a GPU's time switching layouts */
     fs_mig_drain drain;
+    double on_demand_after_s; /* "on_demand": {"after"}: a request no layout in force holds that
+                               * has waited this long re-partitions one GPU (> 0); 0: never */
 } fs_mig_plan;
 
 typedef struct fs_pool_spec {

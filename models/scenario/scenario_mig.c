@@ -4,7 +4,7 @@
  *   "mig": {"layouts": {"day": ["3g.40gb", "3g.40gb"], "night": ["1g.10gb", ...]},
  *           "start": "day",
  *           "schedule": [{"at": "07:00", "layout": "day"}, {"at": "22:00", "layout": "night"}],
- *           "reconfigure": "2m", "drain": "wait" | "evict"}
+ *           "reconfigure": "2m", "drain": "wait" | "evict", "on_demand": {"after": "10m"}}
  *
  * into an fs_mig_plan (scenario.h).  Every layout is placed on the pool's GPU
  * type as the array form's is (fs_mig_place, through scenario_pools.c), and
@@ -129,6 +129,25 @@ static int parse_schedule(fs_jpath *p, const json_t *obj, fs_mig_plan *plan)
     return rc;
 }
 
+/* "on_demand": {"after": D}, D > 0, with two layouts or more. */
+static int parse_on_demand(fs_jpath *p, const json_t *obj, fs_mig_plan *plan)
+{
+    static const char *const keys[] = {"after"};
+    json_t *od = NULL;
+    int rc = fs_jpath_get_object(p, obj, "on_demand", false, &od);
+    if (rc != FS_OK || od == NULL)
+        return rc;
+    size_t mark = fs_jpath_push_key(p, "on_demand");
+    if (plan->n_layouts < 2)
+        rc = fs_jpath_fail(p, "needs two layouts or more in \"layouts\": there is none to switch to");
+    if (rc == FS_OK)
+        rc = fs_jpath_check_keys(p, od, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_duration(p, od, "after", true, FS_JPATH_POSITIVE, &plan->on_demand_after_s);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
 /* A pool whose GPUs change layout keeps its size: an elastic or reclaimed
  * GPU would have to arrive in, or leave from, any layout (not built). */
 int fs__scenario_check_mig_pool(fs_jpath *p, const json_t *pool, const fs_pool_spec *spec)
@@ -150,7 +169,7 @@ int fs__scenario_check_mig_pool(fs_jpath *p, const json_t *pool, const fs_pool_s
 
 int fs__scenario_parse_mig_plan(fs_jpath *p, const json_t *obj, const fs_gpu_type *gpu, fs_pool_spec *out)
 {
-    static const char *const keys[] = {"layouts", "start", "schedule", "reconfigure", "drain"};
+    static const char *const keys[] = {"layouts", "start", "schedule", "reconfigure", "drain", "on_demand"};
     static const char *const drains[] = {[FS_MIG_DRAIN_WAIT] = "wait", [FS_MIG_DRAIN_EVICT] = "evict"};
     fs_mig_plan *plan = calloc(1, sizeof *plan);
     if (plan == NULL)
@@ -170,6 +189,8 @@ int fs__scenario_parse_mig_plan(fs_jpath *p, const json_t *obj, const fs_gpu_typ
     if (rc == FS_OK)
         rc = fs__scenario_get_choice(p, obj, "drain", "a drain policy", drains, COUNT(drains), &drain);
     plan->drain = (fs_mig_drain)drain;
+    if (rc == FS_OK)
+        rc = parse_on_demand(p, obj, plan);
     if (rc == FS_OK)
         out->mig = plan->layouts[plan->start];
     return rc;

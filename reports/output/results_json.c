@@ -544,6 +544,8 @@ static json_t *fs__repartition_json(const fs_policy_result *pol, size_t i)
     json_object_set_new(o, "start", json_string(plan->names[plan->start]));
     fs__set(o, "reconfigure_s", plan->reconfigure_s);
     json_object_set_new(o, "drain", json_string(plan->drain == FS_MIG_DRAIN_EVICT ? "evict" : "wait"));
+    if (plan->on_demand_after_s > 0)
+        fs__set(o, "on_demand_after_s", plan->on_demand_after_s);
     double *x = malloc(2 * (pol->n_reps ? pol->n_reps : 1) * sizeof *x);
     if (x == NULL) {
         json_decref(o);
