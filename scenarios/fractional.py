@@ -28,33 +28,8 @@ import json
 import math
 import sys
 
-# The measured share curves (models/hardware/mps.c, calibrate/README.md).
-SHARES = [1.0, 0.75, 0.5, 0.25, 0.1]
-CURVES = {
-    "compute": [1.00, 1.35, 2.00, 4.12, 10.97],
-    "memory": [1.00, 1.00, 1.00, 1.77, 3.25],
-    "prefill": [1.00, 1.30, 1.63, 3.15, 8.28],
-    "decode": [1.00, 1.09, 1.32, 1.96, 4.46],
-}
+from model_mix import DIURNAL, H100_SMS, SLICE_SMS, mig_exponent, slowdown
 
-
-def slowdown(kind, share):
-    """Log-log between measured shares, as fs_mps_slowdown."""
-    row = CURVES[kind]
-    if share >= 1:
-        return row[0]
-    for i in range(1, len(SHARES)):
-        if share >= SHARES[i]:
-            t = math.log(share / SHARES[i]) / math.log(SHARES[i - 1] / SHARES[i])
-            return math.exp(math.log(row[i]) + t * math.log(row[i - 1] / row[i]))
-    return row[-1]
-
-
-H100_SMS = 132
-SLICE_SMS = {"1g.10gb": 16, "2g.20gb": 32, "3g.40gb": 60}
-# Business-day shape: trough 0.35 at night, peak 1.0 mid-afternoon (as fragmentation.json).
-DIURNAL = [0.4, 0.37, 0.35, 0.35, 0.37, 0.42, 0.5, 0.62, 0.78, 0.9, 0.97, 1.0,
-           1.0, 1.0, 1.0, 0.98, 0.93, 0.85, 0.75, 0.65, 0.57, 0.5, 0.45, 0.42]
 # name, what its work resembles, memory GB, median ms on a whole H100, peak
 # req/s, its MIG slice, its compute share (MPS and virtual).  Assumptions.
 MODELS = [
@@ -81,8 +56,7 @@ def service(name, kind, memory, median, peak, _slice, _share):
 
 
 def mig_patch(kind, slice_name):
-    share = SLICE_SMS[slice_name] / H100_SMS
-    return {"pool": slice_name, "sm_exponent": round(math.log(slowdown(kind, share)) / math.log(1 / share), 4)}
+    return {"pool": slice_name, "sm_exponent": mig_exponent(kind, slice_name)}
 
 
 def fractional_policy(mode, oversubscription, gpus):
