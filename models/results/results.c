@@ -161,6 +161,7 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
         for (size_t i = 0; i < s->n_training; i++) {
             fs_hist_fini(&rep->training[i].wait);
             free(rep->training[i].waits);
+            free(rep->training[i].pipeline.cycle_s);
             fs_intern_fini(&rep->training[i].tenants);
         }
     free(rep->services);
@@ -813,6 +814,54 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
     out->wait_mean_s = pc[3].value;
     out->wait_p50_spread = pc[0].spread;
     out->wait_p95_spread = pc[1].spread;
+    return 0;
+}
+
+static int fs__double_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int fs_results_pipeline_summary(const fs_results *r, size_t policy, size_t stream, fs_pipeline_summary *out)
+{
+    const fs_policy_result *pol = &r->policies[policy];
+    uint32_t n = pol->n_reps;
+    size_t total = 0;
+    double *x = malloc(4 * (size_t)n * sizeof *x);
+    if (!x)
+        return ENOMEM;
+    for (uint32_t k = 0; k < n; k++) {
+        const struct fs_pipeline_rep *pl = &pol->reps[k].training[stream].pipeline;
+        double *row = x + 4 * (size_t)k;
+        row[0] = (double)pl->started;
+        row[1] = (double)pl->completed;
+        row[2] = (double)pl->unfinished;
+        row[3] = (double)pl->open;
+        total += pl->n_cycles;
+    }
+    *out = (fs_pipeline_summary){.started = fs_summary_of(x, 4, n), .completed = fs_summary_of(x + 1, 4, n),
+                                 .unfinished = fs_summary_of(x + 2, 4, n), .open = fs_summary_of(x + 3, 4, n),
+                                 .cycles = total, .cycle_mean_s = NAN, .cycle_p50_s = NAN, .cycle_p95_s = NAN,
+                                 .cycle_max_s = NAN};
+    free(x);
+    if (total == 0)
+        return 0;
+    double *all = malloc(total * sizeof *all), sum = 0;
+    if (!all)
+        return ENOMEM;
+    size_t m = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const struct fs_pipeline_rep *pl = &pol->reps[k].training[stream].pipeline;
+        for (size_t j = 0; j < pl->n_cycles; j++)
+            sum += all[m++] = pl->cycle_s[j];
+    }
+    qsort(all, total, sizeof *all, fs__double_cmp);
+    out->cycle_mean_s = sum / (double)total;
+    out->cycle_p50_s = fs_quantile_sorted(all, total, 0.50);
+    out->cycle_p95_s = fs_quantile_sorted(all, total, 0.95);
+    out->cycle_max_s = all[total - 1];
+    free(all);
     return 0;
 }
 

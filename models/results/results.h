@@ -249,6 +249,17 @@ typedef struct fs_training_rep {
     /* A job trace, over the whole run from t = 0, as fs_service_rep counts one. */
     bool traced;
     uint64_t trace_rows, trace_skipped;
+    /* A pipeline's root stream (one that others follow with "after";
+     * models/workload/pipeline.h), over iterations started while measured:
+     * started (its root job submitted), completed (the last job of every
+     * branch done), unfinished (a job of it failed for good or was
+     * cancelled), open at the horizon, and each completed one's cycle time
+     * (root submission to its last job done; owned).  Zero elsewhere. */
+    struct fs_pipeline_rep {
+        uint64_t started, completed, unfinished, open;
+        double *cycle_s;
+        size_t n_cycles, cap_cycles;
+    } pipeline;
 } fs_training_rep;
 
 /* One team of the scenario's "quotas" in one replication (models/fleet/
@@ -637,6 +648,17 @@ int fs_results_pool_summary(const fs_results *r, size_t policy, size_t pool, fs_
 
 int fs_results_training_summary(const fs_results *r, size_t policy, size_t stream,
                                 fs_training_summary *out);
+
+/* A pipeline's iterations (fs_training_rep.pipeline) of root stream
+ * `stream`: the counts per replication as fs_summary, and the completed
+ * iterations' cycle times pooled over every replication (exact: nearest
+ * rank over the cycles themselves; NAN without any).  0, or ENOMEM. */
+typedef struct fs_pipeline_summary {
+    fs_summary started, completed, unfinished, open;
+    size_t cycles;
+    double cycle_mean_s, cycle_p50_s, cycle_p95_s, cycle_max_s;
+} fs_pipeline_summary;
+int fs_results_pipeline_summary(const fs_results *r, size_t policy, size_t stream, fs_pipeline_summary *out);
 
 /* One tenant's admitted jobs of a training stream, pooled over every
  * replication: how many, and their queue waits (exact: nearest rank over

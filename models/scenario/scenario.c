@@ -529,6 +529,7 @@ void fs_scenario_destroy(fs_scenario *s)
     for (size_t i = 0; i < s->n_training; i++) {
         free(s->training[i].name);
         free(s->training[i].tenant);
+        free(s->training[i].after_name);
         free(s->training[i].submit_at_s);
         fs_dist_fini(&s->training[i].gang_mix);
         fs_dist_fini(&s->training[i].run_time);

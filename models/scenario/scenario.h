@@ -629,6 +629,13 @@ typedef struct fs_training_spec {
      * region's local time (daily_at_s already converted to UTC); index into
      * fs_scenario.regions, SIZE_MAX: none (UTC). */
     size_t region;
+    /* "after": "NAME" (a pipeline step, models/workload/pipeline.h): the
+     * stream has no "submit"; each job of training[after] that completes
+     * submits one job of this stream at that instant.  after_name owned;
+     * after SIZE_MAX: none (the stream submits on its own).  The graph has
+     * no cycle (refused at load). */
+    char *after_name;
+    size_t after;
 } fs_training_spec;
 
 /* The run time a job of `gang` units draws from stream "jobs/<name>":

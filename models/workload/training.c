@@ -192,7 +192,7 @@ static uint32_t fs__job_team(const fs_scenario *s, const fs_training_spec *spec,
 /* A new job of the stream, submitted now and queued for its gang: 0, or
  * ENOMEM with the run stopped. */
 static int fs__submit_job(fs_training *t, uint32_t stream, uint32_t gang, double compute_s, fs_lane lane,
-                          uint32_t tenant)
+                          uint32_t tenant, uint32_t cycle)
 {
     const fs_training_spec *spec = &t->scenario->training[stream];
     fs_job *jobs = fs_grow(t->jobs, &t->cap_jobs, t->n_jobs + 1, sizeof *jobs, 16);
@@ -209,7 +209,7 @@ static int fs__submit_job(fs_training *t, uint32_t stream, uint32_t gang, double
     uint32_t id = (uint32_t)t->n_jobs++;
     t->jobs[id] = (fs_job){.stream = stream, .gang = gang, .lane = lane, .tenant = tenant,
                            .submitted = t->sim->now, .remaining_s = compute_s, .pool = pool, .unit = unit,
-                           .retries_left = spec->retries};
+                           .retries_left = spec->retries, .cycle = cycle};
     t->jobs[id].team = fs__job_team(t->scenario, spec, &t->reps[stream], tenant);
     /* Whether and when its owner cancels it, from "cancellations/<name>":
      * both draws always made, one pair a job. */
@@ -227,6 +227,59 @@ static int fs__submit_job(fs_training *t, uint32_t stream, uint32_t gang, double
         return ENOMEM;
     }
     return 0;
+}
+
+/* A job's gang and compute time: the stream's, or, with a job mix, the
+ * gang then the run time (its gang class's, with run_time_by_gang: one draw
+ * either way) from "jobs/<name>". */
+static void fs__draw_job(fs_training *t, uint32_t stream, uint32_t *gang, double *compute_s)
+{
+    const fs_training_spec *spec = &t->scenario->training[stream];
+    *gang = spec->gang;
+    *compute_s = spec->work_gpu_hours * 3600.0 / spec->gang;
+    if (spec->has_gang_mix)
+        *gang = (uint32_t)fs_dist_sample(&spec->gang_mix, t->mix_rngs[stream]);
+    const fs_dist *run_time = fs_scenario_job_run_time(spec, *gang);
+    if (run_time)
+        *compute_s = fs_dist_sample(run_time, t->mix_rngs[stream]);
+}
+
+/* A job of a stream submitted on its own: in a new iteration when the
+ * stream roots a pipeline.  0, or ENOMEM with the run stopped. */
+static int fs__submit_own(fs_training *t, uint32_t stream, uint32_t gang, double compute_s, fs_lane lane,
+                          uint32_t tenant)
+{
+    uint32_t cycle = FS_PIPELINE_NONE;
+    if (fs_pipeline_is_root(t->scenario, stream) &&
+        fs_pipelines_begin(&t->pipelines, t->reps, stream, t->sim->now, t->measuring, &cycle) != 0) {
+        fs_sim_fail(t->sim, ENOMEM, "training \"%s\": out of memory for a pipeline iteration",
+                    t->scenario->training[stream].name);
+        return ENOMEM;
+    }
+    return fs__submit_job(t, stream, gang, compute_s, lane, tenant, cycle);
+}
+
+/* A job of iteration `cycle` of stream `stream` is over (done or not): a
+ * done one submits one job of each stream that follows its stream, now, in
+ * the same iteration. */
+static void fs__pipeline_next(fs_training *t, uint32_t stream, uint32_t cycle, bool done)
+{
+    if (cycle == FS_PIPELINE_NONE)
+        return;
+    uint32_t spawned = 0;
+    for (size_t j = 0; done && j < t->scenario->n_training; j++) {
+        const fs_training_spec *next = &t->scenario->training[j];
+        if (next->after != stream)
+            continue;
+        uint32_t gang;
+        double compute_s;
+        fs__draw_job(t, (uint32_t)j, &gang, &compute_s);
+        if (fs__submit_job(t, (uint32_t)j, gang, compute_s, next->lane, 0, cycle) != 0)
+            return;
+        spawned++;
+    }
+    if (fs_pipelines_job_over(&t->pipelines, t->reps, cycle, done, spawned, t->sim->now) != 0)
+        fs_sim_fail(t->sim, ENOMEM, "training: out of memory for pipeline cycle times");
 }
 
 static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
@@ -249,16 +302,10 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
         if (at <= t->scenario->horizon_s)
             fs_sim_schedule(sim, at, 1, t->kind_submit, stream, 1);
     }
-    uint32_t gang = spec->gang, tenant = 0;
-    double compute_s = spec->work_gpu_hours * 3600.0 / spec->gang;
+    uint32_t gang, tenant = 0;
+    double compute_s;
     fs_lane lane = spec->lane;
-    /* A job mix: the gang, then the run time (its gang class's, with
-     * run_time_by_gang: one draw either way), from "jobs/<name>". */
-    if (spec->has_gang_mix)
-        gang = (uint32_t)fs_dist_sample(&spec->gang_mix, t->mix_rngs[stream]);
-    const fs_dist *run_time = fs_scenario_job_run_time(spec, gang);
-    if (run_time)
-        compute_s = fs_dist_sample(run_time, t->mix_rngs[stream]);
+    fs__draw_job(t, stream, &gang, &compute_s);
     if (ev->data == 3) { /* a trace row: its own gang, run time, lane and tenant */
         const fs_trace_row *row = &t->next_row[stream];
         gang = row->gpus;
@@ -314,7 +361,7 @@ static void fs__on_submit(fs_sim *sim, const fs_event *ev, void *ctx)
             fs__schedule_traced(t, stream);
         return;
     }
-    for (uint32_t g = 0; g < group && fs__submit_job(t, stream, gang, compute_s, lane, tenant) == 0; g++)
+    for (uint32_t g = 0; g < group && fs__submit_own(t, stream, gang, compute_s, lane, tenant) == 0; g++)
         ;
     if (ev->data == 3)
         fs__schedule_traced(t, stream);
@@ -405,6 +452,7 @@ static void fs__on_step(fs_sim *sim, const fs_event *ev, void *ctx)
         }
         fs__gang_busy(t, job, now, -1);
         fs__give_back(t, id, 0, now);
+        fs__pipeline_next(t, job->stream, job->cycle, true);
         return;
     }
     job->state = FS_JOB_CHECKPOINTING;
@@ -458,6 +506,7 @@ static void fs__on_fail(fs_sim *sim, const fs_event *ev, void *ctx)
         job->state = FS_JOB_FAILED;
         if (t->measuring)
             rep->failed_jobs++;
+        fs__pipeline_next(t, job->stream, job->cycle, false);
         return;
     }
     job->retries_left--;
@@ -501,6 +550,7 @@ static void fs__on_cancel(fs_sim *sim, const fs_event *ev, void *ctx)
     fs__give_back(t, id, 0, sim->now); /* also withdraws a request still waiting */
     job->epoch++;
     job->state = FS_JOB_CANCELLED;
+    fs__pipeline_next(t, job->stream, job->cycle, false);
 }
 
 void fs_training_admitted(fs_training *t, uint32_t id, double now)
@@ -704,6 +754,7 @@ void fs_training_fini(fs_training *t)
         free(t->jobs[j].unit);
     }
     free(t->jobs);
+    fs_pipelines_fini(&t->pipelines);
     *t = (fs_training){0};
 }
 
@@ -724,6 +775,7 @@ void fs_training_start_measuring(fs_training *t, double now)
     for (size_t j = 0; j < t->n_jobs; j++)
         if (!fs__over(&t->jobs[j]))
             t->reps[t->jobs[j].stream].in_flight_start++;
+    fs_pipelines_start_measuring(&t->pipelines, t->reps, t->scenario->n_training);
 }
 
 /* Jobs still waiting for their first admission count in the wait histogram with
@@ -760,5 +812,7 @@ int fs_training_finish(fs_training *t, double now)
                 return ENOMEM;
         }
     }
+    if (t->measuring)
+        fs_pipelines_finish(&t->pipelines, t->reps);
     return 0;
 }

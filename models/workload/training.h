@@ -17,6 +17,10 @@
  * retried after a delay up to a count, then given up) and cancel a job at a
  * random time after its submission, waiting or running.
  *
+ * A stream with "after" submits no jobs of its own: each job of its
+ * predecessor that completes submits one of it (pipeline.h measures the
+ * iterations).
+ *
  * Measured per stream (from the warm-up instant): submissions, queue wait
  * from submission to first admission (the gang granted; histogram:
  * P50/P95/max), start-up apart (grant to the last member warmed up, every
@@ -34,6 +38,7 @@
 #include "arrivals.h"
 #include "error.h"
 #include "fleet.h"
+#include "pipeline.h"
 #include "results.h"
 #include "scenario.h"
 #include "trace.h"
@@ -71,6 +76,7 @@ typedef struct fs_job {
     uint32_t epoch;          /* bumps on preemption: stale events are ignored */
     bool state_on_host;      /* evicted with "save": resumes from host memory */
     size_t *pool, *unit;     /* per gang member */
+    uint32_t cycle;          /* its pipeline iteration (pipeline.h); FS_PIPELINE_NONE: none */
 } fs_job;
 
 typedef struct fs_training {
@@ -94,6 +100,7 @@ typedef struct fs_training {
     size_t n_jobs, cap_jobs;
     uint32_t kind_submit, kind_step, kind_fail, kind_retry, kind_cancel;
     bool measuring;
+    fs_pipelines pipelines;  /* iterations of streams chained with "after" */
 } fs_training;
 
 int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_pool *pools,

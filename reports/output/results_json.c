@@ -475,6 +475,33 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     fs__set_summary(wait, "waits_censored", &sum.waits_censored);
     json_object_set_new(wait, "lower_bound", json_boolean(sum.waits_censored.mean > 0));
     json_object_set_new(o, "queue_wait_s", wait);
+    /* A pipeline step names its predecessor; a pipeline's root stream
+     * carries its iterations (models/workload/pipeline.h). */
+    const fs_scenario *s = r->policies[policy].scenario;
+    if (spec->after != SIZE_MAX)
+        json_object_set_new(o, "after", json_string(s->training[spec->after].name));
+    bool root = false;
+    for (size_t j = 0; spec->after == SIZE_MAX && j < s->n_training; j++)
+        root |= s->training[j].after == i;
+    fs_pipeline_summary pl;
+    if (root && fs_results_pipeline_summary(r, policy, i, &pl) != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    if (root) {
+        json_t *pj = json_object(), *cycle = json_object();
+        fs__set_summary(pj, "started", &pl.started);
+        fs__set_summary(pj, "completed", &pl.completed);
+        fs__set_summary(pj, "unfinished", &pl.unfinished);
+        fs__set_summary(pj, "open_at_end", &pl.open);
+        fs__set(cycle, "iterations", (double)pl.cycles);
+        fs__set(cycle, "mean", pl.cycle_mean_s);
+        fs__set(cycle, "p50", pl.cycle_p50_s);
+        fs__set(cycle, "p95", pl.cycle_p95_s);
+        fs__set(cycle, "max", pl.cycle_max_s);
+        json_object_set_new(pj, "cycle_s", cycle);
+        json_object_set_new(o, "pipeline", pj);
+    }
     /* A job trace with a tenant column: its admitted jobs' waits per tenant. */
     if (spec->trace && spec->trace->tenant_col) {
         json_t *list = fs__tenant_waits_json(r, policy, i);

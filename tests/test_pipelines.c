@@ -1,0 +1,233 @@
+/*
+ * test_pipelines — training streams chained with "after"
+ * (models/workload/pipeline.h): a chain's cycle time on hand-worked
+ * timelines (waits 0, then a wait behind another gang), an iteration open
+ * at the horizon, a cancelled step ending its iteration unfinished, GPU-hours
+ * conserved per stream, and the refusals of bad graphs (a cycle with its
+ * path, an unknown name, "after" beside "submit", a list).
+ *
+ * Round calibration as test_quotas.c: a member with no state warms in
+ * 1 + 2 = 3 s.  Every test prints the figures it compares.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+
+#include "results.h"
+#include "run.h"
+#include "scenario.h"
+
+#define WARM 3.0 /* 1 s context + 2 s framework, no state */
+
+#define CALIBRATION                                                                            \
+    "\"calibration\": {\"context_s\": 1, \"framework_s\": 2, \"storage_gbps\": 10,"            \
+    " \"inference_warmup_s\": 3}"
+
+#define POOL(n)                                                                                \
+    "\"policies\": {\"shared\": {\"kind\": \"shared\", \"pools\": [{\"name\": \"batch\", \"class\": \"batch\","  \
+    " \"gpu\": \"H100-SXM-80GB\", \"gpus\": " #n "}]}}"
+
+/* retrain (gang 4, 2 h) -> evaluate (gang 1, 30 min) -> deploy (gang 1, 10 min). */
+#define CHAIN(submit, evaluate_extra)                                                          \
+    "{\"name\": \"retrain\", \"submit\": {\"at\": " submit "}, \"gang\": 4, \"work_gpu_hours\": 8},"  \
+    " {\"name\": \"evaluate\", \"after\": \"retrain\", \"gang\": 1, \"work_gpu_hours\": 0.5" evaluate_extra "}," \
+    " {\"name\": \"deploy\", \"after\": \"evaluate\", \"gang\": 1,"                            \
+    " \"run_time\": {\"deterministic\": {\"value\": \"10m\"}}}"
+
+static void near(double got, double want, double tol, const char *what)
+{
+    if (!(fabs(got - want) <= tol))
+        fail_msg("%s: got %.12g, want %.12g (tolerance %g)", what, got, want, tol);
+}
+
+static const fs_training_rep *stream_of(const fs_results *r, const char *name)
+{
+    for (size_t i = 0; i < r->scenario->n_training; i++)
+        if (strcmp(r->scenario->training[i].name, name) == 0)
+            return &r->policies[0].reps[0].training[i];
+    fail_msg("no stream %s", name);
+    return NULL;
+}
+
+/* held = startup + checkpoint + done + lost + failed + cancelled + open, per stream. */
+static void assert_conserved(const fs_results *r)
+{
+    for (size_t i = 0; i < r->scenario->n_training; i++) {
+        const fs_training_rep *t = &r->policies[0].reps[0].training[i];
+        double parts = t->hours.startup + t->hours.checkpoint + t->gpu_hours_done + t->gpu_hours_lost +
+                       t->hours.failed + t->hours.cancelled + t->hours.open;
+        printf("  %-9s held %.9f GPU-h = parts %.9f\n", r->scenario->training[i].name, t->hours.held, parts);
+        near(t->hours.held, parts, 1e-9, "GPU-hours held vs their parts");
+    }
+}
+
+static void print_pipeline(const struct fs_pipeline_rep *pl)
+{
+    printf("  pipeline: started %llu completed %llu unfinished %llu open %llu; cycles",
+           (unsigned long long)pl->started, (unsigned long long)pl->completed, (unsigned long long)pl->unfinished,
+           (unsigned long long)pl->open);
+    for (size_t k = 0; k < pl->n_cycles; k++)
+        printf(" %.6f s", pl->cycle_s[k]);
+    printf("\n");
+}
+
+/* ---- a. enough GPUs: cycle = warm-ups + runs ------------------------------- */
+
+/* 8 GPUs.  Iterations start at 0, 4 h and 11 h (horizon 12 h).  Nothing
+ * waits: retrain 3 + 7200, evaluate 3 + 1800, deploy 3 + 600: 9609 s each.
+ * The third is still going at the horizon (11 h + 9609 s > 12 h): open. */
+static void test_chain_no_wait(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario("{\"schema\": \"fleetsim/1\", \"horizon\": \"12h\", " POOL(8) ","
+                                   " \"training\": [" CHAIN("[0, \"4h\", \"11h\"]", "") "], " CALIBRATION "}");
+    assert_int_equal(s->training[1].after, 0);
+    assert_int_equal(s->training[2].after, 1);
+    fs_results *r = test_run(s);
+    const struct fs_pipeline_rep *pl = &stream_of(r, "retrain")->pipeline;
+    double want = WARM + 7200 + WARM + 1800 + WARM + 600;
+    print_pipeline(pl);
+    printf("  want cycles %.6f s (3 + 7200 + 3 + 1800 + 3 + 600), started 3 completed 2 open 1\n", want);
+    assert_int_equal(pl->started, 3);
+    assert_int_equal(pl->completed, 2);
+    assert_int_equal(pl->open, 1);
+    assert_int_equal(pl->unfinished, 0);
+    assert_int_equal(pl->n_cycles, 2);
+    near(pl->cycle_s[0], want, 1e-6, "first cycle");
+    near(pl->cycle_s[1], want, 1e-6, "second cycle");
+    assert_int_equal(stream_of(r, "evaluate")->submitted, 2); /* the third retrain ends after the horizon */
+    assert_int_equal(stream_of(r, "deploy")->submitted, 2);
+    assert_int_equal(stream_of(r, "evaluate")->pipeline.started, 0); /* only the root carries it */
+    fs_pipeline_summary sum;
+    assert_int_equal(fs_results_pipeline_summary(r, 0, 0, &sum), 0);
+    printf("  summary: mean %.6f p50 %.6f p95 %.6f max %.6f\n", sum.cycle_mean_s, sum.cycle_p50_s, sum.cycle_p95_s,
+           sum.cycle_max_s);
+    near(sum.cycle_p95_s, want, 1e-6, "p95");
+    near(sum.cycle_max_s, want, 1e-6, "max");
+    assert_conserved(r);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- b. too few GPUs: a wait appears --------------------------------------- */
+
+/* 4 GPUs.  retrain starts at 0 and ends at 7203.  "other" (gang 4, 1 h),
+ * submitted at 100, waits for it and, first in line, takes the 4 GPUs at
+ * 7203, before evaluate, submitted at that instant, can: evaluate waits to
+ * other's end, 7203 + 3 + 3600 = 10806 (wait 3603), runs to 10806 + 3 + 1800
+ * = 12609; deploy starts at once and ends at 12609 + 3 + 600 = 13212.
+ * Cycle = waits 0 + 3603 + 0 + warm-ups 9 + runs 9600 = 13212. */
+static void test_chain_with_wait(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario("{\"schema\": \"fleetsim/1\", \"horizon\": \"6h\", " POOL(4) ","
+                                   " \"training\": [" CHAIN("[0]", "") ","
+                                   " {\"name\": \"other\", \"submit\": {\"at\": [100]}, \"gang\": 4,"
+                                   " \"work_gpu_hours\": 4}], " CALIBRATION "}");
+    fs_results *r = test_run(s);
+    const fs_training_rep *ev = stream_of(r, "evaluate"), *dep = stream_of(r, "deploy");
+    const struct fs_pipeline_rep *pl = &stream_of(r, "retrain")->pipeline;
+    assert_int_equal(ev->n_waits, 1);
+    assert_int_equal(dep->n_waits, 1);
+    double waits = stream_of(r, "retrain")->waits[0].wait_s + ev->waits[0].wait_s + dep->waits[0].wait_s;
+    double want = waits + 3 * WARM + 7200 + 1800 + 600;
+    print_pipeline(pl);
+    printf("  waits: retrain %.6f evaluate %.6f deploy %.6f (want 0, 3603, 0); want cycle %.6f = waits %.6f"
+           " + warm-ups 9 + runs 9600\n",
+           stream_of(r, "retrain")->waits[0].wait_s, ev->waits[0].wait_s, dep->waits[0].wait_s, want, waits);
+    near(ev->waits[0].wait_s, 3603, 1e-6, "evaluate's wait");
+    near(waits, 3603, 1e-6, "the waits");
+    assert_int_equal(pl->completed, 1);
+    assert_int_equal(pl->n_cycles, 1);
+    near(pl->cycle_s[0], want, 1e-6, "cycle");
+    near(pl->cycle_s[0], 13212, 1e-6, "cycle, hand-worked");
+    assert_conserved(r);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- c. a cancelled step ends its iteration unfinished --------------------- */
+
+/* evaluate is always cancelled 10 min after its submission: its iteration
+ * ends unfinished, deploy is never submitted, nothing completes. */
+static void test_cancelled_step(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"12h\", " POOL(8) ","
+        " \"training\": [" CHAIN("[0, \"4h\"]", ", \"cancellations\": {\"probability\": 1, \"after\":"
+                                                 " {\"deterministic\": {\"value\": \"10m\"}}}") "], " CALIBRATION "}");
+    fs_results *r = test_run(s);
+    const struct fs_pipeline_rep *pl = &stream_of(r, "retrain")->pipeline;
+    print_pipeline(pl);
+    printf("  evaluate cancelled %llu, deploy submitted %llu (want 2 unfinished, 2 cancelled, 0 deploys)\n",
+           (unsigned long long)stream_of(r, "evaluate")->cancelled,
+           (unsigned long long)stream_of(r, "deploy")->submitted);
+    assert_int_equal(pl->started, 2);
+    assert_int_equal(pl->unfinished, 2);
+    assert_int_equal(pl->completed, 0);
+    assert_int_equal(pl->open, 0);
+    assert_int_equal(stream_of(r, "evaluate")->cancelled, 2);
+    assert_int_equal(stream_of(r, "deploy")->submitted, 0);
+    assert_conserved(r);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* ---- d. refusals ----------------------------------------------------------- */
+
+static void refused(const char *training, const char *want)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", " POOL(8) ", \"services\": [{\"name\": \"chat\","
+             " \"arrivals\": {\"poisson_rps\": 1}, \"service_time\": {\"deterministic\": {\"value\": \"1s\"}}, \"replicas\": 1}],"
+             " \"training\": [%s]}",
+             training);
+    printf("  %s\n    -> refused with \"%s\"\n", training, want);
+    test_parse_refused(json, "test", FS_ERR_INPUT, want);
+}
+
+#define STEP(name, after) "{\"name\": \"" name "\", \"after\": " after ", \"gang\": 1, \"work_gpu_hours\": 1}"
+#define ROOT(name) "{\"name\": \"" name "\", \"submit\": {\"at\": [0]}, \"gang\": 1, \"work_gpu_hours\": 1}"
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    refused(ROOT("data") ", " STEP("evaluate", "\"retrain\"") ", " STEP("retrain", "\"evaluate\""),
+            "test: training[1].after: the pipeline has a cycle: evaluate -> retrain -> evaluate");
+    refused(ROOT("data") ", " STEP("a", "\"c\"") ", " STEP("b", "\"a\"") ", " STEP("c", "\"b\""),
+            "test: training[1].after: the pipeline has a cycle: a -> b -> c -> a");
+    refused(STEP("self", "\"self\""), "test: training[0].after: the pipeline has a cycle: self -> self");
+    refused(ROOT("retrain") ", " STEP("evaluate", "\"retrian\""),
+            "test: training[1].after: no training stream is named \"retrian\" (did you mean \"retrain\"?)");
+    refused(ROOT("retrain") ", " STEP("evaluate", "\"chat\""),
+            "test: training[1].after: no training stream is named \"chat\" (\"chat\" is a service");
+    refused(ROOT("retrain") ", {\"name\": \"evaluate\", \"after\": \"retrain\", \"submit\": {\"at\": [0]},"
+                            " \"gang\": 1, \"work_gpu_hours\": 1}",
+            "test: training[1].after: expected \"after\" or \"submit\", not both");
+    refused(ROOT("retrain") ", " ROOT("data") ", " STEP("evaluate", "[\"retrain\", \"data\"]"),
+            "test: training[2].after: a list of predecessors is not supported yet");
+    refused(ROOT("retrain") ", " STEP("evaluate", "\"\""), "test: training[1].after:");
+    refused(ROOT("retrain") ", {\"name\": \"evaluate\", \"gang\": 1, \"work_gpu_hours\": 1}",
+            "test: training[1]: missing required key \"submit\"");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chain_no_wait),
+        cmocka_unit_test(test_chain_with_wait),
+        cmocka_unit_test(test_cancelled_step),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
