@@ -221,6 +221,49 @@ static void test_refusals(void **state)
             "test: training[1]: missing required key \"submit\"");
 }
 
+/* ---- e. through the command line: results.json, the table, exit 2 ------- */
+
+static void test_cli(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(test_tmpdir(dir, sizeof dir, "pipelines"), 0);
+    test_write(test_path("%s/chain.json", dir),
+               "{\"schema\": \"fleetsim/1\", \"horizon\": \"12h\", " POOL(8) ","
+               " \"training\": [" CHAIN("[0, \"4h\", \"11h\"]", "") "], " CALIBRATION "}");
+    json_t *res = test_fleetsim_json(dir, "run %s/chain.json --format json --no-timing", dir);
+    const json_t *training = test_json_at(json_array_get(test_json_at(res, "policies"), 0), "training");
+    const json_t *root = json_array_get(training, 0), *evaluate = json_array_get(training, 1);
+    printf("  json: started %g completed %g unfinished %g open %g; cycle_s mean %g p50 %g p95 %g max %g;"
+           " evaluate after \"%s\"\n",
+           test_json_num(root, "pipeline.started"), test_json_num(root, "pipeline.completed"),
+           test_json_num(root, "pipeline.unfinished"), test_json_num(root, "pipeline.open_at_end"),
+           test_json_num(root, "pipeline.cycle_s.mean"), test_json_num(root, "pipeline.cycle_s.p50"),
+           test_json_num(root, "pipeline.cycle_s.p95"), test_json_num(root, "pipeline.cycle_s.max"),
+           test_json_str(evaluate, "after"));
+    assert_true(test_json_num(root, "pipeline.started") == 3);
+    assert_true(test_json_num(root, "pipeline.completed") == 2);
+    assert_true(test_json_num(root, "pipeline.open_at_end") == 1);
+    near(test_json_num(root, "pipeline.cycle_s.p95"), 9609, 1e-6, "json p95");
+    assert_string_equal(test_json_str(evaluate, "after"), "retrain");
+    assert_null(test_json_at(evaluate, "pipeline"));
+    json_decref(res);
+    assert_int_equal(test_fleetsim(dir, "run %s/chain.json --no-timing", dir), 0);
+    char *table = test_slurp("%s/out.txt", dir);
+    const char *want = "pipeline: training retrain: 2 of 3 iterations completed (0 unfinished, 1 open); cycle mean "
+                       "160.2 m, p50 160.2 m, p95 160.2 m, max 160.2 m";
+    printf("  table has \"%s\": %s\n", want, strstr(table, want) ? "yes" : "no");
+    assert_non_null(strstr(table, want));
+    free(table);
+    test_write(test_path("%s/cycle.json", dir),
+               "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", " POOL(8) ", \"training\": ["
+               ROOT("data") ", " STEP("evaluate", "\"retrain\"") ", " STEP("retrain", "\"evaluate\"") "]}");
+    assert_int_equal(test_fleetsim(dir, "run %s/cycle.json", dir), 2);
+    test_stderr_has(dir, "cycle.json: training[1].after: the pipeline has a cycle: evaluate -> retrain -> evaluate");
+    printf("  a cycle: exit 2 with its path\n");
+    assert_int_equal(test_rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +271,7 @@ int main(void)
         cmocka_unit_test(test_chain_with_wait),
         cmocka_unit_test(test_cancelled_step),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -381,6 +381,30 @@ static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_er
     return rc != FS_OK ? rc : fs__settling_notes(r, p, false, fp, err);
 }
 
+/* Under a pipeline's root stream (one others follow with "after"), its
+ * iterations and cycle time; nothing elsewhere.  0, or ENOMEM. */
+static int fs__pipeline_line(const fs_results *r, size_t p, size_t i, FILE *fp)
+{
+    const fs_scenario *s = r->policies[p].scenario;
+    bool root = false;
+    for (size_t j = 0; s->training[i].after == SIZE_MAX && j < s->n_training; j++)
+        root |= s->training[j].after == i;
+    fs_pipeline_summary pl;
+    if (!root)
+        return 0;
+    if (fs_results_pipeline_summary(r, p, i, &pl) != 0)
+        return ENOMEM;
+    fputs("pipeline: training ", fp);
+    fs__name(fp, s->training[i].name, (int)strlen(s->training[i].name));
+    fprintf(fp, ": %.4g of %.4g iterations completed (%.4g unfinished, %.4g open)", pl.completed.mean,
+            pl.started.mean, pl.unfinished.mean, pl.open.mean);
+    if (pl.cycles)
+        fprintf(fp, "; cycle mean %.1f m, p50 %.1f m, p95 %.1f m, max %.1f m", pl.cycle_mean_s / 60,
+                pl.cycle_p50_s / 60, pl.cycle_p95_s / 60, pl.cycle_max_s / 60);
+    fputc('\n', fp);
+    return 0;
+}
+
 /* One row per training stream: jobs, queue wait, preemptions, work. */
 static int fs__training_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_error *err)
 {
@@ -412,6 +436,8 @@ static int fs__training_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
             fprintf(fp, ": %.4g jobs asked for more GPUs than any pool holds and never ran\n",
                     sum.refused_impossible.mean);
         }
+        if (fs__pipeline_line(r, p, i, fp) != 0)
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     }
     if (censored)
         fputs(">= : censored: jobs still waiting at the horizon count with their wait so far (a lower bound)\n",
