@@ -433,9 +433,7 @@ static void fs__serve_fair(fs_fleet *f)
             continue;
         if (fs__try(f, &r))
             fs__remove_pending(f, fs_queue_find(q, &r, f->policy->before));
-        else if (f->policy->head_of_line && r.kind == FS_HOLDER_TRAINING && r.team != 0)
-            fs_quota_fair_hold(f->quota, &r);
-        else if (f->policy->head_of_line)
+        else if (f->policy->head_of_line && !fs_quota_fair_hold(f->quota, &r))
             break;
     }
     f->exact--;

@@ -29,8 +29,8 @@ static uint64_t fs__reclaimable(const fs_quota_team *t)
  * been constant since. */
 static double fs__decayed(const fs_quota *q, const fs_quota_team *t, double now)
 {
-    double keep = exp(-q->decay_per_s * (now - t->since));
-    return t->decayed_s * keep + (double)t->usage * -expm1(-q->decay_per_s * (now - t->since)) / q->decay_per_s;
+    double lost = -expm1(-q->decay_per_s * (now - t->since)); /* 1 - e^(-r dt), one call */
+    return t->decayed_s * (1 - lost) + (double)t->usage * lost / q->decay_per_s;
 }
 
 /* Moves team k's usage and evictable units by the deltas at now, keeping
@@ -342,10 +342,12 @@ bool fs_quota_fair_next(fs_quota *q, fs_request *out)
     }
 }
 
-void fs_quota_fair_hold(fs_quota *q, const fs_request *r)
+bool fs_quota_fair_hold(fs_quota *q, const fs_request *r)
 {
-    if (fs__fair_place(r))
-        q->team_next[r->team - 1] = SIZE_MAX;
+    if (!fs__fair_place(r))
+        return false;
+    q->team_next[r->team - 1] = SIZE_MAX;
+    return true;
 }
 
 /* ---- measuring ------------------------------------------------------------ */

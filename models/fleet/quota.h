@@ -202,12 +202,13 @@ static inline bool fs_quota_fair(const fs_quota *q)
 int fs_quota_fair_begin(fs_quota *q, const struct fs_queue *queue);
 bool fs_quota_fair_next(fs_quota *q, fs_request *out);
 
-/* r, handed out, could not start under a head-of-line policy: its team's
- * later requests are not handed out in this pass (each team's queue is
+/* r, handed out, could not start under a head-of-line policy: if it is a
+ * team's (true), its team's later requests are not handed out in this pass
+ * and the pass goes on; else (false) the pass stops.  (Each team's queue is
  * first come first served on its own, Kueue's StrictFIFO per ClusterQueue;
  * without this a team held back by its quota, using little and so always
  * the fairest, would stop every team). */
-void fs_quota_fair_hold(fs_quota *q, const fs_request *r);
+bool fs_quota_fair_hold(fs_quota *q, const fs_request *r);
 
 /* Integrals restart at now (the warm-up instant). */
 void fs_quota_start_measuring(fs_quota *q, double now);
