@@ -4,7 +4,9 @@
  * timelines (waits 0, then a wait behind another gang), an iteration open
  * at the horizon, a cancelled step ending its iteration unfinished, GPU-hours
  * conserved per stream, and the refusals of bad graphs (a cycle with its
- * path, an unknown name, "after" beside "submit", a list).
+ * path, an unknown name, "after" beside "submit"), and joins (a step after
+ * a list: hand-worked cycles with and without a wait, a cancelled
+ * predecessor, never matched across iterations, and the list's refusals).
  *
  * Round calibration as test_quotas.c: a member with no state warms in
  * 1 + 2 = 3 s.  Every test prints the figures it compares.
@@ -215,10 +217,123 @@ static void test_refusals(void **state)
                             " \"gang\": 1, \"work_gpu_hours\": 1}",
             "test: training[1].after: expected \"after\" or \"submit\", not both");
     refused(ROOT("retrain") ", " ROOT("data") ", " STEP("evaluate", "[\"retrain\", \"data\"]"),
-            "test: training[2].after: a list of predecessors is not supported yet");
+            "test: training[2].after: a join's predecessors must descend from the same root stream: \"retrain\""
+            " descends from \"retrain\", \"data\" from \"data\"");
     refused(ROOT("retrain") ", " STEP("evaluate", "\"\""), "test: training[1].after:");
     refused(ROOT("retrain") ", {\"name\": \"evaluate\", \"gang\": 1, \"work_gpu_hours\": 1}",
             "test: training[1]: missing required key \"submit\"");
+}
+
+/* ---- f. joins: a step after a list of predecessors ---------------------- */
+
+/* prep (gang 1, 30 min) -> train-a (gang 1, 2 h) and train-b (gang 1, 3 h)
+ * -> evaluate after [train-a, train-b] (gang 1, 1 h).  extra: more streams
+ * (a leading comma), b_extra: more keys of train-b. */
+#define JOIN(submit, b_extra, extra)                                                              \
+    "{\"name\": \"prep\", \"submit\": {\"at\": " submit "}, \"gang\": 1, \"work_gpu_hours\": 0.5},"   \
+    " {\"name\": \"train-a\", \"after\": \"prep\", \"gang\": 1, \"work_gpu_hours\": 2},"            \
+    " {\"name\": \"train-b\", \"after\": \"prep\", \"gang\": 1, \"work_gpu_hours\": 3" b_extra "},"  \
+    " {\"name\": \"evaluate\", \"after\": [\"train-a\", \"train-b\"], \"gang\": 1, \"work_gpu_hours\": 1}" extra
+
+/* 8 GPUs, one iteration at 0.  prep 0 -> 3 + 1800 = 1803; a and b
+ * submitted at 1803, a ends 1803 + 3 + 7200 = 9006, b 1803 + 3 + 10800 =
+ * 12606; evaluate submitted at 12606 (the later), ends 12606 + 3 + 3600 =
+ * 16209.  Cycle = 1803 + max(7203, 10803) + 3603 = 16209 s. */
+static void test_join_no_wait(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario("{\"schema\": \"fleetsim/1\", \"horizon\": \"8h\", " POOL(8) ","
+                                   " \"training\": [" JOIN("[0]", "", "") "], " CALIBRATION "}");
+    assert_int_equal(s->training[3].n_after, 2);
+    assert_int_equal(s->training[3].afters[0], 1);
+    assert_int_equal(s->training[3].afters[1], 2);
+    fs_results *r = test_run(s);
+    const struct fs_pipeline_rep *pl = &stream_of(r, "prep")->pipeline;
+    print_pipeline(pl);
+    printf("  want cycle 16209 s = prep 1803 + max(a 7203, b 10803) + evaluate 3603; evaluate submitted once\n");
+    assert_int_equal(pl->started, 1);
+    assert_int_equal(pl->completed, 1);
+    assert_int_equal(pl->n_cycles, 1);
+    near(pl->cycle_s[0], 1803 + 10803 + 3603, 1e-6, "join cycle");
+    assert_int_equal(stream_of(r, "evaluate")->submitted, 1);
+    assert_int_equal(stream_of(r, "evaluate")->completed, 1);
+    assert_conserved(r);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* 2 GPUs.  prep holds one from 0 to 1803; "other" (gang 1, 4 h),
+ * submitted at 100, takes the second at 100 and holds it to 100 + 3 +
+ * 14400 = 14503.  At 1803 a (submitted first) takes prep's GPU, ends at
+ * 9006; b waits to 9006 (wait 7203) and ends at 9006 + 3 + 10800 = 19809;
+ * evaluate runs 19809 -> 23412.  Cycle = 16209 + b's wait 7203 = 23412 s. */
+static void test_join_with_wait(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario("{\"schema\": \"fleetsim/1\", \"horizon\": \"8h\", " POOL(2) ","
+                                   " \"training\": [" JOIN("[0]", "", ", {\"name\": \"other\", \"submit\": {\"at\":"
+                                                                      " [100]}, \"gang\": 1, \"work_gpu_hours\": 4}")
+                                   "], " CALIBRATION "}");
+    fs_results *r = test_run(s);
+    const struct fs_pipeline_rep *pl = &stream_of(r, "prep")->pipeline;
+    const fs_training_rep *b = stream_of(r, "train-b");
+    print_pipeline(pl);
+    assert_int_equal(b->n_waits, 1);
+    printf("  train-b waited %.6f s (want 7203); want cycle 23412 s = 16209 + 7203\n", b->waits[0].wait_s);
+    near(b->waits[0].wait_s, 7203, 1e-6, "train-b's wait");
+    assert_int_equal(pl->completed, 1);
+    near(pl->cycle_s[0], 16209 + 7203, 1e-6, "join cycle with a wait");
+    assert_conserved(r);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* train-b always cancelled 10 min after submission, in two iterations (0
+ * and 6 h): train-a completes in both, so a count kept per stream instead
+ * of per iteration would reach 2 and submit evaluate; matched by iteration
+ * it never is, and both iterations end unfinished (none left open). */
+static void test_join_cancelled(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"12h\", " POOL(8) ", \"training\": ["
+        JOIN("[0, \"6h\"]", ", \"cancellations\": {\"probability\": 1, \"after\": {\"deterministic\": {\"value\":"
+                            " \"10m\"}}}", "") "], " CALIBRATION "}");
+    fs_results *r = test_run(s);
+    const struct fs_pipeline_rep *pl = &stream_of(r, "prep")->pipeline;
+    print_pipeline(pl);
+    printf("  train-a completed %llu, train-b cancelled %llu, evaluate submitted %llu (want 2, 2, 0)\n",
+           (unsigned long long)stream_of(r, "train-a")->completed,
+           (unsigned long long)stream_of(r, "train-b")->cancelled,
+           (unsigned long long)stream_of(r, "evaluate")->submitted);
+    assert_int_equal(stream_of(r, "train-a")->completed, 2);
+    assert_int_equal(stream_of(r, "train-b")->cancelled, 2);
+    assert_int_equal(stream_of(r, "evaluate")->submitted, 0);
+    assert_int_equal(pl->started, 2);
+    assert_int_equal(pl->unfinished, 2);
+    assert_int_equal(pl->completed, 0);
+    assert_int_equal(pl->open, 0);
+    assert_conserved(r);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+static void test_join_refusals(void **state)
+{
+    (void)state;
+    refused(ROOT("data") ", " STEP("a", "\"data\"") ", " STEP("j", "[\"a\", \"a\"]"),
+            "test: training[2].after[1]: \"a\" is listed twice (after[0] too)");
+    refused(ROOT("data") ", " STEP("a", "\"data\"") ", " STEP("j", "[\"a\", \"dta\"]"),
+            "test: training[2].after[1]: no training stream is named \"dta\" (did you mean \"data\"?)");
+    refused(ROOT("data") ", " STEP("x", "[\"data\", \"y\"]") ", " STEP("y", "\"x\""),
+            "test: training[1].after: the pipeline has a cycle: x -> y -> x");
+    refused(ROOT("r1") ", " ROOT("r2") ", " STEP("a", "\"r1\"") ", " STEP("b", "\"r2\"") ", "
+            STEP("j", "[\"a\", \"b\"]"),
+            "test: training[4].after: a join's predecessors must descend from the same root stream: \"a\" descends"
+            " from \"r1\", \"b\" from \"r2\"");
+    refused(ROOT("data") ", " STEP("j", "[]"),
+            "test: training[1].after: expected a training stream's name or a non-empty list of them");
+    refused(ROOT("data") ", " STEP("j", "[\"data\", 3]"), "test: training[1].after[1]: expected");
 }
 
 /* ---- e. through the command line: results.json, the table, exit 2 ------- */
@@ -261,6 +376,24 @@ static void test_cli(void **state)
     assert_int_equal(test_fleetsim(dir, "run %s/cycle.json", dir), 2);
     test_stderr_has(dir, "cycle.json: training[1].after: the pipeline has a cycle: evaluate -> retrain -> evaluate");
     printf("  a cycle: exit 2 with its path\n");
+    test_write(test_path("%s/join.json", dir), "{\"schema\": \"fleetsim/1\", \"horizon\": \"8h\", " POOL(8) ","
+                                               " \"training\": [" JOIN("[0]", "", "") "], " CALIBRATION "}");
+    res = test_fleetsim_json(dir, "run %s/join.json --format json --no-timing", dir);
+    const json_t *after = test_json_at(json_array_get(test_json_at(json_array_get(test_json_at(res, "policies"), 0),
+                                                                   "training"), 3), "after");
+    printf("  join: after is a list of %zu, cycle p95 %g (want [\"train-a\", \"train-b\"], 16209)\n",
+           json_array_size(after), test_json_num(json_array_get(test_json_at(json_array_get(test_json_at(res,
+                                                   "policies"), 0), "training"), 0), "pipeline.cycle_s.p95"));
+    assert_true(json_is_array(after));
+    assert_int_equal(json_array_size(after), 2);
+    assert_string_equal(json_string_value(json_array_get(after, 0)), "train-a");
+    assert_string_equal(json_string_value(json_array_get(after, 1)), "train-b");
+    json_decref(res);
+    test_write(test_path("%s/dup.json", dir), "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", " POOL(8) ","
+               " \"training\": [" ROOT("data") ", " STEP("a", "\"data\"") ", " STEP("j", "[\"a\", \"a\"]") "]}");
+    assert_int_equal(test_fleetsim(dir, "run %s/dup.json", dir), 2);
+    test_stderr_has(dir, "dup.json: training[2].after[1]: \"a\" is listed twice");
+    printf("  a join listing a twice: exit 2 with its path\n");
     assert_int_equal(test_rmdir(dir), 0);
 }
 
@@ -271,6 +404,10 @@ int main(void)
         cmocka_unit_test(test_chain_with_wait),
         cmocka_unit_test(test_cancelled_step),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_join_no_wait),
+        cmocka_unit_test(test_join_with_wait),
+        cmocka_unit_test(test_join_cancelled),
+        cmocka_unit_test(test_join_refusals),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -631,10 +631,15 @@ typedef struct fs_training_spec {
     size_t region;
     /* "after": "NAME" (a pipeline step, models/workload/pipeline.h): the
      * stream has no "submit"; each job of training[after] that completes
-     * submits one job of this stream at that instant.  after_name owned;
-     * after SIZE_MAX: none (the stream submits on its own).  The graph has
-     * no cycle (refused at load). */
-    char *after_name;
+     * submits one job of this stream at that instant.  A list of names is a
+     * join: one job is submitted when a job of every one of them has
+     * completed in the same iteration.  after_names[n_after] (as written)
+     * and afters[n_after] (their indices) owned; after = afters[0], SIZE_MAX:
+     * none (the stream submits on its own).  The graph has no cycle, and a
+     * join's predecessors descend from one root (refused at load). */
+    char **after_names;
+    size_t *afters;
+    size_t n_after;
     size_t after;
 } fs_training_spec;
 
@@ -642,6 +647,16 @@ typedef struct fs_training_spec {
  * run_time, or its gang's class of run_time_by_gang; NULL when the job
  * computes work_gpu_hours / gang (or its trace row's).  O(sizes listed). */
 const fs_dist *fs_scenario_job_run_time(const fs_training_spec *spec, uint32_t gang);
+
+/* Whether stream `spec` follows stream `stream` ("after" names it, alone
+ * or in a join's list).  O(predecessors). */
+static inline bool fs_training_follows(const fs_training_spec *spec, size_t stream)
+{
+    for (size_t k = 0; k < spec->n_after; k++)
+        if (spec->afters[k] == stream)
+            return true;
+    return false;
+}
 
 /* One team's entry of "quotas": {"TEAM": {"gpus": N, "borrow": B, "lend":
  * L}}, in units (whole GPUs, MIG instances or time-sliced seats: what a gang

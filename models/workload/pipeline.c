@@ -7,6 +7,8 @@
 
 void fs_pipelines_fini(fs_pipelines *pl)
 {
+    for (size_t k = 0; k < pl->n; k++)
+        free(pl->cycles[k].joined);
     free(pl->cycles);
     *pl = (fs_pipelines){0};
 }
@@ -16,7 +18,7 @@ bool fs_pipeline_is_root(const fs_scenario *s, size_t stream)
     if (s->training[stream].after != SIZE_MAX)
         return false;
     for (size_t j = 0; j < s->n_training; j++)
-        if (s->training[j].after == stream)
+        if (fs_training_follows(&s->training[j], stream))
             return true;
     return false;
 }
@@ -41,7 +43,11 @@ int fs_pipelines_job_over(fs_pipelines *pl, fs_training_rep *reps, uint32_t id, 
     fs_pipeline_cycle *c = &pl->cycles[id];
     c->broken |= !done;
     c->pending += spawned;
-    if (--c->pending > 0 || !c->measured)
+    if (--c->pending > 0)
+        return 0;
+    free(c->joined); /* nothing of it is left to join */
+    c->joined = NULL;
+    if (!c->measured)
         return 0;
     struct fs_pipeline_rep *rep = &reps[c->root].pipeline;
     if (c->broken) {
@@ -54,6 +60,15 @@ int fs_pipelines_job_over(fs_pipelines *pl, fs_training_rep *reps, uint32_t id, 
     rep->cycle_s = cycle_s;
     cycle_s[rep->n_cycles++] = now - c->start;
     rep->completed++;
+    return 0;
+}
+
+int fs_pipelines_join(fs_pipelines *pl, uint32_t id, size_t join, size_t n_after, size_t n_streams, bool *ready)
+{
+    fs_pipeline_cycle *c = &pl->cycles[id];
+    if (!c->joined && !(c->joined = calloc(n_streams, sizeof *c->joined)))
+        return ENOMEM;
+    *ready = ++c->joined[join] == n_after;
     return 0;
 }
 

@@ -261,7 +261,7 @@ static int fs__submit_own(fs_training *t, uint32_t stream, uint32_t gang, double
 
 /* A job of iteration `cycle` of stream `stream` is over (done or not): a
  * done one submits one job of each stream that follows its stream, now, in
- * the same iteration. */
+ * the same iteration (of a join, only when it was the last predecessor's). */
 static void fs__pipeline_next(fs_training *t, uint32_t stream, uint32_t cycle, bool done)
 {
     if (cycle == FS_PIPELINE_NONE)
@@ -269,7 +269,15 @@ static void fs__pipeline_next(fs_training *t, uint32_t stream, uint32_t cycle, b
     uint32_t spawned = 0;
     for (size_t j = 0; done && j < t->scenario->n_training; j++) {
         const fs_training_spec *next = &t->scenario->training[j];
-        if (next->after != stream)
+        bool ready = true;
+        if (!fs_training_follows(next, stream))
+            continue;
+        if (next->n_after > 1 &&
+            fs_pipelines_join(&t->pipelines, cycle, j, next->n_after, t->scenario->n_training, &ready) != 0) {
+            fs_sim_fail(t->sim, ENOMEM, "training \"%s\": out of memory for a join", next->name);
+            return;
+        }
+        if (!ready)
             continue;
         uint32_t gang;
         double compute_s;

@@ -478,11 +478,17 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     /* A pipeline step names its predecessor; a pipeline's root stream
      * carries its iterations (models/workload/pipeline.h). */
     const fs_scenario *s = r->policies[policy].scenario;
-    if (spec->after != SIZE_MAX)
+    if (spec->n_after == 1)
         json_object_set_new(o, "after", json_string(s->training[spec->after].name));
+    if (spec->n_after > 1) { /* a join: its predecessors, as listed */
+        json_t *list = json_array();
+        for (size_t k = 0; k < spec->n_after; k++)
+            json_array_append_new(list, json_string(s->training[spec->afters[k]].name));
+        json_object_set_new(o, "after", list);
+    }
     bool root = false;
     for (size_t j = 0; spec->after == SIZE_MAX && j < s->n_training; j++)
-        root |= s->training[j].after == i;
+        root |= fs_training_follows(&s->training[j], i);
     fs_pipeline_summary pl;
     if (root && fs_results_pipeline_summary(r, policy, i, &pl) != 0) {
         json_decref(o);

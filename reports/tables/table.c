@@ -388,7 +388,7 @@ static int fs__pipeline_line(const fs_results *r, size_t p, size_t i, FILE *fp)
     const fs_scenario *s = r->policies[p].scenario;
     bool root = false;
     for (size_t j = 0; s->training[i].after == SIZE_MAX && j < s->n_training; j++)
-        root |= s->training[j].after == i;
+        root |= fs_training_follows(&s->training[j], i);
     fs_pipeline_summary pl;
     if (!root)
         return 0;
