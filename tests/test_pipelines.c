@@ -6,7 +6,11 @@
  * conserved per stream, and the refusals of bad graphs (a cycle with its
  * path, an unknown name, "after" beside "submit"), and joins (a step after
  * a list: hand-worked cycles with and without a wait, a cancelled
- * predecessor, never matched across iterations, and the list's refusals).
+ * predecessor, never matched across iterations, and the list's refusals),
+ * and deploy steps (rollouts of 3 replicas warming 7 s each: 21 s one at a
+ * time, 14 s two at a time and 28 s queued behind another, 7224 s when the
+ * first new replica waits for a unit; ready replicas exactly 3 on average;
+ * the pool's GPU-seconds conserved; refusals; results.json and the table).
  *
  * Round calibration as test_quotas.c: a member with no state warms in
  * 1 + 2 = 3 s.  Every test prints the figures it compares.
@@ -336,6 +340,173 @@ static void test_join_refusals(void **state)
     refused(ROOT("data") ", " STEP("j", "[\"data\", 3]"), "test: training[1].after[1]: expected");
 }
 
+/* ---- g. deploy steps: a rolling update of a service ---------------------- */
+
+/* recs: 3 replicas of "10GB" weights (10 GB: 1 s at 10 GB/s), so a new
+ * replica warms W = 1 context + 2 framework + 1 weights + 3 first kernels =
+ * 7 s.  retrain (gang 1, 1 h) -> deploy-recs. */
+#define DEPLOY_W 7.0
+#define RECS(rps)                                                                                 \
+    "\"services\": [{\"name\": \"recs\", \"arrivals\": {\"poisson_rps\": " rps "}, \"service_time\":" \
+    " {\"deterministic\": {\"value\": \"10ms\"}}, \"replicas\": 3, \"memory_gb\": \"10GB\"}]"
+#define DEPLOY(submit, surge, extra)                                                              \
+    "{\"name\": \"retrain\", \"submit\": {\"at\": " submit "}, \"gang\": 1, \"work_gpu_hours\": 1},"   \
+    " {\"name\": \"deploy-recs\", \"after\": \"retrain\", \"deploy\": {\"service\": \"recs\", \"max_surge\": " \
+    surge "}}" extra
+
+/* provisioned = busy + idle + switching for the one pool, and switching
+ * (warm-ups: nothing here is evicted) as hand-worked. */
+static void assert_pool_conserved(const fs_results *r, double switching_s)
+{
+    const fs_pool_rep *pr = &r->policies[0].reps[0].pools[0];
+    double sum = pr->busy_gpu_s + pr->idle_gpu_s + pr->switching_gpu_s;
+    printf("  pool: gpu_s %.6f = busy %.6f + idle %.6f + switching %.6f (want switching %.6f)\n", pr->gpu_s,
+           pr->busy_gpu_s, pr->idle_gpu_s, pr->switching_gpu_s, switching_s);
+    near(pr->gpu_s, sum, 1e-6 * pr->gpu_s, "GPU-seconds provisioned vs busy + idle + switching");
+    near(pr->switching_gpu_s, switching_s, 1e-6, "switching GPU-seconds");
+}
+
+/* One rollout with max_surge 1, 8 GPUs (5 free at 3603).  retrain 0 ->
+ * 3 + 3600 = 3603; new replicas one at a time: ready at 3610, 3617, 3624,
+ * each draining an old one: duration 3 x W = 21 s, cycle 3603 + 21 = 3624.
+ * Ready replicas: 3 throughout (4 only at the instants a new one is ready
+ * and an old one not yet draining), so their time average is exactly 3;
+ * 3 added.  Switching: retrain's 3 s + 3 x 7 s = 24 GPU-s. */
+static void test_deploy_one_at_a_time(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario("{\"schema\": \"fleetsim/1\", \"horizon\": \"2h\", " POOL(8) ", " RECS("1") ","
+                                   " \"training\": [" DEPLOY("[0]", "1", "") "], " CALIBRATION "}");
+    assert_int_equal(s->training[1].deploy_service, 0);
+    assert_int_equal(s->training[1].deploy_max_surge, 1);
+    assert_int_equal(s->training[1].gang, 0);
+    fs_results *r = test_run(s);
+    const struct fs_pipeline_rep *pl = &stream_of(r, "retrain")->pipeline;
+    const struct fs_pipeline_rep *ro = &stream_of(r, "deploy-recs")->rollouts;
+    const fs_service_rep *recs = &r->policies[0].reps[0].services[0];
+    print_pipeline(pl);
+    printf("  rollouts: started %llu completed %llu, duration %.6f s (want 21 = 3 x 7); cycle want 3624;"
+           " recs mean ready %.9f (want 3), added %llu (want 3)\n",
+           (unsigned long long)ro->started, (unsigned long long)ro->completed, ro->n_cycles ? ro->cycle_s[0] : -1,
+           recs->mean_ready_replicas, (unsigned long long)recs->replicas_added);
+    assert_int_equal(ro->started, 1);
+    assert_int_equal(ro->completed, 1);
+    assert_int_equal(ro->open, 0);
+    assert_int_equal(ro->n_cycles, 1);
+    near(ro->cycle_s[0], 3 * DEPLOY_W, 1e-6, "rollout duration");
+    assert_int_equal(pl->completed, 1);
+    near(pl->cycle_s[0], 3603 + 3 * DEPLOY_W, 1e-6, "cycle with a rollout");
+    near(recs->mean_ready_replicas, 3, 1e-9, "ready replicas, time average");
+    assert_int_equal(recs->replicas_added, 3);
+    assert_true(recs->completed > 0); /* it kept serving */
+    assert_int_equal(stream_of(r, "deploy-recs")->submitted, 0); /* a rollout is not a job */
+    assert_conserved(r);
+    assert_pool_conserved(r, 3 + 3 * DEPLOY_W);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* max_surge 2, two iterations at 0 (two retrains side by side), so two
+ * rollouts are submitted at 3603.  The first: 2 new at 3610, then 1 at
+ * 3617: ceil(3 / 2) x W = 14 s.  The second waits for it, then replaces
+ * the 3 it left: 3617 -> 3631, duration 28 s.  Cycles 3617 and 3631;
+ * 6 replicas added, still 3 ready on average.  Switching 2 x 3 + 6 x 7 =
+ * 48 GPU-s. */
+static void test_deploy_surge_two_queued(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario("{\"schema\": \"fleetsim/1\", \"horizon\": \"2h\", " POOL(8) ", " RECS("1") ","
+                                   " \"training\": [" DEPLOY("[0, 0]", "2", "") "], " CALIBRATION "}");
+    fs_results *r = test_run(s);
+    const struct fs_pipeline_rep *pl = &stream_of(r, "retrain")->pipeline;
+    const struct fs_pipeline_rep *ro = &stream_of(r, "deploy-recs")->rollouts;
+    const fs_service_rep *recs = &r->policies[0].reps[0].services[0];
+    print_pipeline(pl);
+    printf("  rollouts: %zu, durations %.6f and %.6f s (want 14 = ceil(3/2) x 7, and 28 after waiting 14);"
+           " recs mean ready %.9f, added %llu (want 6)\n",
+           ro->n_cycles, ro->n_cycles > 0 ? ro->cycle_s[0] : -1, ro->n_cycles > 1 ? ro->cycle_s[1] : -1,
+           recs->mean_ready_replicas, (unsigned long long)recs->replicas_added);
+    assert_int_equal(ro->completed, 2);
+    assert_int_equal(ro->n_cycles, 2);
+    near(ro->cycle_s[0], 2 * DEPLOY_W, 1e-6, "first rollout");
+    near(ro->cycle_s[1], 4 * DEPLOY_W, 1e-6, "second rollout, queued behind the first");
+    assert_int_equal(pl->n_cycles, 2);
+    near(pl->cycle_s[0], 3603 + 2 * DEPLOY_W, 1e-6, "first cycle");
+    near(pl->cycle_s[1], 3603 + 4 * DEPLOY_W, 1e-6, "second cycle");
+    near(recs->mean_ready_replicas, 3, 1e-9, "ready replicas, time average");
+    assert_int_equal(recs->replicas_added, 6);
+    assert_conserved(r);
+    assert_pool_conserved(r, 2 * 3 + 6 * DEPLOY_W);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* 4 GPUs: recs holds 3, retrain the fourth from 0 to 3603.  "blocker"
+ * (gang 1, 2 h), submitted at 1 s, waits for it and takes it at 3603, first
+ * in line, before the rollout's first new replica, asked at that instant:
+ * that one waits to the blocker's end, 3603 + 3 + 7200 = 10806 (T).  Then
+ * 10813, 10820, 10827 (each drained old replica's unit taken by the next
+ * new one): duration 7203 + 21 = 7224 s, cycle 10827. */
+static void test_deploy_waits_for_a_unit(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"4h\", " POOL(4) ", " RECS("1") ", \"training\": ["
+        DEPLOY("[0]", "1", ", {\"name\": \"blocker\", \"submit\": {\"at\": [1]}, \"gang\": 1, \"work_gpu_hours\": 2}")
+        "], " CALIBRATION "}");
+    fs_results *r = test_run(s);
+    const struct fs_pipeline_rep *pl = &stream_of(r, "retrain")->pipeline;
+    const struct fs_pipeline_rep *ro = &stream_of(r, "deploy-recs")->rollouts;
+    const fs_service_rep *recs = &r->policies[0].reps[0].services[0];
+    print_pipeline(pl);
+    printf("  blocker waited %.6f s (want 3602); rollout %.6f s (want 7224 = wait to T 7203 + 21); recs mean"
+           " ready %.9f\n",
+           stream_of(r, "blocker")->waits[0].wait_s, ro->n_cycles ? ro->cycle_s[0] : -1, recs->mean_ready_replicas);
+    near(stream_of(r, "blocker")->waits[0].wait_s, 3602, 1e-6, "blocker's wait");
+    assert_int_equal(ro->n_cycles, 1);
+    near(ro->cycle_s[0], 10806 - 3603 + 3 * DEPLOY_W, 1e-6, "rollout waiting for a unit");
+    near(pl->cycle_s[0], 10806 + 3 * DEPLOY_W, 1e-6, "cycle");
+    near(recs->mean_ready_replicas, 3, 1e-9, "ready replicas, time average");
+    assert_conserved(r);
+    assert_pool_conserved(r, 3 + 3 + 3 * DEPLOY_W);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+#define DEPLOY_STEP(body) "{\"name\": \"d\", " body "}"
+
+static void test_deploy_refusals(void **state)
+{
+    (void)state;
+    refused(ROOT("data") ", " DEPLOY_STEP("\"after\": \"data\", \"deploy\": {\"service\": \"chat\"}, \"gang\": 1"),
+            "test: training[1].gang: a deploy step takes no training GPUs of its own: \"gang\" is refused beside"
+            " \"deploy\"");
+    refused(ROOT("data") ", " DEPLOY_STEP("\"after\": \"data\", \"deploy\": {\"service\": \"chat\"},"
+                                          " \"work_gpu_hours\": 1"),
+            "test: training[1].work_gpu_hours: a deploy step takes no training GPUs of its own");
+    refused(ROOT("data") ", " DEPLOY_STEP("\"after\": \"data\", \"submit\": {\"at\": [0]}, \"deploy\":"
+                                          " {\"service\": \"chat\"}"),
+            "test: training[1].submit: a deploy step is submitted by its predecessors: \"submit\" is refused");
+    refused(ROOT("data") ", " DEPLOY_STEP("\"deploy\": {\"service\": \"chat\"}"),
+            "test: training[1].deploy: a deploy step is a pipeline step: give it \"after\"");
+    refused(ROOT("data") ", " DEPLOY_STEP("\"after\": \"data\", \"deploy\": {\"service\": \"caht\"}"),
+            "test: training[1].deploy.service: no service is named \"caht\" (did you mean \"chat\"?)");
+    refused(ROOT("data") ", " DEPLOY_STEP("\"after\": \"data\", \"deploy\": {\"service\": \"chat\", \"max_surge\": 0}"),
+            "test: training[1].deploy.max_surge: expected");
+    refused(ROOT("data") ", " DEPLOY_STEP("\"after\": \"data\", \"deploy\": {\"service\": \"chat\", \"surge\": 1}"),
+            "test: training[1].deploy: unknown key \"surge\"");
+    refused(ROOT("data") ", " DEPLOY_STEP("\"after\": \"data\", \"deploy\": \"chat\""),
+            "test: training[1].deploy: expected an object");
+    const char *autoscaled =
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", " POOL(8) ", \"services\": [{\"name\": \"chat\","
+        " \"arrivals\": {\"poisson_rps\": 1}, \"service_time\": {\"deterministic\": {\"value\": \"1s\"}},"
+        " \"replicas\": {\"count\": 1, \"min\": 1, \"max\": 2, \"autoscale\": {\"target_in_flight\": 1}}}],"
+        " \"training\": [" ROOT("data") ", " DEPLOY_STEP("\"after\": \"data\", \"deploy\": {\"service\": \"chat\"}") "]}";
+    printf("  an autoscaled service -> refused\n");
+    test_parse_refused(autoscaled, "test", FS_ERR_INPUT,
+                       "test: training[1].deploy.service: service \"chat\" has an autoscaler");
+}
+
 /* ---- e. through the command line: results.json, the table, exit 2 ------- */
 
 static void test_cli(void **state)
@@ -394,6 +565,38 @@ static void test_cli(void **state)
     assert_int_equal(test_fleetsim(dir, "run %s/dup.json", dir), 2);
     test_stderr_has(dir, "dup.json: training[2].after[1]: \"a\" is listed twice");
     printf("  a join listing a twice: exit 2 with its path\n");
+    test_write(test_path("%s/deploy.json", dir), "{\"schema\": \"fleetsim/1\", \"horizon\": \"2h\", " POOL(8) ", "
+               RECS("1") ", \"training\": [" DEPLOY("[0]", "1", "") "], " CALIBRATION "}");
+    res = test_fleetsim_json(dir, "run %s/deploy.json --format json --no-timing", dir);
+    const json_t *step = json_array_get(test_json_at(json_array_get(test_json_at(res, "policies"), 0), "training"), 1);
+    printf("  deploy: service %s max_surge %g; rollouts started %g completed %g open %g; duration n %g mean %g p50 %g"
+           " p95 %g max %g (want recs, 1; 1 1 0; 1, 21 s each)\n",
+           test_json_str(step, "deploy.service"), test_json_num(step, "deploy.max_surge"),
+           test_json_num(step, "rollouts.started"), test_json_num(step, "rollouts.completed"),
+           test_json_num(step, "rollouts.open_at_end"), test_json_num(step, "rollouts.duration_s.rollouts"),
+           test_json_num(step, "rollouts.duration_s.mean"), test_json_num(step, "rollouts.duration_s.p50"),
+           test_json_num(step, "rollouts.duration_s.p95"), test_json_num(step, "rollouts.duration_s.max"));
+    assert_string_equal(test_json_str(step, "deploy.service"), "recs");
+    assert_true(test_json_num(step, "deploy.max_surge") == 1);
+    assert_true(test_json_num(step, "rollouts.started") == 1);
+    assert_true(test_json_num(step, "rollouts.completed") == 1);
+    assert_true(test_json_num(step, "rollouts.open_at_end") == 0);
+    near(test_json_num(step, "rollouts.duration_s.p95"), 21, 1e-6, "json rollout p95");
+    near(test_json_num(step, "rollouts.duration_s.max"), 21, 1e-6, "json rollout max");
+    assert_null(test_json_at(step, "rollouts.unfinished"));
+    json_decref(res);
+    assert_int_equal(test_fleetsim(dir, "run %s/deploy.json --no-timing", dir), 0);
+    table = test_slurp("%s/out.txt", dir);
+    want = "rollouts: training deploy-recs: service recs, 1 of 1 rollouts completed (0 open); duration mean 21.0 s,"
+           " p50 21.0 s, p95 21.0 s, max 21.0 s";
+    printf("  table has \"%s\": %s\n", want, strstr(table, want) ? "yes" : "no");
+    assert_non_null(strstr(table, want));
+    free(table);
+    test_write(test_path("%s/root.json", dir), "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", " POOL(8) ", "
+               RECS("1") ", \"training\": [{\"name\": \"d\", \"deploy\": {\"service\": \"recs\"}}]}");
+    assert_int_equal(test_fleetsim(dir, "run %s/root.json", dir), 2);
+    test_stderr_has(dir, "root.json: training[0].deploy: a deploy step is a pipeline step");
+    printf("  a deploy step on a root stream: exit 2 with its path\n");
     assert_int_equal(test_rmdir(dir), 0);
 }
 
@@ -408,6 +611,10 @@ int main(void)
         cmocka_unit_test(test_join_with_wait),
         cmocka_unit_test(test_join_cancelled),
         cmocka_unit_test(test_join_refusals),
+        cmocka_unit_test(test_deploy_one_at_a_time),
+        cmocka_unit_test(test_deploy_surge_two_queued),
+        cmocka_unit_test(test_deploy_waits_for_a_unit),
+        cmocka_unit_test(test_deploy_refusals),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -641,6 +641,13 @@ typedef struct fs_training_spec {
     size_t *afters;
     size_t n_after;
     size_t after;
+    /* "deploy": {"service", "max_surge"} (a pipeline step with "after",
+     * models/workload/service_deploy.c): instead of a job, each submission
+     * rolls out a new version of services[deploy_service], deploy_max_surge
+     * new replicas at a time; no gang or work of its own (gang 0).
+     * deploy_service SIZE_MAX: a stream of jobs. */
+    size_t deploy_service;
+    uint32_t deploy_max_surge;
 } fs_training_spec;
 
 /* The run time a job of `gang` units draws from stream "jobs/<name>":
@@ -812,6 +819,11 @@ typedef struct fs_scenario {
     double ci_warmup_s;
     uint32_t ci_replications;
 } fs_scenario;
+
+/* The most surge replicas a deploy step may ask for service `service` at
+ * once (the largest max_surge of the steps that roll it out; 0: none does):
+ * the slots it keeps beside its replicas.  O(streams). */
+uint32_t fs_scenario_deploy_surge(const fs_scenario *s, size_t service);
 
 /* Reads and validates a scenario file.  Returns FS_OK and *out, or
  * FS_ERR_INPUT (cannot read the file, bad JSON, bad values, unknown keys) /

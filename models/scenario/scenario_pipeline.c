@@ -2,7 +2,8 @@
  * scenario_pipeline — a training stream's "after": the predecessor it
  * follows, or the list of predecessors a join waits for; each name resolved
  * once every stream is read, and the graph refused with a cycle (its path)
- * or a join fed from two roots (models/workload/pipeline.h runs it).
+ * or a join fed from two roots (models/workload/pipeline.h runs it); and a
+ * deploy step's "deploy" (models/workload/service_deploy.c runs it).
  */
 #include "scenario_parse.h"
 
@@ -219,4 +220,90 @@ int fs__scenario_resolve_after(fs_jpath *p, fs_scenario *s)
         rc = refuse_two_roots(p, s, names);
     free(names);
     return rc;
+}
+
+/* "deploy": {"service", "max_surge"}: the service by name (with the nearest
+ * one), which must keep a fixed count of replicas on its own slots. */
+static int parse_deploy_object(fs_jpath *p, const json_t *deploy, const fs_scenario *s, fs_training_spec *out)
+{
+    static const char *const keys[] = {"service", "max_surge"};
+    if (!json_is_object(deploy))
+        return fs_jpath_expected(p, deploy, "an object {\"service\": NAME, \"max_surge\": N}");
+    const char *name = NULL;
+    uint64_t surge = 1;
+    int rc = fs_jpath_check_keys(p, deploy, keys, COUNT(keys));
+    if (rc == FS_OK)
+        rc = fs_jpath_get_string(p, deploy, "service", true, true, &name);
+    if (rc == FS_OK)
+        rc = fs_jpath_get_uint(p, deploy, "max_surge", false, 1, FS_SCENARIO_MAX_REPLICAS, &surge);
+    out->deploy_max_surge = (uint32_t)surge;
+    if (rc != FS_OK)
+        return rc;
+    const char **names = malloc((s->n_services + 1) * sizeof *names);
+    if (!names)
+        return fs_jpath_oom(p);
+    for (size_t k = 0; k < s->n_services; k++)
+        if (strcmp((names[k] = s->services[k].name), name) == 0)
+            out->deploy_service = k;
+    const char *near = fs_jpath_closest(name, names, s->n_services);
+    free(names);
+    size_t mark = fs_jpath_push_key(p, "service");
+    const fs_service_spec *svc = out->deploy_service != SIZE_MAX ? &s->services[out->deploy_service] : NULL;
+    if (!svc && near)
+        rc = fs_jpath_fail(p, "no service is named \"%s\" (did you mean \"%s\"?)", name, near);
+    else if (!svc)
+        rc = fs_jpath_fail(p, "no service is named \"%s\"", name);
+    /* Its replicas are the rollout's to replace one for one: an autoscaler
+     * deciding beside it, or decode replicas on other slots, are not built. */
+    else if (svc->autoscale.enabled)
+        rc = fs_jpath_fail(p, "service \"%s\" has an autoscaler: a deploy step rolls out a service with a fixed "
+                              "count of replicas",
+                           name);
+    else if (svc->decode_replicas > 0)
+        rc = fs_jpath_fail(p, "service \"%s\" is disaggregated: a deploy step rolls out a service whose replicas "
+                              "are all alike",
+                           name);
+    fs_jpath_pop(p, mark);
+    return rc;
+}
+
+int fs__scenario_parse_deploy(fs_jpath *p, const json_t *job, const fs_scenario *s, fs_training_spec *out)
+{
+    static const char *const own[] = {"name", "tenant", "after", "deploy"};
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)job, key, v) {
+        bool allowed = false;
+        for (size_t k = 0; k < COUNT(own); k++)
+            allowed |= strcmp(key, own[k]) == 0;
+        if (allowed)
+            continue;
+        size_t mark = fs_jpath_push_key(p, key);
+        int rc = fs_jpath_fail(p, "%s: \"%s\" is refused beside \"deploy\" (its keys: \"name\", \"tenant\", "
+                                  "\"after\", \"deploy\")",
+                               strcmp(key, "submit") == 0 ? "a deploy step is submitted by its predecessors"
+                                                          : "a deploy step takes no training GPUs of its own",
+                               key);
+        fs_jpath_pop(p, mark);
+        return rc;
+    }
+    size_t mark = fs_jpath_push_key(p, "deploy");
+    int rc = FS_OK;
+    const json_t *after = json_object_get(job, "after");
+    if (!after)
+        rc = fs_jpath_fail(p, "a deploy step is a pipeline step: give it \"after\" (the stream whose completed "
+                              "jobs it rolls out)");
+    else
+        rc = parse_deploy_object(p, json_object_get(job, "deploy"), s, out);
+    fs_jpath_pop(p, mark);
+    return rc == FS_OK ? fs__scenario_parse_after(p, job, after, out) : rc;
+}
+
+uint32_t fs_scenario_deploy_surge(const fs_scenario *s, size_t service)
+{
+    uint32_t most = 0;
+    for (size_t i = 0; i < s->n_training; i++)
+        if (s->training[i].deploy_service == service && s->training[i].deploy_max_surge > most)
+            most = s->training[i].deploy_max_surge;
+    return most;
 }

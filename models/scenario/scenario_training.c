@@ -474,7 +474,7 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
                                        "checkpoint",  "preemptible",    "priority",
                                        "on_eviction", "run_time",       "failures",
                                        "cancellations", "run_time_by_gang", "across_pools",
-                                       "region",      "after"};
+                                       "region",      "after",          "deploy"};
     static const char *const eviction_names[] = {"drop", "save"};
     fs_scenario *s = c->s;
     fs_training_spec *out = &s->training[index];
@@ -493,6 +493,8 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
         rc = fs_jpath_get_string(p, job, "tenant", false, true, &tenant);
     if (rc == FS_OK)
         rc = fs__scenario_dup_into(p, &out->tenant, tenant != NULL ? tenant : name);
+    if (rc == FS_OK && json_object_get(job, "deploy")) /* a rollout, not jobs (scenario_pipeline.c) */
+        return fs__scenario_parse_deploy(p, job, s, out);
     json_t *after = json_object_get(job, "after");
     if (rc == FS_OK && after)
         rc = fs__scenario_parse_after(p, job, after, out);
@@ -569,8 +571,10 @@ int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c)
     if (s->training == NULL)
         return fs_jpath_oom(p);
     s->n_training = n;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         s->training[i].after = SIZE_MAX;
+        s->training[i].deploy_service = SIZE_MAX;
+    }
     rc = fs__scenario_parse_array_of(p, root, "training", c, parse_training_stream);
     return rc == FS_OK ? fs__scenario_resolve_after(p, s) : rc;
 }

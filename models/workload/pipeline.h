@@ -78,7 +78,15 @@ int fs_pipelines_join(fs_pipelines *pl, uint32_t id, size_t join, size_t n_after
 /* At the warm-up instant: iterations started before it are not measured. */
 void fs_pipelines_start_measuring(fs_pipelines *pl, fs_training_rep *reps, size_t n_streams);
 
-/* At the horizon: measured iterations still going count as open. */
-void fs_pipelines_finish(const fs_pipelines *pl, fs_training_rep *reps);
+/* A deploy step's rollout (fs_training_rep.rollouts, same shape as an
+ * iteration: its duration in cycle_s): submitted (counted when measuring),
+ * and completed (counted, with its duration from submission, when it was
+ * submitted while measuring).  done: 0 or ENOMEM. */
+void fs_pipelines_rollout_started(fs_training_rep *rep, bool measuring);
+int fs_pipelines_rollout_done(fs_training_rep *rep, bool measured, double duration_s);
+
+/* At the horizon: measured iterations still going count as open, and
+ * measured rollouts not completed. */
+void fs_pipelines_finish(const fs_pipelines *pl, fs_training_rep *reps, size_t n_streams);
 
 #endif
