@@ -473,6 +473,41 @@ static void test_deploy_waits_for_a_unit(void **state)
     fs_scenario_destroy(s);
 }
 
+/* Busy old replicas: recs saturated (0.1 rps of 60 s requests on 3
+ * replicas), so an old replica drains with a request in service.  With
+ * max_surge 1 the service has one surge slot, so the next new replica is
+ * asked for only when the draining one turns off (at most 60 s later);
+ * the last old one drains after the rollout completes.  So 21 s < duration
+ * <= 21 + 2 x 60 = 141 s; ready replicas still exactly 3 on average (the
+ * new one serves while the old drains); every request accounted for:
+ * arrivals = completed + dropped + in flight at the horizon. */
+static void test_deploy_drains_busy_replicas(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"2h\", " POOL(8) ", \"services\": [{\"name\": \"recs\","
+        " \"arrivals\": {\"poisson_rps\": 0.1}, \"service_time\": {\"deterministic\": {\"value\": \"60s\"}},"
+        " \"replicas\": 3, \"memory_gb\": \"10GB\"}], \"training\": [" DEPLOY("[0]", "1", "") "], " CALIBRATION "}");
+    fs_results *r = test_run(s);
+    const struct fs_pipeline_rep *ro = &stream_of(r, "deploy-recs")->rollouts;
+    const fs_service_rep *recs = &r->policies[0].reps[0].services[0];
+    printf("  rollout %.6f s (want in (21, 141]); recs mean ready %.9f; requests %llu = completed %llu + dropped"
+           " %llu + in flight %llu\n",
+           ro->n_cycles ? ro->cycle_s[0] : -1, recs->mean_ready_replicas, (unsigned long long)recs->requests,
+           (unsigned long long)recs->completed, (unsigned long long)recs->dropped,
+           (unsigned long long)recs->in_flight_end);
+    assert_int_equal(ro->completed, 1);
+    assert_true(ro->cycle_s[0] > 3 * DEPLOY_W + 1e-6);
+    assert_true(ro->cycle_s[0] <= 3 * DEPLOY_W + 2 * 60 + 1e-6);
+    near(recs->mean_ready_replicas, 3, 1e-9, "ready replicas, time average");
+    assert_int_equal(recs->in_flight_start, 0);
+    assert_int_equal(recs->requests, recs->completed + recs->dropped + recs->in_flight_end);
+    assert_conserved(r);
+    assert_pool_conserved(r, 3 + 3 * DEPLOY_W);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
 #define DEPLOY_STEP(body) "{\"name\": \"d\", " body "}"
 
 static void test_deploy_refusals(void **state)
@@ -614,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_deploy_one_at_a_time),
         cmocka_unit_test(test_deploy_surge_two_queued),
         cmocka_unit_test(test_deploy_waits_for_a_unit),
+        cmocka_unit_test(test_deploy_drains_busy_replicas),
         cmocka_unit_test(test_deploy_refusals),
         cmocka_unit_test(test_cli),
     };
