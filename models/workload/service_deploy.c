@@ -169,7 +169,7 @@ int fs_service_deploy(fs_service *svc, uint32_t stream, uint32_t cycle, uint32_t
 void fs__deploy_ready(fs_service *svc, uint32_t r, double now)
 {
     struct fs__deploy *d = svc->deploy;
-    if (d->mark[r] != FS__MARK_SURGE)
+    if (r >= svc->n_slots || d->mark[r] != FS__MARK_SURGE)
         return;
     d->mark[r] = FS__MARK_NONE;
     d->surging--;
@@ -188,7 +188,7 @@ void fs__deploy_ready(fs_service *svc, uint32_t r, double now)
 void fs__deploy_lost(fs_service *svc, uint32_t r, double now)
 {
     struct fs__deploy *d = svc->deploy;
-    if (d->mark[r] == FS__MARK_NONE)
+    if (r >= svc->n_slots || d->mark[r] == FS__MARK_NONE)
         return;
     if (d->mark[r] == FS__MARK_SURGE)
         d->surging--;
