@@ -818,12 +818,6 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
     return 0;
 }
 
-static int fs__double_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static const struct fs_pipeline_rep *fs__iterations(const fs_training_rep *t, bool rollouts)
 {
     return rollouts ? &t->rollouts : &t->pipeline;
@@ -876,7 +870,7 @@ static int fs__iterations_summary(const fs_results *r, size_t policy, size_t str
         for (size_t j = 0; j < pl->n_cycles; j++)
             sum += all[m++] = pl->cycle_s[j];
     }
-    qsort(all, total, sizeof *all, fs__double_cmp);
+    fs_quantile_sort(all, total);
     out->cycle_mean_s = sum / (double)total;
     out->cycle_p50_s = fs_quantile_sorted(all, total, 0.50);
     out->cycle_p95_s = fs_quantile_sorted(all, total, 0.95);
