@@ -27,6 +27,7 @@
 
 #include "testutil.h"
 
+#include "metrics.h"
 #include "results.h"
 #include "run.h"
 #include "scenario.h"
@@ -118,6 +119,28 @@ static void test_chain_no_wait(void **state)
            sum.cycle_max_s);
     near(sum.cycle_p95_s, want, 1e-6, "p95");
     near(sum.cycle_max_s, want, 1e-6, "max");
+    /* The run's record (what sweeps, plans and sensitivity runs read) has
+     * the root's figures and no other stream has them. */
+    fs_metrics m;
+    fs_error err;
+    assert_int_equal(fs_metrics_from_run(r, 0, 0, &m, &err), FS_OK);
+    double got[6] = {NAN, NAN, NAN, NAN, NAN, NAN};
+    static const char *const names[6] = {"training:retrain.iterations_started", "training:retrain.iterations_completed",
+                                         "training:retrain.cycle_mean_s",       "training:retrain.cycle_p50_s",
+                                         "training:retrain.cycle_p95_s",        "training:retrain.cycle_max_s"};
+    for (size_t v = 0; v < m.n_values; v++) {
+        assert_null(strstr(m.names[v], "training:evaluate.cycle"));
+        for (size_t k = 0; k < 6; k++)
+            if (strcmp(m.names[v], names[k]) == 0)
+                got[k] = m.values[v];
+    }
+    printf("  record: started %g completed %g mean %.6f p50 %.6f p95 %.6f max %.6f\n", got[0], got[1], got[2],
+           got[3], got[4], got[5]);
+    near(got[0], 3, 0, "iterations_started");
+    near(got[1], 2, 0, "iterations_completed");
+    for (size_t k = 2; k < 6; k++)
+        near(got[k], want, 1e-6, names[k]);
+    fs_metrics_fini(&m);
     assert_conserved(r);
     fs_results_destroy(r);
     fs_scenario_destroy(s);
