@@ -1,0 +1,91 @@
+#include "sensitivity_table.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "results_csv.h"
+#include "terminal.h"
+
+/* A number of the document: null (no data) is NaN. */
+static double fs__num(const json_t *v)
+{
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static double fs__stat(const json_t *input, const char *key, const char *level, double *ci)
+{
+    const json_t *st = json_object_get(input, key);
+    if (level)
+        st = json_object_get(st, level);
+    if (ci)
+        *ci = fs__num(json_object_get(st, "ci95"));
+    return fs__num(json_object_get(st, "value"));
+}
+
+/* A figure in a column of width w, "no data" when it has none. */
+static void fs__cell(FILE *fp, int w, double v)
+{
+    if (isnan(v))
+        fprintf(fp, "  %*s", w, "no data");
+    else
+        fprintf(fp, "  %*.6g", w, v);
+}
+
+int fs_sensitivity_table(const json_t *doc, FILE *fp, fs_error *err)
+{
+    const json_t *inputs = json_object_get(doc, "inputs");
+    double base_ci, base = fs__stat(doc, "base", NULL, &base_ci);
+    fputs("sensitivity of ", fp);
+    fs_terminal_write(fp, json_string_value(json_object_get(doc, "metric")));
+    fputs(" (policy ", fp);
+    fs_terminal_write(fp, json_string_value(json_object_get(doc, "policy")));
+    fprintf(fp, ", %lld replications of each point, common random numbers)\n",
+            (long long)json_integer_value(json_object_get(doc, "replications")));
+    if (isnan(base))
+        fprintf(fp, "base (the scenario as written): no data\n");
+    else
+        fprintf(fp, "base (the scenario as written): %.6g +/- %.3g\n", base, base_ci);
+    int w = 5;
+    size_t k;
+    const json_t *in;
+    json_array_foreach(inputs, k, in) {
+        int len = (int)strlen(json_string_value(json_object_get(in, "path")));
+        w = len > w ? len : w;
+    }
+    fprintf(fp, "%4s  %-*s  %10s  %10s  %10s  |  %10s  %10s  %24s  %10s\n", "rank", w, "input", "low", "base",
+            "high", "at low", "at high", "effect (high - low)", "elasticity");
+    size_t noise = 0;
+    json_array_foreach(inputs, k, in) {
+        const char *path = json_string_value(json_object_get(in, "path"));
+        fprintf(fp, "%4lld  ", (long long)json_integer_value(json_object_get(in, "rank")));
+        fs_terminal_write(fp, path);
+        fprintf(fp, "%*s", w - (int)strlen(path), "");
+        fs__cell(fp, 10, fs__num(json_object_get(in, "low")));
+        fs__cell(fp, 10, fs__num(json_object_get(in, "base")));
+        fs__cell(fp, 10, fs__num(json_object_get(in, "high")));
+        fputs("  |", fp);
+        fs__cell(fp, 10, fs__stat(in, "values", "low", NULL));
+        fs__cell(fp, 10, fs__stat(in, "values", "high", NULL));
+        double ci, effect = fs__stat(in, "effect", NULL, &ci);
+        char text[64];
+        if (isnan(effect))
+            snprintf(text, sizeof text, "no data");
+        else if (isnan(ci))
+            snprintf(text, sizeof text, "%+.6g (no interval)", effect);
+        else
+            snprintf(text, sizeof text, "%+.6g +/- %.3g", effect, ci);
+        fprintf(fp, "  %24s", text);
+        fs__cell(fp, 10, fs__num(json_object_get(in, "elasticity")));
+        bool distinct = json_is_true(json_object_get(in, "distinguishable"));
+        noise += !distinct;
+        fputs(distinct ? "\n" : "  noise\n", fp);
+    }
+    if (noise)
+        fprintf(fp, "noise: the effect's 95%% interval holds 0; not distinguishable from noise at %lld "
+                    "replications\n",
+                (long long)json_integer_value(json_object_get(doc, "replications")));
+    return fs_results_csv_check(fp, err, "the table");
+}
