@@ -67,8 +67,13 @@ int fs_sensitivity_table(const json_t *doc, FILE *fp, fs_error *err)
         fs__cell(fp, 10, fs__num(json_object_get(in, "base")));
         fs__cell(fp, 10, fs__num(json_object_get(in, "high")));
         fputs("  |", fp);
-        fs__cell(fp, 10, fs__stat(in, "values", "low", NULL));
-        fs__cell(fp, 10, fs__stat(in, "values", "high", NULL));
+        for (int end = 0; end < 2; end++) {
+            const char *level = end ? "high" : "low";
+            if (json_object_get(json_object_get(json_object_get(in, "values"), level), "refused"))
+                fprintf(fp, "  %10s", "refused");
+            else
+                fs__cell(fp, 10, fs__stat(in, "values", level, NULL));
+        }
         double ci, effect = fs__stat(in, "effect", NULL, &ci);
         char text[64];
         if (isnan(effect))
@@ -79,9 +84,24 @@ int fs_sensitivity_table(const json_t *doc, FILE *fp, fs_error *err)
             snprintf(text, sizeof text, "%+.6g +/- %.3g", effect, ci);
         fprintf(fp, "  %24s", text);
         fs__cell(fp, 10, fs__num(json_object_get(in, "elasticity")));
-        bool distinct = json_is_true(json_object_get(in, "distinguishable"));
-        noise += !distinct;
-        fputs(distinct ? "\n" : "  noise\n", fp);
+        /* No effect at all is no data, not noise. */
+        bool is_noise = !isnan(effect) && !json_is_true(json_object_get(in, "distinguishable"));
+        noise += is_noise;
+        fputs(is_noise ? "  noise\n" : "\n", fp);
+    }
+    json_array_foreach(inputs, k, in) {
+        for (int end = 0; end < 2; end++) {
+            const char *level = end ? "high" : "low";
+            const char *why = json_string_value(
+                json_object_get(json_object_get(json_object_get(in, "values"), level), "refused"));
+            if (!why)
+                continue;
+            fputs("refused: ", fp);
+            fs_terminal_write(fp, json_string_value(json_object_get(in, "path")));
+            fprintf(fp, " at its %s value: ", level);
+            fs_terminal_write(fp, why);
+            fputc('\n', fp);
+        }
     }
     if (noise)
         fprintf(fp, "noise: the effect's 95%% interval holds 0; not distinguishable from noise at %lld "

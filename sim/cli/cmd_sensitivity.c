@@ -49,6 +49,7 @@ typedef struct fs__sens_ctx {
     const fs_sweep *sw;
     const char *dir;
     const char *metric;   /* resolved */
+    char **refused;       /* per point: why its replicas fit nowhere (NULL: they fit) */
 } fs__sens_ctx;
 
 /* The figure named metric in one run, NaN when it has none (no data, or
@@ -70,6 +71,8 @@ static int fs__evaluate(void *arg, size_t point, uint32_t rep, double *value, fs
     int rc = fs_study_load(ctx->sw, ctx->dir, point, rep, &m, err);
     if (rc == FS_OK)
         *value = fs__figure(&m, ctx->metric, err, &rc);
+    if (rc == FS_OK && m.refused && !ctx->refused[point] && !(ctx->refused[point] = strdup(m.refused)))
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     fs_metrics_fini(&m);
     return rc;
 }
@@ -150,6 +153,23 @@ static int fs__policy(fs_sweep *sw, const char *given, const char **policy, fs_e
                : fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
 }
 
+/* A refused end of an input says why in the document ("values": {"low":
+ * {"value": null, "refused": why}}), so the table says refused, not only
+ * no data. */
+static int fs__note_refused(const fs_sens *s, char *const *refused, json_t *doc, fs_error *err)
+{
+    json_t *inputs = json_object_get(doc, "inputs");
+    for (size_t i = 0; i < s->n_inputs; i++)
+        for (int level = FS_SENS_LOW; level <= FS_SENS_HIGH; level += 2) {
+            const char *why = refused[fs_sens_point(i, (fs_sens_level)level)];
+            json_t *values = json_object_get(json_array_get(inputs, s->inputs[i].rank - 1), "values");
+            json_t *at = json_object_get(values, level == FS_SENS_LOW ? "low" : "high");
+            if (why && json_object_set_new(at, "refused", json_string(why)) != 0)
+                return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        }
+    return FS_OK;
+}
+
 static int fs__write(const json_t *doc, const char *dir, fs_error *err)
 {
     fs_output out;
@@ -212,11 +232,18 @@ static int fs__sensitivity(const fs_cli_parsed *opt, uint32_t reps, unsigned job
     if (rc == FS_OK)
         rc = fs_study_run(sw, dir, units, sw->n_points * reps, &so, &ran, err);
     free(units);
-    fs__sens_ctx ctx = {.sw = sw, .dir = dir, .metric = metric};
+    fs__sens_ctx ctx = {.sw = sw, .dir = dir, .metric = metric, .refused = calloc(sw->n_points, sizeof(char *))};
+    if (rc == FS_OK && !ctx.refused)
+        rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     if (rc == FS_OK)
         rc = fs_sens_compute(&s, fs__evaluate, &ctx, err);
     if (rc == FS_OK && !(doc = fs_sens_to_json(&s, sw->scenario_origin, metric, policy, sw->seed)))
         rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    if (rc == FS_OK)
+        rc = fs__note_refused(&s, ctx.refused, doc, err);
+    for (size_t p = 0; ctx.refused && p < sw->n_points; p++)
+        free(ctx.refused[p]);
+    free(ctx.refused);
     if (rc == FS_OK)
         rc = fs__write(doc, dir, err);
     /* A report on an earlier study (DIR/report) describes another one. */
