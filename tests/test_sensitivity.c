@@ -395,6 +395,43 @@ static void test_command_latency(void **state)
     free(b);
 }
 
+/* The report of the cost study (test_command_cost ran it): the table in
+ * both pages, the tornado chart's data in rank order with the hand-worked
+ * figures, and without gnuplot the page says how to draw it. */
+static void test_report(void **state)
+{
+    (void)state;
+    assert_int_equal(test_fleetsim(dir, "report %s/cost", dir), 0);
+    char *html = test_slurp("%s/cost/report/index.html", dir), *md = test_slurp("%s/cost/report/report.md", dir);
+    assert_non_null(html);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "fleetsim-run-id: sensitivity-"));
+    assert_non_null(strstr(md, "## Inputs by effect"));
+    /* price first: 6 at low, 15 at high, effect +9 with a 0 interval. */
+    assert_non_null(strstr(md, "| 1 | <code>gpus.H100-SXM-80GB.price\\_per\\_hour</code> | 2 | 4 | 5 | 6 ±0 | 15 ±0 | +9 ±0 | 1 |"));
+    assert_non_null(strstr(md, "| 3 | <code>services\\[chat\\].service\\_time.deterministic.value</code>"));
+    assert_non_null(strstr(md, "noise |"));
+    assert_non_null(strstr(html, "<h2>Inputs by effect</h2>"));
+    char *csv = test_slurp("%s/cost/report/sensitivity_tornado.csv", dir);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "rank,input,low,high,at_low,at_base,at_high,effect,effect_ci95\n"
+                                "1,\"gpus.H100-SXM-80GB.price_per_hour\",2,5,6,12,15,9,0\n"
+                                "2,\"policies.shared.pools[serving].gpus\",2,4,8,12,16,8,0\n"));
+    assert_true(test_nonempty("%s/cost/report/sensitivity_tornado.gp", dir));
+    free(html);
+    free(md);
+    free(csv);
+    assert_int_equal(test_sh("mkdir -p '%s/empty-path' && PATH='%s/empty-path' '%s' report '%s/cost' --out "
+                             "'%s/nognu' > '%s/out.txt' 2> '%s/err.txt'",
+                             dir, dir, FS_BINARY, dir, dir, dir, dir),
+                     0);
+    html = test_slurp("%s/nognu/index.html", dir);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<code>gnuplot sensitivity_tornado.gp</code>"));
+    assert_false(test_exists("%s/nognu/sensitivity_tornado.png", dir));
+    free(html);
+}
+
 static void refused(const char *args, const char *want)
 {
     char out[300];
@@ -430,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_no_data),
         cmocka_unit_test(test_inputs_from_scenario),
         cmocka_unit_test(test_command_cost),
+        cmocka_unit_test(test_report),
         cmocka_unit_test(test_command_latency),
         cmocka_unit_test(test_command_refusals),
     };

@@ -21,18 +21,13 @@ int fs__chart_tornado(const fs_tornado_chart *c, const fs__chart_out *o)
     char *title = fs__title(c->scenario, "sensitivity of", c->metric);
 
     /* CSV: every input in rank order, its values and the figure at each end. */
-    fputs("rank,input,low,base,high,", w.csv);
+    fputs("rank,input,low,high,at_low,at_base,at_high,effect,effect_ci95\n", w.csv);
     const char *ends[2] = {"at_low", "at_high"};
-    for (int k = 0; k < 2; k++) {
-        fs__csv_str(w.csv, ends[k]);
-        fputc(',', w.csv);
-    }
-    fputs("effect,effect_ci95\n", w.csv);
     for (size_t i = 0; i < c->n_inputs; i++) {
         const fs_tornado_input *in = &c->inputs[i];
         fprintf(w.csv, "%zu,", i + 1);
         fs__csv_str(w.csv, in->path);
-        const double v[7] = {in->low, c->base_value, in->high, in->at_low, in->at_high, in->effect, in->effect_ci95};
+        const double v[7] = {in->low, in->high, in->at_low, c->base_value, in->at_high, in->effect, in->effect_ci95};
         for (int k = 0; k < 7; k++) {
             fputc(',', w.csv);
             fs__num(w.csv, v[k]);
