@@ -32,7 +32,7 @@ static void near(double got, double want, double tol, const char *what)
 /* ---- the toy model: y = 3a - 2b + 0.5c + noise ---- */
 
 typedef struct toy {
-    const fs_sens *s;
+    const fs_sensitivity *s;
     bool noise_by_point;   /* noise of (point, replication), not of the replication alone */
     size_t nan_point;      /* this point has no data in replication nan_rep (SIZE_MAX: none) */
     uint32_t nan_rep;      /* UINT32_MAX: in every replication */
@@ -57,62 +57,63 @@ static int toy_evaluate(void *arg, size_t point, uint32_t r, double *value, fs_e
     (void)err;
     toy *t = arg;
     size_t which;
-    fs_sens_level level;
-    fs_sens_which(point, &which, &level);
+    fs_sensitivity_level level;
+    fs_sensitivity_which(point, &which, &level);
     double x[3];
     for (size_t i = 0; i < 3; i++)
-        x[i] = t->s->inputs[i].value[i == which ? level : FS_SENS_BASE];
-    *value = point == t->nan_point && (r == t->nan_rep || t->nan_rep == UINT32_MAX) ? NAN : 3 * x[0] - 2 * x[1] + 0.5 * x[2] + toy_noise(t, point, r);
+        x[i] = t->s->inputs[i].value[i == which ? level : FS_SENSITIVITY_BASE];
+    bool none = point == t->nan_point && (r == t->nan_rep || t->nan_rep == UINT32_MAX);
+    *value = none ? NAN : 3 * x[0] - 2 * x[1] + 0.5 * x[2] + toy_noise(t, point, r);
     return FS_OK;
 }
 
 /* a in [1, 3] around 2, b in [0, 10] around 5, c in [-4, 4] around 0. */
-static void toy_design(fs_sens *s, uint32_t reps)
+static void toy_design(fs_sensitivity *s, uint32_t reps)
 {
     fs_error err = {0};
-    *s = (fs_sens){.replications = reps};
-    assert_int_equal(fs_sens_add(s, "a", 1, 2, 3, false, &err), FS_OK);
-    assert_int_equal(fs_sens_add(s, "b", 0, 5, 10, true, &err), FS_OK);
-    assert_int_equal(fs_sens_add(s, "c", -4, 0, 4, false, &err), FS_OK);
+    *s = (fs_sensitivity){.replications = reps};
+    assert_int_equal(fs_sensitivity_add(s, "a", 1, 2, 3, false, &err), FS_OK);
+    assert_int_equal(fs_sensitivity_add(s, "b", 0, 5, 10, true, &err), FS_OK);
+    assert_int_equal(fs_sensitivity_add(s, "c", -4, 0, 4, false, &err), FS_OK);
 }
 
 static void test_points(void **state)
 {
     (void)state;
-    fs_sens s;
+    fs_sensitivity s;
     toy_design(&s, 2);
     /* 1 + 2 x 3 points: base 0, a 1/2, b 3/4, c 5/6. */
-    assert_int_equal(fs_sens_n_points(&s), 7);
-    assert_int_equal(fs_sens_point(0, FS_SENS_BASE), 0);
-    assert_int_equal(fs_sens_point(1, FS_SENS_LOW), 3);
-    assert_int_equal(fs_sens_point(2, FS_SENS_HIGH), 6);
+    assert_int_equal(fs_sensitivity_n_points(&s), 7);
+    assert_int_equal(fs_sensitivity_point(0, FS_SENSITIVITY_BASE), 0);
+    assert_int_equal(fs_sensitivity_point(1, FS_SENSITIVITY_LOW), 3);
+    assert_int_equal(fs_sensitivity_point(2, FS_SENSITIVITY_HIGH), 6);
     for (size_t p = 1; p < 7; p++) {
         size_t which;
-        fs_sens_level level;
-        fs_sens_which(p, &which, &level);
-        assert_int_equal(fs_sens_point(which, level), p);
+        fs_sensitivity_level level;
+        fs_sensitivity_which(p, &which, &level);
+        assert_int_equal(fs_sensitivity_point(which, level), p);
     }
     size_t which;
-    fs_sens_level level;
-    fs_sens_which(0, &which, &level);
+    fs_sensitivity_level level;
+    fs_sensitivity_which(0, &which, &level);
     assert_int_equal(which, SIZE_MAX);
-    assert_int_equal(level, FS_SENS_BASE);
+    assert_int_equal(level, FS_SENSITIVITY_BASE);
     fs_error err = {0};
-    assert_int_equal(fs_sens_add(&s, "a", 0, 1, 2, false, &err), FS_ERR_INPUT);
+    assert_int_equal(fs_sensitivity_add(&s, "a", 0, 1, 2, false, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "\"a\": varied twice"));
-    assert_int_equal(fs_sens_add(&s, "d", 2, 2, 2, false, &err), FS_ERR_INPUT);
+    assert_int_equal(fs_sensitivity_add(&s, "d", 2, 2, 2, false, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "low and high are both 2"));
-    fs_sens_fini(&s);
+    fs_sensitivity_fini(&s);
 }
 
 static void test_common_noise_cancels(void **state)
 {
     (void)state;
-    fs_sens s;
+    fs_sensitivity s;
     toy_design(&s, 4);
     toy t = {.s = &s, .nan_point = SIZE_MAX};
     fs_error err = {0};
-    assert_int_equal(fs_sens_compute(&s, toy_evaluate, &t, &err), FS_OK);
+    assert_int_equal(fs_sensitivity_compute(&s, toy_evaluate, &t, &err), FS_OK);
     /* effect a = 3 (3 - 1) = 6; b = -2 (10 - 0) = -20; c = 0.5 (4 - -4) = 4;
      * the noise is the same at both ends of every pair, so every interval is 0. */
     const double effect[3] = {6, -20, 4};
@@ -121,7 +122,7 @@ static void test_common_noise_cancels(void **state)
      * c 0.5 (-4) = -2, 0.5 (4) = 2. */
     const double swing[3][2] = {{-3, 3}, {10, -10}, {-2, 2}};
     for (size_t i = 0; i < 3; i++) {
-        const fs_sens_input *in = &s.inputs[i];
+        const fs_sensitivity_input *in = &s.inputs[i];
         printf("%s: effect %.17g +/- %.3g, rank %zu\n", in->path, in->effect.mean, in->effect.ci95, in->rank);
         near(in->effect.mean, effect[i], 1e-12, "effect");
         near(in->effect.ci95, 0, 1e-12, "effect CI");
@@ -134,12 +135,12 @@ static void test_common_noise_cancels(void **state)
     /* The base: 3 x 2 - 2 x 5 + 0 = -4 plus mean noise 0.  Elasticities:
      * a (6 / -4) / ((3 - 1) / 2) = -1.5; b (-20 / -4) / (10 / 5) = 2.5;
      * c's base is 0: no relative change, no elasticity. */
-    near(s.inputs[0].at[FS_SENS_BASE].mean, -4, 1e-12, "base");
+    near(s.inputs[0].at[FS_SENSITIVITY_BASE].mean, -4, 1e-12, "base");
     near(s.inputs[0].elasticity, -1.5, 1e-12, "elasticity a");
     near(s.inputs[1].elasticity, 2.5, 1e-12, "elasticity b");
     assert_true(isnan(s.inputs[2].elasticity));
     /* The document lists them in rank order: b, a, c. */
-    json_t *doc = fs_sens_to_json(&s, "toy.json", "y", "shared", 1);
+    json_t *doc = fs_sensitivity_to_json(&s, "toy.json", "y", "shared", 1);
     assert_non_null(doc);
     assert_string_equal(test_json_str(doc, "schema"), "fleetsim-sensitivity/1");
     const char *order[3] = {"b", "a", "c"};
@@ -152,29 +153,29 @@ static void test_common_noise_cancels(void **state)
     near(test_json_num(b, "effect.value"), -20, 1e-12, "b's effect in the document");
     assert_true(json_is_null(json_object_get(json_array_get(json_object_get(doc, "inputs"), 2), "elasticity")));
     json_decref(doc);
-    fs_sens_fini(&s);
+    fs_sensitivity_fini(&s);
 }
 
 static void test_noise_by_point(void **state)
 {
     (void)state;
-    fs_sens s;
+    fs_sensitivity s;
     toy_design(&s, 8);
     toy t = {.s = &s, .noise_by_point = true, .nan_point = SIZE_MAX};
     fs_error err = {0};
-    assert_int_equal(fs_sens_compute(&s, toy_evaluate, &t, &err), FS_OK);
+    assert_int_equal(fs_sensitivity_compute(&s, toy_evaluate, &t, &err), FS_OK);
     /* The noise in [-1, 1] no longer cancels: each effect has an interval,
      * and it holds the true effect (6, -20, 4); none is near 0. */
     const double effect[3] = {6, -20, 4};
     for (size_t i = 0; i < 3; i++) {
-        const fs_sens_input *in = &s.inputs[i];
+        const fs_sensitivity_input *in = &s.inputs[i];
         printf("%s: effect %.6g +/- %.3g\n", in->path, in->effect.mean, in->effect.ci95);
         assert_true(in->effect.ci95 > 0);
         near(in->effect.mean, effect[i], in->effect.ci95, "true effect inside the interval");
         assert_false(in->noise);
     }
     assert_int_equal(s.inputs[1].rank, 1);
-    fs_sens_fini(&s);
+    fs_sensitivity_fini(&s);
 }
 
 /* One replication of a's high end without data: a's pairs drop to 3 of 4,
@@ -182,44 +183,44 @@ static void test_noise_by_point(void **state)
 static void test_no_data(void **state)
 {
     (void)state;
-    fs_sens s;
+    fs_sensitivity s;
     toy_design(&s, 4);
-    toy t = {.s = &s, .nan_point = fs_sens_point(0, FS_SENS_HIGH), .nan_rep = 2};
+    toy t = {.s = &s, .nan_point = fs_sensitivity_point(0, FS_SENSITIVITY_HIGH), .nan_rep = 2};
     fs_error err = {0};
-    assert_int_equal(fs_sens_compute(&s, toy_evaluate, &t, &err), FS_OK);
+    assert_int_equal(fs_sensitivity_compute(&s, toy_evaluate, &t, &err), FS_OK);
     assert_int_equal(s.inputs[0].effect.n, 3);
-    assert_int_equal(s.inputs[0].at[FS_SENS_HIGH].n, 3);
+    assert_int_equal(s.inputs[0].at[FS_SENSITIVITY_HIGH].n, 3);
     assert_int_equal(s.inputs[0].swing[0].n, 4);
     near(s.inputs[0].effect.mean, 6, 1e-12, "a's effect from 3 pairs");
     assert_int_equal(s.inputs[1].effect.n, 4);
-    fs_sens_fini(&s);
+    fs_sensitivity_fini(&s);
 
     /* c's low end without data in one of two replications: one pair, a
      * mean without an interval, which is no evidence: noise. */
     toy_design(&s, 2);
-    t = (toy){.s = &s, .nan_point = fs_sens_point(2, FS_SENS_LOW), .nan_rep = 0};
-    assert_int_equal(fs_sens_compute(&s, toy_evaluate, &t, &err), FS_OK);
+    t = (toy){.s = &s, .nan_point = fs_sensitivity_point(2, FS_SENSITIVITY_LOW), .nan_rep = 0};
+    assert_int_equal(fs_sensitivity_compute(&s, toy_evaluate, &t, &err), FS_OK);
     assert_int_equal(s.inputs[2].effect.n, 1);
     near(s.inputs[2].effect.mean, 4, 1e-12, "c's effect from one pair");
     assert_true(isnan(s.inputs[2].effect.ci95));
     assert_true(s.inputs[2].noise);
-    fs_sens_fini(&s);
+    fs_sensitivity_fini(&s);
 
     /* b's high end without data in every replication: b has no effect
      * (NaN, "no data", never 0) and ranks last, after a (6) and c (4). */
     toy_design(&s, 2);
-    t = (toy){.s = &s, .nan_point = fs_sens_point(1, FS_SENS_HIGH), .nan_rep = UINT32_MAX};
-    assert_int_equal(fs_sens_compute(&s, toy_evaluate, &t, &err), FS_OK);
+    t = (toy){.s = &s, .nan_point = fs_sensitivity_point(1, FS_SENSITIVITY_HIGH), .nan_rep = UINT32_MAX};
+    assert_int_equal(fs_sensitivity_compute(&s, toy_evaluate, &t, &err), FS_OK);
     assert_true(isnan(s.inputs[1].effect.mean));
     assert_int_equal(s.inputs[1].effect.n, 0);
-    assert_true(isnan(s.inputs[1].at[FS_SENS_HIGH].mean));
+    assert_true(isnan(s.inputs[1].at[FS_SENSITIVITY_HIGH].mean));
     assert_int_equal(s.inputs[1].rank, 3);
     assert_int_equal(s.inputs[0].rank, 1);
-    json_t *doc = fs_sens_to_json(&s, "toy.json", "y", "shared", 1);
+    json_t *doc = fs_sensitivity_to_json(&s, "toy.json", "y", "shared", 1);
     const json_t *b = json_array_get(json_object_get(doc, "inputs"), 2);
     assert_true(json_is_null(json_object_get(json_object_get(b, "effect"), "value")));
     json_decref(doc);
-    fs_sens_fini(&s);
+    fs_sensitivity_fini(&s);
 }
 
 /* ---- inputs read from a scenario ---- */
@@ -256,21 +257,21 @@ static void test_inputs_from_scenario(void **state)
     fs_sweep *sw;
     fs_error err = {0};
     assert_int_equal(fs_sweep_create(test_path("%s/toy.json", dir), &sw, &err), FS_OK);
-    fs_sens s = {.replications = 2};
-    assert_int_equal(fs_sens_add_spec(&s, sw, "policies.shared.pools[serving].gpus=2..4", &err), FS_OK);
-    assert_int_equal(fs_sens_add_spec(&s, sw, "gpus.H100-SXM-80GB.price_per_hour=2,5", &err), FS_OK);
+    fs_sensitivity s = {.replications = 2};
+    assert_int_equal(fs_sensitivity_add_spec(&s, sw, "policies.shared.pools[serving].gpus=2..4", &err), FS_OK);
+    assert_int_equal(fs_sensitivity_add_spec(&s, sw, "gpus.H100-SXM-80GB.price_per_hour=2,5", &err), FS_OK);
     assert_int_equal(s.n_inputs, 2);
     assert_true(s.inputs[0].integer);
-    near(s.inputs[0].value[FS_SENS_BASE], 3, 0, "gpus' base");
-    near(s.inputs[1].value[FS_SENS_HIGH], 5, 0, "price's high");
+    near(s.inputs[0].value[FS_SENSITIVITY_BASE], 3, 0, "gpus' base");
+    near(s.inputs[1].value[FS_SENSITIVITY_HIGH], 5, 0, "price's high");
     /* Refusals name the path and what is there. */
-    assert_int_equal(fs_sens_add_spec(&s, sw, "services[chat].pool=1..2", &err), FS_ERR_INPUT);
+    assert_int_equal(fs_sensitivity_add_spec(&s, sw, "services[chat].pool=1..2", &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "path \"services[chat].pool\": expected a number to vary, found \"serving\""));
-    assert_int_equal(fs_sens_add_spec(&s, sw, "services[chta].memory_gb=1..2", &err), FS_ERR_INPUT);
+    assert_int_equal(fs_sensitivity_add_spec(&s, sw, "services[chta].memory_gb=1..2", &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "no element named \"chta\""));
-    assert_int_equal(fs_sens_add_spec(&s, sw, "services[chat].memory_gb=1..x", &err), FS_ERR_INPUT);
+    assert_int_equal(fs_sensitivity_add_spec(&s, sw, "services[chat].memory_gb=1..x", &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "expected LOW..HIGH or LOW,HIGH"));
-    assert_int_equal(fs_sens_add_spec(&s, sw, "policies.shared.pools[0].gpus=2.5..4", &err), FS_ERR_INPUT);
+    assert_int_equal(fs_sensitivity_add_spec(&s, sw, "policies.shared.pools[0].gpus=2.5..4", &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "expected integer LOW and HIGH"));
 
     /* ±30% of services[chat]: memory_gb 10 -> 7..13, poisson_rps 0.05 ->
@@ -278,27 +279,27 @@ static void test_inputs_from_scenario(void **state)
      * = 1 .. round(2.6) = 3; names and the pool are strings, the diurnal
      * list is a profile: 4 inputs. */
     size_t skipped = 0;
-    assert_int_equal(fs_sens_add_all(&s, sw, "services[chat]\xc2\xb1" "30%", &skipped, &err), FS_OK);
+    assert_int_equal(fs_sensitivity_add_all(&s, sw, "services[chat]\xc2\xb1" "30%", &skipped, &err), FS_OK);
     assert_int_equal(s.n_inputs, 6);
     assert_int_equal(skipped, 0);
     assert_string_equal(s.inputs[2].path, "services[chat].memory_gb");
-    near(s.inputs[2].value[FS_SENS_LOW], 7, 0, "memory low");
+    near(s.inputs[2].value[FS_SENSITIVITY_LOW], 7, 0, "memory low");
     assert_string_equal(s.inputs[3].path, "services[chat].arrivals.poisson_rps");
-    near(s.inputs[3].value[FS_SENS_HIGH], 0.065, 1e-15, "rps high");
+    near(s.inputs[3].value[FS_SENSITIVITY_HIGH], 0.065, 1e-15, "rps high");
     assert_string_equal(s.inputs[5].path, "services[chat].replicas.count");
-    near(s.inputs[5].value[FS_SENS_LOW], 1, 0, "replicas low");
-    near(s.inputs[5].value[FS_SENS_HIGH], 3, 0, "replicas high");
-    fs_sens_fini(&s);
+    near(s.inputs[5].value[FS_SENSITIVITY_LOW], 1, 0, "replicas low");
+    near(s.inputs[5].value[FS_SENSITIVITY_HIGH], 3, 0, "replicas high");
+    fs_sensitivity_fini(&s);
 
     /* ±10%: 2 replicas -> round(1.8) = 2 .. round(2.2) = 2, left alone. */
-    s = (fs_sens){.replications = 2};
-    assert_int_equal(fs_sens_add_all(&s, sw, "services[chat]+-10%", &skipped, &err), FS_OK);
+    s = (fs_sensitivity){.replications = 2};
+    assert_int_equal(fs_sensitivity_add_all(&s, sw, "services[chat]+-10%", &skipped, &err), FS_OK);
     assert_int_equal(s.n_inputs, 3);
     assert_int_equal(skipped, 1);
-    assert_int_equal(fs_sens_add_all(&s, sw, "services[chat]+-120%", &skipped, &err), FS_ERR_INPUT);
-    assert_int_equal(fs_sens_add_all(&s, sw, "services[chat].memory_gb+-10%", &skipped, &err), FS_ERR_INPUT);
+    assert_int_equal(fs_sensitivity_add_all(&s, sw, "services[chat]+-120%", &skipped, &err), FS_ERR_INPUT);
+    assert_int_equal(fs_sensitivity_add_all(&s, sw, "services[chat].memory_gb+-10%", &skipped, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "expected an object"));
-    fs_sens_fini(&s);
+    fs_sensitivity_fini(&s);
     fs_sweep_destroy(sw);
 }
 
@@ -408,7 +409,8 @@ static void test_report(void **state)
     assert_non_null(strstr(md, "fleetsim-run-id: sensitivity-"));
     assert_non_null(strstr(md, "## Inputs by effect"));
     /* price first: 6 at low, 15 at high, effect +9 with a 0 interval. */
-    assert_non_null(strstr(md, "| 1 | <code>gpus.H100-SXM-80GB.price\\_per\\_hour</code> | 2 | 4 | 5 | 6 ±0 | 15 ±0 | +9 ±0 | 1 |"));
+    assert_non_null(strstr(md, "| 1 | <code>gpus.H100-SXM-80GB.price\\_per\\_hour</code> | 2 | 4 | 5 | 6 ±0 | 15 ±0 "
+                               "| +9 ±0 | 1 |"));
     assert_non_null(strstr(md, "| 3 | <code>services\\[chat\\].service\\_time.deterministic.value</code>"));
     assert_non_null(strstr(md, "noise |"));
     assert_non_null(strstr(html, "<h2>Inputs by effect</h2>"));

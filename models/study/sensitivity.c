@@ -16,7 +16,8 @@ static const char *const fs__level_names[3] = {"low", "base", "high"};
 
 /* ---- the design ---- */
 
-int fs_sens_add(fs_sens *s, const char *path, double low, double base, double high, bool integer, fs_error *err)
+int fs_sensitivity_add(fs_sensitivity *s, const char *path, double low, double base, double high, bool integer,
+                       fs_error *err)
 {
     for (size_t i = 0; i < s->n_inputs; i++)
         if (strcmp(s->inputs[i].path, path) == 0)
@@ -26,14 +27,14 @@ int fs_sens_add(fs_sens *s, const char *path, double low, double base, double hi
     if (low == high)
         return fs_error_set(err, FS_ERR_INPUT, "input \"%s\": low and high are both %g; expected two values",
                             path, low);
-    if (s->n_inputs == FS_SENS_MAX_INPUTS)
-        return fs_error_set(err, FS_ERR_INPUT, "input \"%s\": at most %d inputs", path, FS_SENS_MAX_INPUTS);
-    fs_sens_input *more = realloc(s->inputs, (s->n_inputs + 1) * sizeof *more);
+    if (s->n_inputs == FS_SENSITIVITY_MAX_INPUTS)
+        return fs_error_set(err, FS_ERR_INPUT, "input \"%s\": at most %d inputs", path, FS_SENSITIVITY_MAX_INPUTS);
+    fs_sensitivity_input *more = realloc(s->inputs, (s->n_inputs + 1) * sizeof *more);
     if (!more)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     s->inputs = more;
-    fs_sens_input *in = &s->inputs[s->n_inputs];
-    *in = (fs_sens_input){.path = strdup(path), .value = {low, base, high}, .integer = integer,
+    fs_sensitivity_input *in = &s->inputs[s->n_inputs];
+    *in = (fs_sensitivity_input){.path = strdup(path), .value = {low, base, high}, .integer = integer,
                           .elasticity = NAN, .noise = true};
     if (!in->path)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
@@ -60,7 +61,7 @@ static int fs__leaf(const fs_sweep *sw, const char *path, double *base, bool *in
     return FS_OK;
 }
 
-int fs_sens_add_spec(fs_sens *s, const fs_sweep *sw, const char *spec, fs_error *err)
+int fs_sensitivity_add_spec(fs_sensitivity *s, const fs_sweep *sw, const char *spec, fs_error *err)
 {
     const char *eq = strchr(spec, '=');
     char path[512], lo_text[64];
@@ -93,10 +94,10 @@ int fs_sens_add_spec(fs_sens *s, const fs_sweep *sw, const char *spec, fs_error 
         return fs_error_set(err, FS_ERR_INPUT, "--vary %s: the scenario has an integer there (%g); expected "
                                                "integer LOW and HIGH, got \"%s\"",
                             path, base, text);
-    return fs_sens_add(s, path, low, base, high, integer, err);
+    return fs_sensitivity_add(s, path, low, base, high, integer, err);
 }
 
-static bool fs__varied(const fs_sens *s, const char *path)
+static bool fs__varied(const fs_sensitivity *s, const char *path)
 {
     for (size_t i = 0; i < s->n_inputs; i++)
         if (strcmp(s->inputs[i].path, path) == 0)
@@ -104,8 +105,8 @@ static bool fs__varied(const fs_sens *s, const char *path)
     return false;
 }
 
-/* Adds every numeric leaf under v (at path) varied by frac; see fs_sens_add_all. */
-static int fs__add_leaves(fs_sens *s, const json_t *v, const char *path, double frac, size_t *skipped,
+/* Adds every numeric leaf under v (at path) varied by frac; see fs_sensitivity_add_all. */
+static int fs__add_leaves(fs_sensitivity *s, const json_t *v, const char *path, double frac, size_t *skipped,
                           fs_error *err)
 {
     char child[512];
@@ -115,7 +116,8 @@ static int fs__add_leaves(fs_sens *s, const json_t *v, const char *path, double 
         const json_t *item;
         json_object_foreach((json_t *)v, key, item) {
             /* A key the path syntax cannot name is no input of a path. */
-            if (rc != FS_OK || strpbrk(key, ".[]") || (size_t)snprintf(child, sizeof child, "%s.%s", path, key) >= sizeof child)
+            if (rc != FS_OK || strpbrk(key, ".[]") ||
+                (size_t)snprintf(child, sizeof child, "%s.%s", path, key) >= sizeof child)
                 continue;
             rc = fs__add_leaves(s, item, child, frac, skipped, err);
         }
@@ -149,10 +151,10 @@ static int fs__add_leaves(fs_sens *s, const json_t *v, const char *path, double 
             return FS_OK;
         }
     }
-    return fs_sens_add(s, path, low, base, high, json_is_integer(v), err);
+    return fs_sensitivity_add(s, path, low, base, high, json_is_integer(v), err);
 }
 
-int fs_sens_add_all(fs_sens *s, const fs_sweep *sw, const char *spec, size_t *skipped, fs_error *err)
+int fs_sensitivity_add_all(fs_sensitivity *s, const fs_sweep *sw, const char *spec, size_t *skipped, fs_error *err)
 {
     const char *pm = strstr(spec, "\xc2\xb1"), *pct = NULL;
     size_t pm_len = 2;
@@ -190,23 +192,23 @@ int fs_sens_add_all(fs_sens *s, const fs_sweep *sw, const char *spec, size_t *sk
     return rc;
 }
 
-size_t fs_sens_n_points(const fs_sens *s)
+size_t fs_sensitivity_n_points(const fs_sensitivity *s)
 {
     return 1 + 2 * s->n_inputs;
 }
 
-size_t fs_sens_point(size_t input, fs_sens_level level)
+size_t fs_sensitivity_point(size_t input, fs_sensitivity_level level)
 {
-    return level == FS_SENS_BASE ? 0 : 1 + 2 * input + (level == FS_SENS_HIGH);
+    return level == FS_SENSITIVITY_BASE ? 0 : 1 + 2 * input + (level == FS_SENSITIVITY_HIGH);
 }
 
-void fs_sens_which(size_t point, size_t *input, fs_sens_level *level)
+void fs_sensitivity_which(size_t point, size_t *input, fs_sensitivity_level *level)
 {
     *input = point == 0 ? SIZE_MAX : (point - 1) / 2;
-    *level = point == 0 ? FS_SENS_BASE : (point - 1) % 2 ? FS_SENS_HIGH : FS_SENS_LOW;
+    *level = point == 0 ? FS_SENSITIVITY_BASE : (point - 1) % 2 ? FS_SENSITIVITY_HIGH : FS_SENSITIVITY_LOW;
 }
 
-static json_t *fs__value_json(const fs_sens_input *in, fs_sens_level level)
+static json_t *fs__value_json(const fs_sensitivity_input *in, fs_sensitivity_level level)
 {
     return in->integer ? json_integer((json_int_t)in->value[level]) : json_real(in->value[level]);
 }
@@ -215,15 +217,15 @@ static json_t *fs__value_json(const fs_sens_input *in, fs_sens_level level)
  * leaf at a time, so the message names the input (the sweep's own check
  * would name a point of the zipped dimension).  The leaf is set in place
  * and restored: sw's document is the same afterwards. */
-static int fs__check_levels(const fs_sens *s, fs_sweep *sw, fs_error *err)
+static int fs__check_levels(const fs_sensitivity *s, fs_sweep *sw, fs_error *err)
 {
     int rc = FS_OK;
     for (size_t i = 0; i < s->n_inputs && rc == FS_OK; i++) {
-        const fs_sens_input *in = &s->inputs[i];
+        const fs_sensitivity_input *in = &s->inputs[i];
         json_t *leaf = (json_t *)fs_sweep_get(sw, in->path, err);
         if (!leaf || !json_is_number(leaf))
             return fs_error_set(err, FS_ERR_INPUT, "input \"%s\": not a number of the scenario", in->path);
-        for (int level = FS_SENS_LOW; level <= FS_SENS_HIGH && rc == FS_OK; level += 2) {
+        for (int level = FS_SENSITIVITY_LOW; level <= FS_SENSITIVITY_HIGH && rc == FS_OK; level += 2) {
             if (json_is_integer(leaf))
                 json_integer_set(leaf, (json_int_t)in->value[level]);
             else
@@ -236,14 +238,14 @@ static int fs__check_levels(const fs_sens *s, fs_sweep *sw, fs_error *err)
             fs_scenario_destroy(sc);
         }
         if (json_is_integer(leaf))
-            json_integer_set(leaf, (json_int_t)in->value[FS_SENS_BASE]);
+            json_integer_set(leaf, (json_int_t)in->value[FS_SENSITIVITY_BASE]);
         else
-            json_real_set(leaf, in->value[FS_SENS_BASE]);
+            json_real_set(leaf, in->value[FS_SENSITIVITY_BASE]);
     }
     return rc;
 }
 
-int fs_sens_design(const fs_sens *s, fs_sweep *sw, fs_error *err)
+int fs_sensitivity_design(const fs_sensitivity *s, fs_sweep *sw, fs_error *err)
 {
     if (s->n_inputs == 0)
         return fs_error_set(err, FS_ERR_INPUT, "expected at least one input to vary");
@@ -253,13 +255,14 @@ int fs_sens_design(const fs_sens *s, fs_sweep *sw, fs_error *err)
     const char **paths = calloc(s->n_inputs, sizeof *paths);
     json_t *values = json_array();
     bool ok = paths && values;
-    for (size_t p = 0; ok && p < fs_sens_n_points(s); p++) {
+    for (size_t p = 0; ok && p < fs_sensitivity_n_points(s); p++) {
         size_t which;
-        fs_sens_level level;
-        fs_sens_which(p, &which, &level);
+        fs_sensitivity_level level;
+        fs_sensitivity_which(p, &which, &level);
         json_t *row = json_array();
         for (size_t i = 0; row && i < s->n_inputs; i++)
-            ok = json_array_append_new(row, fs__value_json(&s->inputs[i], i == which ? level : FS_SENS_BASE)) == 0;
+            ok = json_array_append_new(row, fs__value_json(&s->inputs[i], i == which ? level : FS_SENSITIVITY_BASE)) ==
+                 0;
         ok = ok && json_array_append_new(values, row) == 0;
     }
     for (size_t i = 0; ok && i < s->n_inputs; i++)
@@ -278,7 +281,7 @@ int fs_sens_design(const fs_sens *s, fs_sweep *sw, fs_error *err)
 
 /* Mean and interval of a[r] - b[r] (b NULL: of a[r]) over the replications
  * where both have data. */
-static fs_sens_stat fs__stat(const double *a, const double *b, uint32_t reps, double *scratch)
+static fs_sensitivity_stat fs__stat(const double *a, const double *b, uint32_t reps, double *scratch)
 {
     uint32_t n = 0;
     for (uint32_t r = 0; r < reps; r++) {
@@ -286,7 +289,7 @@ static fs_sens_stat fs__stat(const double *a, const double *b, uint32_t reps, do
         if (!isnan(x))
             scratch[n++] = x;
     }
-    fs_sens_stat st = {.mean = NAN, .ci95 = NAN, .n = n};
+    fs_sensitivity_stat st = {.mean = NAN, .ci95 = NAN, .n = n};
     if (n == 0)
         return st;
     fs_summary sum = fs_summary_of(scratch, 1, n);
@@ -296,7 +299,7 @@ static fs_sens_stat fs__stat(const double *a, const double *b, uint32_t reps, do
 }
 
 /* Larger |effect| first, inputs with no effect last, then input order. */
-static int fs__by_effect(const fs_sens *s, size_t a, size_t b)
+static int fs__by_effect(const fs_sensitivity *s, size_t a, size_t b)
 {
     double x = fabs(s->inputs[a].effect.mean), y = fabs(s->inputs[b].effect.mean);
     if (isnan(x) != isnan(y))
@@ -306,9 +309,9 @@ static int fs__by_effect(const fs_sens *s, size_t a, size_t b)
     return a < b ? -1 : a > b;
 }
 
-void fs_sens_order(const fs_sens *s, size_t *order)
+void fs_sensitivity_order(const fs_sensitivity *s, size_t *order)
 {
-    /* Insertion sort: a design has at most FS_SENS_MAX_INPUTS inputs. */
+    /* Insertion sort: a design has at most FS_SENSITIVITY_MAX_INPUTS inputs. */
     for (size_t i = 0; i < s->n_inputs; i++) {
         size_t j = i;
         for (; j > 0 && fs__by_effect(s, order[j - 1], i) > 0; j--)
@@ -317,10 +320,10 @@ void fs_sens_order(const fs_sens *s, size_t *order)
     }
 }
 
-int fs_sens_compute(fs_sens *s, fs_sens_evaluate evaluate, void *ctx, fs_error *err)
+int fs_sensitivity_compute(fs_sensitivity *s, fs_sensitivity_evaluate evaluate, void *ctx, fs_error *err)
 {
     uint32_t reps = s->replications ? s->replications : 1;
-    size_t n_points = fs_sens_n_points(s);
+    size_t n_points = fs_sensitivity_n_points(s);
     double *v = malloc(n_points * reps * sizeof *v), *scratch = malloc(reps * sizeof *scratch);
     size_t *order = malloc((s->n_inputs ? s->n_inputs : 1) * sizeof *order);
     int rc = v && scratch && order ? FS_OK : fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
@@ -328,25 +331,26 @@ int fs_sens_compute(fs_sens *s, fs_sens_evaluate evaluate, void *ctx, fs_error *
         for (uint32_t r = 0; r < reps && rc == FS_OK; r++)
             rc = evaluate(ctx, p, r, &v[p * reps + r], err);
     for (size_t i = 0; i < s->n_inputs && rc == FS_OK; i++) {
-        fs_sens_input *in = &s->inputs[i];
+        fs_sensitivity_input *in = &s->inputs[i];
         const double *at[3];
         for (int level = 0; level < 3; level++) {
-            at[level] = &v[fs_sens_point(i, (fs_sens_level)level) * reps];
+            at[level] = &v[fs_sensitivity_point(i, (fs_sensitivity_level)level) * reps];
             in->at[level] = fs__stat(at[level], NULL, reps, scratch);
         }
-        in->effect = fs__stat(at[FS_SENS_HIGH], at[FS_SENS_LOW], reps, scratch);
-        in->swing[0] = fs__stat(at[FS_SENS_LOW], at[FS_SENS_BASE], reps, scratch);
-        in->swing[1] = fs__stat(at[FS_SENS_HIGH], at[FS_SENS_BASE], reps, scratch);
+        in->effect = fs__stat(at[FS_SENSITIVITY_HIGH], at[FS_SENSITIVITY_LOW], reps, scratch);
+        in->swing[0] = fs__stat(at[FS_SENSITIVITY_LOW], at[FS_SENSITIVITY_BASE], reps, scratch);
+        in->swing[1] = fs__stat(at[FS_SENSITIVITY_HIGH], at[FS_SENSITIVITY_BASE], reps, scratch);
         /* No interval (one replication with data) is no evidence either way. */
         in->noise = isnan(in->effect.ci95) || fabs(in->effect.mean) <= in->effect.ci95;
-        double base_metric = in->at[FS_SENS_BASE].mean, change = in->value[FS_SENS_HIGH] - in->value[FS_SENS_LOW];
+        double base_metric = in->at[FS_SENSITIVITY_BASE].mean;
+        double change = in->value[FS_SENSITIVITY_HIGH] - in->value[FS_SENSITIVITY_LOW];
         in->elasticity = isfinite(in->effect.mean) && isfinite(base_metric) && base_metric != 0 &&
-                                 in->value[FS_SENS_BASE] != 0
-                             ? (in->effect.mean / base_metric) / (change / in->value[FS_SENS_BASE])
+                                 in->value[FS_SENSITIVITY_BASE] != 0
+                             ? (in->effect.mean / base_metric) / (change / in->value[FS_SENSITIVITY_BASE])
                              : NAN;
     }
     if (rc == FS_OK) {
-        fs_sens_order(s, order);
+        fs_sensitivity_order(s, order);
         for (size_t k = 0; k < s->n_inputs; k++)
             s->inputs[order[k]].rank = k + 1;
     }
@@ -363,31 +367,32 @@ static json_t *fs__num(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
-static json_t *fs__stat_json(fs_sens_stat st)
+static json_t *fs__stat_json(fs_sensitivity_stat st)
 {
     return json_pack("{s:o,s:o,s:I}", "value", fs__num(st.mean), "ci95", fs__num(st.ci95), "replications",
                      (json_int_t)st.n);
 }
 
-static json_t *fs__input_json(const fs_sens_input *in)
+static json_t *fs__input_json(const fs_sensitivity_input *in)
 {
     return json_pack("{s:s,s:I,s:o,s:o,s:o,s:{s:o,s:o,s:o},s:o,s:o,s:o,s:o,s:b}", "path", in->path, "rank",
-                     (json_int_t)in->rank, "low", fs__value_json(in, FS_SENS_LOW), "base",
-                     fs__value_json(in, FS_SENS_BASE), "high", fs__value_json(in, FS_SENS_HIGH), "values", "low",
-                     fs__stat_json(in->at[FS_SENS_LOW]), "base", fs__stat_json(in->at[FS_SENS_BASE]), "high",
-                     fs__stat_json(in->at[FS_SENS_HIGH]), "effect", fs__stat_json(in->effect), "swing_low",
-                     fs__stat_json(in->swing[0]), "swing_high", fs__stat_json(in->swing[1]), "elasticity",
-                     fs__num(in->elasticity), "distinguishable", !in->noise);
+                     (json_int_t)in->rank, "low", fs__value_json(in, FS_SENSITIVITY_LOW), "base",
+                     fs__value_json(in, FS_SENSITIVITY_BASE), "high", fs__value_json(in, FS_SENSITIVITY_HIGH),
+                     "values", "low", fs__stat_json(in->at[FS_SENSITIVITY_LOW]), "base",
+                     fs__stat_json(in->at[FS_SENSITIVITY_BASE]), "high", fs__stat_json(in->at[FS_SENSITIVITY_HIGH]),
+                     "effect", fs__stat_json(in->effect), "swing_low", fs__stat_json(in->swing[0]), "swing_high",
+                     fs__stat_json(in->swing[1]), "elasticity", fs__num(in->elasticity), "distinguishable",
+                     !in->noise);
 }
 
-json_t *fs_sens_to_json(const fs_sens *s, const char *scenario, const char *metric, const char *policy,
+json_t *fs_sensitivity_to_json(const fs_sensitivity *s, const char *scenario, const char *metric, const char *policy,
                         uint64_t seed)
 {
     size_t *order = malloc((s->n_inputs ? s->n_inputs : 1) * sizeof *order);
     json_t *inputs = json_array();
     bool ok = order && inputs;
     if (ok)
-        fs_sens_order(s, order);
+        fs_sensitivity_order(s, order);
     for (size_t k = 0; ok && k < s->n_inputs; k++)
         ok = json_array_append_new(inputs, fs__input_json(&s->inputs[order[k]])) == 0;
     free(order);
@@ -395,16 +400,16 @@ json_t *fs_sens_to_json(const fs_sens *s, const char *scenario, const char *metr
         json_decref(inputs);
         return NULL;
     }
-    fs_sens_stat base = s->n_inputs ? s->inputs[0].at[FS_SENS_BASE] : (fs_sens_stat){NAN, NAN, 0};
-    return json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:o,s:o}", "schema", FS_SENS_SCHEMA, "scenario", scenario, "metric",
-                     metric, "policy", policy, "replications", (json_int_t)s->replications, "seed",
+    fs_sensitivity_stat base = s->n_inputs ? s->inputs[0].at[FS_SENSITIVITY_BASE] : (fs_sensitivity_stat){NAN, NAN, 0};
+    return json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:o,s:o}", "schema", FS_SENSITIVITY_SCHEMA, "scenario", scenario,
+                     "metric", metric, "policy", policy, "replications", (json_int_t)s->replications, "seed",
                      (json_int_t)seed, "base", fs__stat_json(base), "inputs", inputs);
 }
 
-void fs_sens_fini(fs_sens *s)
+void fs_sensitivity_fini(fs_sensitivity *s)
 {
     for (size_t i = 0; i < s->n_inputs; i++)
         free(s->inputs[i].path);
     free(s->inputs);
-    *s = (fs_sens){0};
+    *s = (fs_sensitivity){0};
 }

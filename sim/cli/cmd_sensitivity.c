@@ -111,15 +111,15 @@ static int fs__resolve(const fs_sweep *sw, const char *name, char **resolved, fs
 
 /* The inputs (--vary and --vary-all, in the order given) after the edits,
  * so every input's base is its edited value. */
-static int fs__build(const fs_cli_parsed *opt, fs_sweep *sw, fs_sens *s, fs_error *err)
+static int fs__build(const fs_cli_parsed *opt, fs_sweep *sw, fs_sensitivity *s, fs_error *err)
 {
     int rc = fs_edits_apply(sw, opt, &sens_edits, false, err);
     for (int k = 0; k < opt->n_given && rc == FS_OK; k++) {
         if (opt->given[k].option == SE_VARY) {
-            rc = fs_sens_add_spec(s, sw, opt->given[k].value, err);
+            rc = fs_sensitivity_add_spec(s, sw, opt->given[k].value, err);
         } else if (opt->given[k].option == SE_VARY_ALL) {
             size_t skipped = 0;
-            rc = fs_sens_add_all(s, sw, opt->given[k].value, &skipped, err);
+            rc = fs_sensitivity_add_all(s, sw, opt->given[k].value, &skipped, err);
             if (rc == FS_OK && skipped && !opt->values[SE_QUIET])
                 fs_terminal_say(stderr, "fleetsim sensitivity: --vary-all %s: %zu integer(s) left alone (the "
                                         "change rounds to nothing)",
@@ -156,14 +156,14 @@ static int fs__policy(fs_sweep *sw, const char *given, const char **policy, fs_e
 /* A refused end of an input says why in the document ("values": {"low":
  * {"value": null, "refused": why}}), so the table says refused, not only
  * no data. */
-static int fs__note_refused(const fs_sens *s, char *const *refused, json_t *doc, fs_error *err)
+static int fs__note_refused(const fs_sensitivity *s, char *const *refused, json_t *doc, fs_error *err)
 {
     json_t *inputs = json_object_get(doc, "inputs");
     for (size_t i = 0; i < s->n_inputs; i++)
-        for (int level = FS_SENS_LOW; level <= FS_SENS_HIGH; level += 2) {
-            const char *why = refused[fs_sens_point(i, (fs_sens_level)level)];
+        for (int level = FS_SENSITIVITY_LOW; level <= FS_SENSITIVITY_HIGH; level += 2) {
+            const char *why = refused[fs_sensitivity_point(i, (fs_sensitivity_level)level)];
             json_t *values = json_object_get(json_array_get(inputs, s->inputs[i].rank - 1), "values");
-            json_t *at = json_object_get(values, level == FS_SENS_LOW ? "low" : "high");
+            json_t *at = json_object_get(values, level == FS_SENSITIVITY_LOW ? "low" : "high");
             if (why && json_object_set_new(at, "refused", json_string(why)) != 0)
                 return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
         }
@@ -198,7 +198,7 @@ static int fs__sensitivity(const fs_cli_parsed *opt, uint32_t reps, unsigned job
         return rc;
     if (seed)
         sw->seed = *seed;
-    fs_sens s = {.replications = reps};
+    fs_sensitivity s = {.replications = reps};
     const char *policy = NULL;
     char *metric = NULL;
     json_t *doc = NULL;
@@ -206,7 +206,7 @@ static int fs__sensitivity(const fs_cli_parsed *opt, uint32_t reps, unsigned job
     if (rc == FS_OK && s.n_inputs == 0)
         rc = fs_error_set(err, FS_ERR_INPUT, "sensitivity: expected at least one --vary or --vary-all");
     if (rc == FS_OK)
-        rc = fs_sens_design(&s, sw, err);
+        rc = fs_sensitivity_design(&s, sw, err);
     if (rc == FS_OK)
         rc = fs__policy(sw, opt->values[SE_POLICY], &policy, err);
     if (rc == FS_OK)
@@ -236,8 +236,8 @@ static int fs__sensitivity(const fs_cli_parsed *opt, uint32_t reps, unsigned job
     if (rc == FS_OK && !ctx.refused)
         rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     if (rc == FS_OK)
-        rc = fs_sens_compute(&s, fs__evaluate, &ctx, err);
-    if (rc == FS_OK && !(doc = fs_sens_to_json(&s, sw->scenario_origin, metric, policy, sw->seed)))
+        rc = fs_sensitivity_compute(&s, fs__evaluate, &ctx, err);
+    if (rc == FS_OK && !(doc = fs_sensitivity_to_json(&s, sw->scenario_origin, metric, policy, sw->seed)))
         rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     if (rc == FS_OK)
         rc = fs__note_refused(&s, ctx.refused, doc, err);
@@ -255,7 +255,7 @@ static int fs__sensitivity(const fs_cli_parsed *opt, uint32_t reps, unsigned job
         fs_terminal_say(stderr, "fleetsim sensitivity: %s/sensitivity.json", dir);
     json_decref(doc);
     free(metric);
-    fs_sens_fini(&s);
+    fs_sensitivity_fini(&s);
     fs_sweep_destroy(sw);
     return rc;
 }
