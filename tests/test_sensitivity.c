@@ -299,6 +299,18 @@ static void test_inputs_from_scenario(void **state)
     assert_int_equal(fs_sensitivity_add_all(&s, sw, "services[chat]+-120%", &skipped, &err), FS_ERR_INPUT);
     assert_int_equal(fs_sensitivity_add_all(&s, sw, "services[chat].memory_gb+-10%", &skipped, &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "expected an object"));
+    /* A plain list holds no input: the diurnal profile is refused as empty. */
+    assert_int_equal(fs_sensitivity_add_all(&s, sw, "services[chat].arrivals.diurnal+-10%", &skipped, &err),
+                     FS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "no number there that 10% changes"));
+    fs_sensitivity_fini(&s);
+    /* The list of services, by name: the same four leaves of chat, named
+     * through services[chat]. */
+    s = (fs_sensitivity){.replications = 2};
+    skipped = 0;
+    assert_int_equal(fs_sensitivity_add_all(&s, sw, "services+-30%", &skipped, &err), FS_OK);
+    assert_int_equal(s.n_inputs, 4);
+    assert_string_equal(s.inputs[0].path, "services[chat].memory_gb");
     fs_sensitivity_fini(&s);
     fs_sweep_destroy(sw);
 }

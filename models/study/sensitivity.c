@@ -183,8 +183,10 @@ int fs_sensitivity_add_all(fs_sensitivity *s, const fs_sweep *sw, const char *sp
     const json_t *v = fs_sweep_get(sw, path, err);
     if (!v)
         return FS_ERR_INPUT;
-    if (!json_is_object(v))
-        return fs_error_set(err, FS_ERR_INPUT, "--vary-all %s: expected an object whose numbers to vary", path);
+    if (!json_is_object(v) && !json_is_array(v))
+        return fs_error_set(err, FS_ERR_INPUT, "--vary-all %s: expected an object (or a list of named ones) whose "
+                                               "numbers to vary",
+                            path);
     size_t before = s->n_inputs;
     int rc = fs__add_leaves(s, v, path, p / 100, skipped, err);
     if (rc == FS_OK && s->n_inputs == before)

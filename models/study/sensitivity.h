@@ -88,15 +88,16 @@ int fs_sensitivity_add(fs_sensitivity *s, const char *path, double low, double b
  * sw's document, which must be a number.  FS_ERR_INPUT naming the path. */
 int fs_sensitivity_add_spec(fs_sensitivity *s, const fs_sweep *sw, const char *spec, fs_error *err);
 
-/* "PATH±P%" (or "PATH+-P%"): every numeric leaf under the object at PATH,
+/* "PATH±P%" (or "PATH+-P%"): every numeric leaf under the object (or the
+ * list of named objects: "services") at PATH,
  * varied by P% around its value (0 < P < 100).  It descends into objects
  * and into lists of named objects ([name]); numbers in other lists (a
  * diurnal profile) are left alone, as are zeros (no relative change),
  * booleans, strings and paths already varied.  Integers are rounded to
  * the nearest integer, and one whose rounded low and high both equal it
  * is left alone.  *skipped counts the leaves left alone for rounding.
- * FS_ERR_INPUT naming the path when it is not an object or holds no leaf
- * to vary. */
+ * FS_ERR_INPUT naming the path when it is neither or holds no leaf to
+ * vary. */
 int fs_sensitivity_add_all(fs_sensitivity *s, const fs_sweep *sw, const char *spec, size_t *skipped, fs_error *err);
 
 /* Points of the design, and the point of input i at a level. */
