@@ -369,6 +369,11 @@ static void test_command_cost(void **state)
     near(test_json_num(st, "effect.value"), 0, 1e-9, "service time's effect on cost");
     assert_true(json_is_false(json_object_get(st, "distinguishable")));
     json_decref(doc);
+    /* The CSV: price's row, every figure with its interval, no refusal. */
+    char *csv = test_slurp("%s/cost/sensitivity.csv", dir);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "\n1,\"gpus.H100-SXM-80GB.price_per_hour\",2,4,5,6,0,12,0,15,0,9,0,-6,3,1,true,\n"));
+    free(csv);
     char *out = test_slurp("%s/out.txt", dir);
     assert_non_null(out);
     assert_non_null(strstr(out, "sensitivity of fleet.cost_usd"));

@@ -109,3 +109,45 @@ int fs_sensitivity_table(const json_t *doc, FILE *fp, fs_error *err)
                 (long long)json_integer_value(json_object_get(doc, "replications")));
     return fs_results_csv_check(fp, err, "the table");
 }
+
+/* A CSV number: empty without data. */
+static void fs__csv_num(FILE *fp, double v)
+{
+    fputc(',', fp);
+    if (isfinite(v))
+        fprintf(fp, "%.10g", v);
+}
+
+int fs_sensitivity_csv(const json_t *doc, FILE *fp, fs_error *err)
+{
+    fputs("rank,input,low,base,high,at_low,at_low_ci95,at_base,at_base_ci95,at_high,at_high_ci95,effect,"
+          "effect_ci95,swing_low,swing_high,elasticity,distinguishable,refused\n",
+          fp);
+    size_t k;
+    const json_t *in;
+    json_array_foreach(json_object_get(doc, "inputs"), k, in) {
+        fprintf(fp, "%lld,", (long long)json_integer_value(json_object_get(in, "rank")));
+        fs_results_csv_field(fp, json_string_value(json_object_get(in, "path")));
+        const char *values[3] = {"low", "base", "high"};
+        for (int v = 0; v < 3; v++)
+            fs__csv_num(fp, fs__num(json_object_get(in, values[v])));
+        for (int v = 0; v < 3; v++) {
+            double ci, x = fs__stat(in, "values", values[v], &ci);
+            fs__csv_num(fp, x);
+            fs__csv_num(fp, ci);
+        }
+        double ci, effect = fs__stat(in, "effect", NULL, &ci);
+        fs__csv_num(fp, effect);
+        fs__csv_num(fp, ci);
+        fs__csv_num(fp, fs__stat(in, "swing_low", NULL, NULL));
+        fs__csv_num(fp, fs__stat(in, "swing_high", NULL, NULL));
+        fs__csv_num(fp, fs__num(json_object_get(in, "elasticity")));
+        fprintf(fp, ",%s,", json_is_true(json_object_get(in, "distinguishable")) ? "true" : "false");
+        /* The ends that could not start, "low" / "high" / "low high". */
+        bool low = json_object_get(json_object_get(json_object_get(in, "values"), "low"), "refused") != NULL;
+        bool high = json_object_get(json_object_get(json_object_get(in, "values"), "high"), "refused") != NULL;
+        fputs(low && high ? "low high" : low ? "low" : high ? "high" : "", fp);
+        fputc('\n', fp);
+    }
+    return fs_results_csv_check(fp, err, "sensitivity.csv");
+}

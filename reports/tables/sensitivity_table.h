@@ -21,4 +21,12 @@ struct json_t;
  * figure has none.  FS_OK or FS_ERR_RUNTIME (a write failed). */
 int fs_sensitivity_table(const struct json_t *doc, FILE *fp, fs_error *err);
 
+/* sensitivity.csv: one row per input in rank order, the same figures with
+ * their CIs (rank,input,low,base,high,at_low,at_low_ci95,at_base,
+ * at_base_ci95,at_high,at_high_ci95,effect,effect_ci95,swing_low,
+ * swing_high,elasticity,distinguishable,refused); a figure without data is
+ * an empty cell, numbers with 10 significant digits.  FS_OK or
+ * FS_ERR_RUNTIME. */
+int fs_sensitivity_csv(const struct json_t *doc, FILE *fp, fs_error *err);
+
 #endif

@@ -39,7 +39,7 @@ static const fs_cli_option sens_options[] = {
     [SE_REPLICATIONS] = {"replications", 'r', "R", "replications of every point (default 3, at least 2)"},
     [SE_SEED] = {"seed", 's', "N", "base seed (default: the scenario's)"},
     [SE_JOBS] = {"jobs", 'j', "N", "simulations at once (default: every core it may use)"},
-    [SE_OUT] = {"out", 'o', "DIR", "sensitivity.json and the runs (default: SCENARIO.sensitivity)"},
+    [SE_OUT] = {"out", 'o', "DIR", "sensitivity.json, .csv and the runs (default: SCENARIO.sensitivity)"},
     [SE_QUIET] = {"quiet", 'q', NULL, "no progress lines"},
     [SE_HELP] = {"help", 'h', NULL, "show this help"},
 };
@@ -173,14 +173,16 @@ static int fs__note_refused(const fs_sensitivity *s, char *const *refused, json_
 static int fs__write(const json_t *doc, const char *dir, fs_error *err)
 {
     fs_output out;
-    FILE *fp;
+    FILE *fp, *csv;
     int rc = fs_output_begin(&out, dir, err);
     if (rc != FS_OK)
         return rc;
     if ((rc = fs_output_open(&out, "sensitivity.json", &fp, err)) != FS_OK ||
+        (rc = fs_output_open(&out, "sensitivity.csv", &csv, err)) != FS_OK ||
         (rc = json_dumpf(doc, fp, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) == 0 && fputc('\n', fp) != EOF
                   ? FS_OK
-                  : fs_error_set(err, FS_ERR_RUNTIME, "cannot write sensitivity.json")) != FS_OK) {
+                  : fs_error_set(err, FS_ERR_RUNTIME, "cannot write sensitivity.json")) != FS_OK ||
+        (rc = fs_sensitivity_csv(doc, csv, err)) != FS_OK) {
         fs_output_abort(&out);
         return rc;
     }
@@ -252,7 +254,7 @@ static int fs__sensitivity(const fs_cli_parsed *opt, uint32_t reps, unsigned job
     if (rc == FS_OK)
         rc = fs_sensitivity_table(doc, stdout, err);
     if (rc == FS_OK && !so.quiet)
-        fs_terminal_say(stderr, "fleetsim sensitivity: %s/sensitivity.json", dir);
+        fs_terminal_say(stderr, "fleetsim sensitivity: %s/sensitivity.json, sensitivity.csv", dir);
     json_decref(doc);
     free(metric);
     fs_sensitivity_fini(&s);

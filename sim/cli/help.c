@@ -116,7 +116,7 @@ const fs_cli_command fs_cli_help_commands[] = {
                     "paired by replication) with its 95% CI and elasticity; an effect whose\n"
                     "interval holds 0 is marked noise.  --vary-all varies every number under an\n"
                     "object by P% (integers rounded; zeros and lists of plain numbers left alone).\n"
-                    "Writes DIR/sensitivity.json; 'fleetsim report DIR' draws the tornado chart.",
+                    "Writes DIR/sensitivity.json and .csv; 'fleetsim report DIR' draws the tornado.",
      .options = &fs_cli_sensitivity_options, .main = fs_cli_sensitivity},
     {.name = "fit-traffic", .operand = "TRACE",
      .summary = "fit a service's arrivals (rate, hourly profile, bursts) to a trace",
