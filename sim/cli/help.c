@@ -57,7 +57,7 @@ const fs_cli_command fs_cli_help_commands[] = {
                     "(gnuplot PNG and SVG, with their data as CSV and their scripts) for the\n"
                     "results that 'fleetsim run' or 'compare' wrote to RESULTS_DIR with --out,\n"
                     "or, for the --out of 'fleetsim plan', the plan: its answer and the frontier\n"
-                    "of cost against p99.",
+                    "of cost against p99; of 'fleetsim sensitivity', the inputs and the tornado.",
      .options = &fs_cli_report_options, .main = fs_cli_report},
     {.name = "validate", .operand = "SCENARIO", .summary = "check a scenario file and print what it describes",
      .synopsis = "validate SCENARIO",
