@@ -266,13 +266,12 @@ static void test_inputs_from_scenario(void **state)
     near(s.inputs[1].value[FS_SENSITIVITY_HIGH], 5, 0, "price's high");
     /* Refusals name the path and what is there. */
     assert_int_equal(fs_sensitivity_add_spec(&s, sw, "services[chat].pool=1..2", &err), FS_ERR_INPUT);
-    assert_non_null(strstr(err.msg, "path \"services[chat].pool\": expected a number to vary, found \"serving\""));
+    assert_non_null(
+        strstr(err.msg, "path \"services[chat].pool\": expected a number or a duration to vary, found \"serving\""));
     assert_int_equal(fs_sensitivity_add_spec(&s, sw, "services[chta].memory_gb=1..2", &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "no element named \"chta\""));
     assert_int_equal(fs_sensitivity_add_spec(&s, sw, "services[chat].memory_gb=1..x", &err), FS_ERR_INPUT);
     assert_non_null(strstr(err.msg, "expected LOW..HIGH or LOW,HIGH"));
-    assert_int_equal(fs_sensitivity_add_spec(&s, sw, "policies.shared.pools[0].gpus=2.5..4", &err), FS_ERR_INPUT);
-    assert_non_null(strstr(err.msg, "expected integer LOW and HIGH"));
 
     /* ±30% of services[chat]: memory_gb 10 -> 7..13, poisson_rps 0.05 ->
      * 0.035..0.065, value 0.1 -> 0.07..0.13, replicas.count 2 -> round(1.4)
@@ -311,6 +310,27 @@ static void test_inputs_from_scenario(void **state)
     assert_int_equal(fs_sensitivity_add_all(&s, sw, "services+-30%", &skipped, &err), FS_OK);
     assert_int_equal(s.n_inputs, 4);
     assert_string_equal(s.inputs[0].path, "services[chat].memory_gb");
+    fs_sensitivity_fini(&s);
+    fs_sweep_destroy(sw);
+
+    /* A duration varies in seconds, and is written back as a real: the
+     * horizon "2h" from 90 minutes to 3 h (given as durations). */
+    assert_int_equal(fs_sweep_create(test_path("%s/toy.json", dir), &sw, &err), FS_OK);
+    s = (fs_sensitivity){.replications = 2};
+    assert_int_equal(fs_sensitivity_add_spec(&s, sw, "horizon=90m..3h", &err), FS_OK);
+    near(s.inputs[0].value[FS_SENSITIVITY_LOW], 5400, 0, "horizon low");
+    near(s.inputs[0].value[FS_SENSITIVITY_BASE], 7200, 0, "horizon base");
+    near(s.inputs[0].value[FS_SENSITIVITY_HIGH], 10800, 0, "horizon high");
+    const json_t *leaf = fs_sweep_get(sw, "horizon", &err);
+    assert_true(json_is_real(leaf));
+    near(json_real_value(leaf), 7200, 0, "horizon in the document");
+    /* A count varied to a fraction is a real the scenario refuses at that
+     * end, naming the input. */
+    assert_int_equal(fs_sensitivity_add_spec(&s, sw, "policies.shared.pools[0].gpus=2.5..4", &err), FS_OK);
+    assert_false(s.inputs[1].integer);
+    assert_int_equal(fs_sensitivity_design(&s, sw, &err), FS_ERR_INPUT);
+    printf("  %s\n", err.msg);
+    assert_non_null(strstr(err.msg, "input \"policies.shared.pools[0].gpus\" at its low value 2.5"));
     fs_sensitivity_fini(&s);
     fs_sweep_destroy(sw);
 }

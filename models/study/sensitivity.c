@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "duration.h"
 #include "jsonpath.h"
 #include "number.h"
 #include "scenario.h"
@@ -42,8 +43,18 @@ int fs_sensitivity_add(fs_sensitivity *s, const char *path, double low, double b
     return FS_OK;
 }
 
-/* The number at path in sw's document into *base (*integer: a JSON
- * integer), or FS_ERR_INPUT naming the path and what is there. */
+/* A duration written as text ("80ms", "30m"; not a clock time such as
+ * "09:00") in seconds into *seconds: such an input varies like a number and
+ * is written back as seconds, which every duration key also takes. */
+static bool fs__duration_leaf(const json_t *v, double *seconds)
+{
+    const char *text = json_string_value(v);
+    char why[128];
+    return text && !strchr(text, ':') && fs_duration_parse(text, seconds, why, sizeof why) == 0;
+}
+
+/* The number (or duration) at path in sw's document into *base (*integer:
+ * a JSON integer), or FS_ERR_INPUT naming the path and what is there. */
 static int fs__leaf(const fs_sweep *sw, const char *path, double *base, bool *integer, fs_error *err)
 {
     if (!path[0])
@@ -51,17 +62,48 @@ static int fs__leaf(const fs_sweep *sw, const char *path, double *base, bool *in
     const json_t *v = fs_sweep_get(sw, path, err);
     if (!v)
         return FS_ERR_INPUT;
-    if (!json_is_number(v)) {
-        char got[96];
-        fs_jpath_describe(v, got, sizeof got);
-        return fs_error_set(err, FS_ERR_INPUT, "path \"%s\": expected a number to vary, found %s", path, got);
-    }
-    *base = json_number_value(v);
     *integer = json_is_integer(v);
+    if (json_is_number(v)) {
+        *base = json_number_value(v);
+        return FS_OK;
+    }
+    if (fs__duration_leaf(v, base))
+        return FS_OK;
+    char got[96];
+    fs_jpath_describe(v, got, sizeof got);
+    return fs_error_set(err, FS_ERR_INPUT, "path \"%s\": expected a number or a duration to vary, found %s", path,
+                        got);
+}
+
+/* Inputs [from, n) whose leaf the design cannot edit in place (a duration
+ * written as text, an integer varied to fractions) become JSON reals of
+ * their base value in the document, through the sweep's "set". */
+static int fs__as_reals(const fs_sensitivity *s, size_t from, fs_sweep *sw, fs_error *err)
+{
+    for (size_t i = from; i < s->n_inputs; i++) {
+        const fs_sensitivity_input *in = &s->inputs[i];
+        const json_t *leaf = fs_sweep_get(sw, in->path, err);
+        if (!leaf)
+            return FS_ERR_INPUT;
+        if (json_is_real(leaf) || (json_is_integer(leaf) && in->integer))
+            continue;
+        json_t *v = json_real(in->value[FS_SENSITIVITY_BASE]);
+        int rc = v ? fs_sweep_set(sw, in->path, v, err) : fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        json_decref(v);
+        if (rc != FS_OK)
+            return rc;
+    }
     return FS_OK;
 }
 
-int fs_sensitivity_add_spec(fs_sensitivity *s, const fs_sweep *sw, const char *spec, fs_error *err)
+/* One end of --vary: a number, or a duration ("48ms") in seconds. */
+static bool fs__end(const char *text, double *v)
+{
+    char why[128];
+    return fs_number_parse(text, v) == 0 || (!strchr(text, ':') && fs_duration_parse(text, v, why, sizeof why) == 0);
+}
+
+int fs_sensitivity_add_spec(fs_sensitivity *s, fs_sweep *sw, const char *spec, fs_error *err)
 {
     const char *eq = strchr(spec, '=');
     char path[512], lo_text[64];
@@ -81,20 +123,21 @@ int fs_sensitivity_add_spec(fs_sensitivity *s, const fs_sweep *sw, const char *s
     if (ok) {
         memcpy(lo_text, text, (size_t)(sep - text));
         lo_text[sep - text] = '\0';
-        ok = fs_number_parse(lo_text, &low) == 0 && fs_number_parse(sep + sep_len, &high) == 0;
+        ok = fs__end(lo_text, &low) && fs__end(sep + sep_len, &high);
     }
     if (!ok)
-        return fs_error_set(err, FS_ERR_INPUT, "--vary %s: expected LOW..HIGH or LOW,HIGH (two numbers), got \"%s\"",
+        return fs_error_set(err, FS_ERR_INPUT, "--vary %s: expected LOW..HIGH or LOW,HIGH (two numbers or durations), got \"%s\"",
                             path, text);
     int rc = fs__leaf(sw, path, &base, &integer, err);
     if (rc != FS_OK)
         return rc;
-    /* An integer of the scenario stays one: the design edits it in place. */
-    if (integer && (low != floor(low) || high != floor(high)))
-        return fs_error_set(err, FS_ERR_INPUT, "--vary %s: the scenario has an integer there (%g); expected "
-                                               "integer LOW and HIGH, got \"%s\"",
-                            path, base, text);
-    return fs_sensitivity_add(s, path, low, base, high, integer, err);
+    /* An integer of the scenario stays one when both ends are whole; with a
+     * fraction it becomes a real (a count the scenario then refuses at that
+     * end, naming the input, where a fraction means nothing). */
+    integer = integer && low == floor(low) && high == floor(high);
+    size_t from = s->n_inputs;
+    rc = fs_sensitivity_add(s, path, low, base, high, integer, err);
+    return rc == FS_OK ? fs__as_reals(s, from, sw, err) : rc;
 }
 
 static bool fs__varied(const fs_sensitivity *s, const char *path)
@@ -140,9 +183,14 @@ static int fs__add_leaves(fs_sensitivity *s, const json_t *v, const char *path, 
         }
         return rc;
     }
-    if (!json_is_number(v) || json_number_value(v) == 0 || fs__varied(s, path))
+    double base;
+    if (json_is_number(v))
+        base = json_number_value(v);
+    else if (!fs__duration_leaf(v, &base))
         return FS_OK;
-    double base = json_number_value(v), low = base * (1 - frac), high = base * (1 + frac);
+    if (base == 0 || fs__varied(s, path))
+        return FS_OK;
+    double low = base * (1 - frac), high = base * (1 + frac);
     if (json_is_integer(v)) {
         low = round(low);
         high = round(high);
@@ -154,7 +202,7 @@ static int fs__add_leaves(fs_sensitivity *s, const json_t *v, const char *path, 
     return fs_sensitivity_add(s, path, low, base, high, json_is_integer(v), err);
 }
 
-int fs_sensitivity_add_all(fs_sensitivity *s, const fs_sweep *sw, const char *spec, size_t *skipped, fs_error *err)
+int fs_sensitivity_add_all(fs_sensitivity *s, fs_sweep *sw, const char *spec, size_t *skipped, fs_error *err)
 {
     const char *pm = strstr(spec, "\xc2\xb1"), *pct = NULL;
     size_t pm_len = 2;
@@ -191,7 +239,7 @@ int fs_sensitivity_add_all(fs_sensitivity *s, const fs_sweep *sw, const char *sp
     int rc = fs__add_leaves(s, v, path, p / 100, skipped, err);
     if (rc == FS_OK && s->n_inputs == before)
         rc = fs_error_set(err, FS_ERR_INPUT, "--vary-all %s: no number there that %g%% changes", path, p);
-    return rc;
+    return rc == FS_OK ? fs__as_reals(s, before, sw, err) : rc;
 }
 
 size_t fs_sensitivity_n_points(const fs_sensitivity *s)

@@ -85,20 +85,24 @@ int fs_sensitivity_add(fs_sensitivity *s, const char *path, double low, double b
                        fs_error *err);
 
 /* "PATH=LOW..HIGH" or "PATH=LOW,HIGH": an input whose base is its value in
- * sw's document, which must be a number.  FS_ERR_INPUT naming the path. */
-int fs_sensitivity_add_spec(fs_sensitivity *s, const fs_sweep *sw, const char *spec, fs_error *err);
+ * sw's document, which must be a number or a duration ("80ms"; LOW and HIGH
+ * may then be durations too).  A duration, or an integer varied to a
+ * fraction, becomes a JSON real (seconds) of its base value in sw's
+ * document, so the design can edit it.  FS_ERR_INPUT naming the path. */
+int fs_sensitivity_add_spec(fs_sensitivity *s, fs_sweep *sw, const char *spec, fs_error *err);
 
 /* "PATH±P%" (or "PATH+-P%"): every numeric leaf under the object (or the
  * list of named objects: "services") at PATH,
  * varied by P% around its value (0 < P < 100).  It descends into objects
  * and into lists of named objects ([name]); numbers in other lists (a
  * diurnal profile) are left alone, as are zeros (no relative change),
- * booleans, strings and paths already varied.  Integers are rounded to
+ * booleans, strings other than durations, clock times ("09:00") and paths
+ * already varied; durations vary in seconds as fs_sensitivity_add_spec's.  Integers are rounded to
  * the nearest integer, and one whose rounded low and high both equal it
  * is left alone.  *skipped counts the leaves left alone for rounding.
  * FS_ERR_INPUT naming the path when it is neither or holds no leaf to
  * vary. */
-int fs_sensitivity_add_all(fs_sensitivity *s, const fs_sweep *sw, const char *spec, size_t *skipped, fs_error *err);
+int fs_sensitivity_add_all(fs_sensitivity *s, fs_sweep *sw, const char *spec, size_t *skipped, fs_error *err);
 
 /* Points of the design, and the point of input i at a level. */
 size_t fs_sensitivity_n_points(const fs_sensitivity *s);
