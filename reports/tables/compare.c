@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "terminal.h"
+#include "tradeoffs.h"
 #include "unsettled.h"
 
 /* A figure of one policy in one replication; `index` is the service or
@@ -125,6 +126,31 @@ static bool fs__any_spill(const fs_results *r, size_t p, size_t g)
     return false;
 }
 
+/* Requests dropped and jobs left waiting at the horizon: rows only where
+ * some policy has any (the verdict's trade-offs read them), so a scenario
+ * that drops nothing compares as before; every policy then shows its own,
+ * 0 included. */
+static bool fs__any_dropped(const fs_results *r, size_t p, size_t i)
+{
+    (void)p;
+    for (size_t q = 0; q < r->n_policies; q++)
+        for (uint32_t k = 0; k < r->policies[q].n_reps; k++)
+            if (fs__svc(r, q, k, i)->dropped > 0)
+                return true;
+    return false;
+}
+static double m_dropped(const fs_results *r, size_t p, uint32_t k, size_t i) { return (double)fs__svc(r, p, k, i)->dropped; }
+static bool fs__any_waiting(const fs_results *r, size_t p, size_t i)
+{
+    (void)p;
+    for (size_t q = 0; q < r->n_policies; q++)
+        for (uint32_t k = 0; k < r->policies[q].n_reps; k++)
+            if (r->policies[q].reps[k].training[i].waiting_end > 0)
+                return true;
+    return false;
+}
+static double m_waiting_end(const fs_results *r, size_t p, uint32_t k, size_t i) { return (double)r->policies[p].reps[k].training[i].waiting_end; }
+
 static double m_blocked(const fs_results *r, size_t p, uint32_t k, size_t i) { return r->policies[p].reps[k].blocked_minutes[i]; }
 
 /* Whether policy p batches service i: a policy without batching has no
@@ -168,6 +194,7 @@ static const fs__row rows[] = {
     {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_SERVICE, "slo_breach_windows_per_week", "SLO breach windows/week", m_breach_week, NULL, 0, 0, false, 0,
      true, NULL, NULL},
+    {ROW_SERVICE, "dropped", "requests dropped", m_dropped, NULL, 0, 0, false, 0, false, NULL, fs__any_dropped},
     {ROW_SERVICE, "batch_mean_size", "mean batch size", m_batch_mean, NULL, 0, 0, false, 0, false, merged_batch_mean,
      fs__batched},
     {ROW_SERVICE, "ttft_p99_ms", "TTFT p99 ms", m_ttft_p99, fs_results_ttft_hist, 0.99, 1e-6, false, 0, false, NULL,
@@ -183,6 +210,8 @@ static const fs__row rows[] = {
     {ROW_SERVICE, "spilled_requests", "requests spilled out", m_spilled, NULL, 0, 0, false, 0, false, NULL, fs__spills},
     {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false, NULL, NULL},
     {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false, NULL, NULL},
+    {ROW_TRAINING, "jobs_waiting_at_end", "jobs waiting at horizon", m_waiting_end, NULL, 0, 0, false, 0, false, NULL,
+     fs__any_waiting},
     {ROW_TRAINING, "startup_mean_s", "start-up mean s", m_startup, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0, false, 0, false, NULL, NULL},
@@ -388,6 +417,32 @@ static void fs__pools(const fs_results *r, FILE *fp)
     }
 }
 
+static void fs__term_raw(void *fp, const char *s) { fputs(s, fp); }
+static void fs__term_text(void *fp, const char *s) { fs_terminal_write(fp, s); }
+
+/* After the table: the verdict and each policy's trade-offs, written from
+ * the same JSON compare.json carries (tradeoffs.h).  -1 when out of memory. */
+static int fs__verdict_text(const fs_results *r, FILE *fp)
+{
+    json_t *doc = fs_compare_json(r);
+    if (!doc)
+        return -1;
+    const json_t *v = json_object_get(doc, "verdict");
+    fs_tradeoffs_sink sink = {fs__term_raw, fs__term_text, fp};
+    fputs("\nverdict: ", fp);
+    fs_tradeoffs_write_reason(v, &sink);
+    fputs(".\n", fp);
+    for (size_t p = 1; p < r->n_policies; p++) {
+        fputs(p == 1 ? "trade-offs:\n  " : "  ", fp);
+        fs_tradeoffs_write_policy(v, p, &sink);
+        fputs(".\n", fp);
+    }
+    if (r->n_policies > 1)
+        fprintf(fp, "(material: %s)\n", fs_tradeoffs_rule);
+    json_decref(doc);
+    return 0;
+}
+
 int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
 {
     const fs_scenario *s = r->scenario;
@@ -450,11 +505,13 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
         fputc('\n', fp);
         rc = fs__table_rows(r, ROW_TENANT, t, fp, &marked);
     }
-    if (rc != 0)
-        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-    if (marked)
+    if (rc == 0 && marked)
         fs_unsettled_legend(fp, "a difference beside a figure that has not settled has not settled either "
                                 "(why: fleetsim run --format json, settling)");
+    if (rc == 0)
+        rc = fs__verdict_text(r, fp);
+    if (rc != 0)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     if (ferror(fp))
         return fs_error_set(err, FS_ERR_RUNTIME, "cannot write the comparison");
     return FS_OK;
@@ -557,5 +614,13 @@ json_t *fs_compare_json(const fs_results *r)
         json_object_set_new(values, r->policies[p].name, v);
         json_object_set_new(diffs, r->policies[p].name, d);
     }
+    json_t *slo = fs_tradeoffs_slo(r);
+    json_t *verdict = slo ? fs_tradeoffs_verdict(doc, slo) : NULL;
+    json_decref(slo);
+    if (!verdict) {
+        json_decref(doc);
+        return NULL;
+    }
+    json_object_set_new(doc, "verdict", verdict);
     return doc;
 }
