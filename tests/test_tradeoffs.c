@@ -259,12 +259,73 @@ static void test_saving_inside_noise_is_said(void **state)
     json_t *v = fs_tradeoffs_verdict(cmp, slo);
     rec r;
     reason_of(v, &r);
-    assert_string_equal(r.all, "B meets every SLO at $80.00, the lowest cost (its difference to A, -20.00 USD "
-                               "(95% CI ±30), is within noise or too small to matter); it makes no workload "
-                               "materially worse than A (which meets every SLO, at $100.00)");
+    assert_string_equal(r.all, "B meets every SLO at $80.00, the lowest cost; it makes no workload materially "
+                               "worse than A (which meets every SLO, at $100.00; the cost difference, -20.00 USD "
+                               "(95% CI ±30), is within noise or too small to matter)");
     json_decref(v);
     json_decref(slo);
     json_decref(cmp);
+}
+
+/* Three policies: A (the baseline), B and C.  B is best; compare's "pairs"
+ * give B's paired differences to C, which meets every SLO too, so B's price
+ * is named against C as well:
+ *   nightly p95: B 40 min, C 20 min, +20 (CI ±2): >= 10% of 20, past noise,
+ *     worse; cost: B $80, C $90, -10 (CI ±1): >= 1% of 90, better. */
+static const char three[] =
+    "{\"baseline\": \"A\", \"policies\": {"
+    "\"A\": {\"training\": {\"nightly\": {\"queue_wait_p95_min\": 40}}, \"fleet\": {\"cost_usd\": %g}},"
+    "\"B\": {\"training\": {\"nightly\": {\"queue_wait_p95_min\": 40}}, \"fleet\": {\"cost_usd\": 80}},"
+    "\"C\": {\"training\": {\"nightly\": {\"queue_wait_p95_min\": 20}}, \"fleet\": {\"cost_usd\": 90}}},"
+    " \"differences\": {\"A\": {}, \"B\": {}, \"C\": {}},"
+    " \"pairs\": {\"%s\": {\"C\": {\"training\": {\"nightly\": {\"queue_wait_p95_min\": {\"mean\": %g, \"ci95\": 2}}},"
+    "                  \"fleet\": {\"cost_usd\": {\"mean\": %g, \"ci95\": 1}}}}}}";
+
+static json_t *slo3(const char *a_meets, const char *a_verdict)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf,
+             "[{\"name\": \"A\", \"meets\": %s, \"targets\": [{\"service\": \"chat\", \"target\": \"p99\","
+             " \"verdict\": \"%s\"}]},"
+             " {\"name\": \"B\", \"meets\": true, \"targets\": [{\"service\": \"chat\", \"target\": \"p99\","
+             " \"verdict\": \"met\"}]},"
+             " {\"name\": \"C\", \"meets\": true, \"targets\": [{\"service\": \"chat\", \"target\": \"p99\","
+             " \"verdict\": \"met\"}]}]",
+             a_meets, a_verdict);
+    return parse(buf);
+}
+
+static void test_price_against_other_meeting_policy(void **state)
+{
+    (void)state;
+    char buf[1024];
+    snprintf(buf, sizeof buf, three, 100.0, "B", 20.0, -10.0);
+    json_t *cmp = parse(buf), *slo = slo3("false", "missed");
+    json_t *v = fs_tradeoffs_verdict(cmp, slo);
+    const json_t *against = json_object_get(json_array_get(json_object_get(v, "policies"), 1), "against");
+    assert_int_equal(json_array_size(against), 1);
+    assert_string_equal(test_json_str(json_array_get(against, 0), "policy"), "C");
+    assert_int_equal(json_array_size(json_object_get(json_array_get(against, 0), "changes")), 2);
+    rec r;
+    reason_of(v, &r);
+    assert_string_equal(r.all, "B meets every SLO at $80.00, the lowest cost; it makes no workload materially worse "
+                               "than A (which misses chat p99, at $100.00); against C (which meets every SLO, at "
+                               "$90.00) it makes worse: nightly queue wait p95 +20 min (95% CI ±2)");
+    json_decref(v);
+    json_decref(cmp);
+    json_decref(slo);
+    /* The baseline is best ($70) and C meets too: A's nightly p95 (40 min)
+     * against C's (20 min), +20 (CI ±2), is its price against C. */
+    snprintf(buf, sizeof buf, three, 70.0, "A", 20.0, -20.0);
+    cmp = parse(buf);
+    slo = slo3("true", "met");
+    v = fs_tradeoffs_verdict(cmp, slo);
+    reason_of(v, &r);
+    assert_string_equal(r.all, "A meets every SLO at $70.00, the lowest cost; against C (which meets every SLO, at "
+                               "$90.00) it makes worse: nightly queue wait p95 +20 min (95% CI ±2)");
+    json_decref(v);
+    json_decref(cmp);
+    json_decref(slo);
 }
 
 /* Names typed by a user reach the sink only through `text` (escaped there),
@@ -365,14 +426,60 @@ static void test_morning_tail(void **state)
     free(md);
 }
 
-/* morning-tail with a hostile stream name, one replication:
+/* morning-tail with a third policy, partitioned-2: the same split with 40
+ * batch GPUs instead of 32 (costing more), where the sweep's gang fits
+ * beside the fine-tune's and never waits.  partitioned stays best, and its
+ * price is named against partitioned-2, which meets every SLO too. */
+static void test_price_against_third_policy(void **state)
+{
+    (void)state;
+    assert_int_equal(test_sh("sed 's/\"policies\": {/\"policies\": { \"partitioned-2\": {\"kind\": "
+                             "\"partitioned\", \"pools\": [{\"name\": \"serving\", \"class\": \"serving\", "
+                             "\"gpu\": \"H100-SXM-80GB\", \"gpus\": 16}, {\"name\": \"batch\", \"class\": "
+                             "\"batch\", \"gpu\": \"H100-SXM-80GB\", \"gpus\": 40}]},/'"
+                             " '%s/scenarios/morning-tail.json' > '%s/three.json'",
+                             FS_SOURCE_DIR, tmp),
+                     0);
+    json_t *doc = test_fleetsim_json(tmp,
+                                     "compare '%s/three.json' --policies shared,partitioned,partitioned-2"
+                                     " --horizon 2d --warmup 1d --replications 1 --format json",
+                                     tmp);
+    const json_t *v = json_object_get(doc, "verdict");
+    assert_null(json_object_get(doc, "pairs")); /* the pairs serve the verdict only */
+    assert_string_equal(json_string_value(json_array_get(json_object_get(v, "best"), 0)), "partitioned");
+    const json_t *against = json_object_get(json_array_get(json_object_get(v, "policies"), 1), "against");
+    assert_int_equal(json_array_size(against), 1);
+    assert_string_equal(test_json_str(json_array_get(against, 0), "policy"), "partitioned-2");
+    const char *reason = test_json_str(v, "reason");
+    assert_non_null(strstr(reason, "; against partitioned-2 (which meets every SLO, at $"));
+    assert_non_null(strstr(reason, ") it makes worse: eval-sweep queue wait p95 +"));
+    json_decref(doc);
+}
+
+/* `run` writes every policy but no paired differences: the report says
+ * where the trade-offs come from rather than guessing them. */
+static void test_run_report_points_to_compare(void **state)
+{
+    (void)state;
+    assert_int_equal(test_fleetsim(tmp,
+                                   "run scenarios/morning-tail.json --horizon 2d --warmup 1d --replications 1"
+                                   " --report '%s/run'",
+                                   tmp),
+                     0);
+    char *html = test_slurp("%s/run/index.html", tmp);
+    assert_non_null(strstr(html, "needs the paired differences of <code>fleetsim compare SCENARIO --out DIR</code>"));
+    assert_null(strstr(html, "<b>Overall</b>"));
+    free(html);
+}
+
+/* morning-tail with a hostile policy and stream name, one replication:
  * escaped in the report, sanitised in the terminal, the CI unknown. */
 static void test_hostile_through_binary(void **state)
 {
     (void)state;
-    /* The stream's name, not a policy's: a policy's name also picks its
-     * behaviour (the unit test above covers hostile policy names). */
+    /* The policy keeps its kind, which its name would otherwise pick. */
     assert_int_equal(test_sh("sed -e 's/\"name\": \"eval-sweep\"/\"name\": \"<i>ev<\\/i>|*x*\\\\u001b[31m\"/'"
+                             " -e 's/\"partitioned\": {/\"<b>p<\\/b>\\\\u001b[2J\": {\"kind\": \"partitioned\",/'"
                              " '%s/scenarios/morning-tail.json' > '%s/hostile.json'",
                              FS_SOURCE_DIR, tmp),
                      0);
@@ -388,6 +495,8 @@ static void test_hostile_through_binary(void **state)
     free(out);
     char *html = test_slurp("%s/hostile/index.html", tmp), *md = test_slurp("%s/hostile/report.md", tmp);
     assert_null(strstr(html, "<i>ev"));
+    assert_null(strstr(html, "<b>p</b>"));
+    assert_non_null(strstr(html, "<p><b>Overall</b>: &lt;b&gt;p&lt;/b&gt; [2J meets every SLO"));
     assert_non_null(strstr(html, "it makes worse: &lt;i&gt;ev&lt;/i&gt;|*x*"));
     assert_null(strstr(md, "<i>ev"));
     assert_non_null(strstr(md, "it makes worse: &lt;i&gt;ev&lt;/i&gt;\\|\\*x\\*"));
@@ -416,8 +525,11 @@ int main(void)
         cmocka_unit_test(test_equal_cost_ties),
         cmocka_unit_test(test_noise_is_not_listed),
         cmocka_unit_test(test_saving_inside_noise_is_said),
+        cmocka_unit_test(test_price_against_other_meeting_policy),
         cmocka_unit_test(test_hostile_names_are_text),
         cmocka_unit_test(test_morning_tail),
+        cmocka_unit_test(test_price_against_third_policy),
+        cmocka_unit_test(test_run_report_points_to_compare),
         cmocka_unit_test(test_hostile_through_binary),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

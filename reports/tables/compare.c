@@ -263,7 +263,7 @@ static bool fs__waits_censored(const fs_results *r, size_t i)
  * A percentile's value, and its difference, come from the merged
  * histograms (fs_results_percentile); every CI comes from the spread of
  * the per-replication figures, replications without data left out. */
-static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t index, fs_summary *value,
+static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t b, size_t index, fs_summary *value,
                     fs_summary *diff)
 {
     uint32_t n = r->policies[0].n_reps;
@@ -272,7 +272,7 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
         return -1;
     for (uint32_t k = 0; k < n; k++) {
         x[k] = row->metric(r, p, k, index);
-        x[n + k] = x[k] - row->metric(r, 0, k, index);
+        x[n + k] = x[k] - row->metric(r, b, k, index);
         /* Equal figures summed in another order differ by rounding (1e-13):
          * that is no difference. */
         if (fabs(x[n + k]) < 1e-9 * fmax(1.0, fabs(x[k])))
@@ -284,7 +284,7 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
     if (row->hist) {
         fs_percentile mine, base;
         if (fs_results_percentile(r, p, row->hist, index, row->q, row->scale, &mine) != 0 ||
-            fs_results_percentile(r, 0, row->hist, index, row->q, row->scale, &base) != 0)
+            fs_results_percentile(r, b, row->hist, index, row->q, row->scale, &base) != 0)
             return -1;
         value->mean = mine.value;
         diff->mean = mine.value - base.value;
@@ -294,7 +294,7 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
     if (row->merged) {
         double mine = row->merged(r, p, index);
         value->mean = mine;
-        diff->mean = mine - row->merged(r, 0, index);
+        diff->mean = mine - row->merged(r, b, index);
         if (fabs(diff->mean) < 1e-9 * fmax(1.0, fabs(mine)))
             diff->mean = 0;
     }
@@ -336,7 +336,7 @@ static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, 
         fprintf(fp, "  %-26s", rows[j].label);
         for (size_t p = 0; p < r->n_policies; p++) {
             fs_summary v, d;
-            if (fs__cell(r, &rows[j], p, index, &v, &d) != 0) {
+            if (fs__cell(r, &rows[j], p, 0, index, &v, &d) != 0) {
                 free(sum);
                 return -1;
             }
@@ -524,14 +524,14 @@ static json_t *fs__num(double x)
 
 /* The rows of one kind for one service or stream of policy p: values, or
  * paired differences to the baseline as {"mean", "ci95"}.  NULL on ENOMEM. */
-static json_t *fs__rows_json(const fs_results *r, fs__row_kind kind, size_t index, size_t p, int diff)
+static json_t *fs__rows_json(const fs_results *r, fs__row_kind kind, size_t index, size_t p, size_t b, int diff)
 {
     json_t *o = json_object();
     for (size_t j = 0; j < FS__N_ROWS && o; j++) {
         if (rows[j].kind != kind || !fs__row_applies(r, &rows[j], index))
             continue;
         fs_summary v, d;
-        if (fs__cell(r, &rows[j], p, index, &v, &d) != 0) {
+        if (fs__cell(r, &rows[j], p, b, index, &v, &d) != 0) {
             json_decref(o);
             return NULL;
         }
@@ -548,20 +548,20 @@ static json_t *fs__rows_json(const fs_results *r, fs__row_kind kind, size_t inde
 }
 
 /* {"services": {name: rows}, "training": {name: rows}, "fleet": rows} of policy p. */
-static json_t *fs__policy_json(const fs_results *r, size_t p, int diff)
+static json_t *fs__policy_json(const fs_results *r, size_t p, size_t b, int diff)
 {
     const fs_scenario *s = r->scenario;
     json_t *o = json_object(), *services = json_object(), *training = json_object();
     json_object_set_new(o, "services", services);
     json_object_set_new(o, "training", training);
     for (size_t i = 0; i < s->n_services; i++) {
-        json_t *rows_i = fs__rows_json(r, ROW_SERVICE, i, p, diff);
+        json_t *rows_i = fs__rows_json(r, ROW_SERVICE, i, p, b, diff);
         if (!rows_i)
             goto fail;
         json_object_set_new(services, s->services[i].name, rows_i);
     }
     for (size_t i = 0; i < s->n_training; i++) {
-        json_t *rows_i = fs__rows_json(r, ROW_TRAINING, i, p, diff);
+        json_t *rows_i = fs__rows_json(r, ROW_TRAINING, i, p, b, diff);
         if (!rows_i)
             goto fail;
         json_object_set_new(training, s->training[i].name, rows_i);
@@ -570,20 +570,20 @@ static json_t *fs__policy_json(const fs_results *r, size_t p, int diff)
         json_t *regions = json_object();
         json_object_set_new(o, "regions", regions);
         for (size_t g = 0; g < s->n_regions; g++) {
-            json_t *rows_g = fs__rows_json(r, ROW_REGION, g, p, diff);
+            json_t *rows_g = fs__rows_json(r, ROW_REGION, g, p, b, diff);
             if (!rows_g)
                 goto fail;
             json_object_set_new(regions, s->regions[g].name, rows_g);
         }
     }
-    json_t *fleet = fs__rows_json(r, ROW_FLEET, 0, p, diff);
+    json_t *fleet = fs__rows_json(r, ROW_FLEET, 0, p, b, diff);
     if (!fleet)
         goto fail;
     json_object_set_new(o, "fleet", fleet);
     json_t *tenants = json_object();
     json_object_set_new(o, "externality", tenants);
     for (size_t t = 0; t < r->n_tenants; t++) {
-        json_t *rows_t = fs__rows_json(r, ROW_TENANT, t, p, diff);
+        json_t *rows_t = fs__rows_json(r, ROW_TENANT, t, p, b, diff);
         if (!rows_t)
             goto fail;
         json_object_set_new(tenants, r->tenants[t], rows_t);
@@ -592,6 +592,37 @@ static json_t *fs__policy_json(const fs_results *r, size_t p, int diff)
 fail:
     json_decref(o);
     return NULL;
+}
+
+/* The verdict (tradeoffs.h) over doc; when a single policy is best, it is
+ * judged again with its paired differences to every other policy that
+ * meets every SLO ("pairs", taken out again: compare.json pairs with the
+ * baseline only), so its price is named against those as well.  NULL when
+ * out of memory. */
+static json_t *fs__verdict_json(const fs_results *r, json_t *doc)
+{
+    json_t *slo = fs_tradeoffs_slo(r);
+    json_t *v = slo ? fs_tradeoffs_verdict(doc, slo) : NULL;
+    const char *best = json_string_value(json_array_get(json_object_get(v, "best"), 0));
+    json_t *pairs = json_object(), *mine = json_object();
+    for (size_t b = 0; best && b < r->n_policies; b++) {
+        if (strcmp(r->policies[b].name, best) != 0 || json_array_size(json_object_get(v, "best")) != 1)
+            continue;
+        for (size_t q = 1; q < r->n_policies; q++)
+            if (q != b && json_is_true(json_object_get(json_array_get(slo, q), "meets")))
+                json_object_set_new(mine, r->policies[q].name, fs__policy_json(r, b, q, 1));
+    }
+    if (v && json_object_size(mine)) {
+        json_object_set(pairs, best, mine);
+        json_object_set(doc, "pairs", pairs);
+        json_decref(v);
+        v = fs_tradeoffs_verdict(doc, slo);
+        json_object_del(doc, "pairs");
+    }
+    json_decref(mine);
+    json_decref(pairs);
+    json_decref(slo);
+    return v;
 }
 
 json_t *fs_compare_json(const fs_results *r)
@@ -604,7 +635,7 @@ json_t *fs_compare_json(const fs_results *r)
     json_object_set_new(doc, "policies", values);
     json_object_set_new(doc, "differences", diffs);
     for (size_t p = 0; p < r->n_policies; p++) {
-        json_t *v = fs__policy_json(r, p, 0), *d = fs__policy_json(r, p, 1);
+        json_t *v = fs__policy_json(r, p, 0, 0), *d = fs__policy_json(r, p, 0, 1);
         if (!v || !d) {
             json_decref(v);
             json_decref(d);
@@ -614,9 +645,7 @@ json_t *fs_compare_json(const fs_results *r)
         json_object_set_new(values, r->policies[p].name, v);
         json_object_set_new(diffs, r->policies[p].name, d);
     }
-    json_t *slo = fs_tradeoffs_slo(r);
-    json_t *verdict = slo ? fs_tradeoffs_verdict(doc, slo) : NULL;
-    json_decref(slo);
+    json_t *verdict = fs__verdict_json(r, doc);
     if (!verdict) {
         json_decref(doc);
         return NULL;

@@ -201,12 +201,11 @@ static void fs__slo_changes(json_t *changes, const json_t *mine, const json_t *b
     }
 }
 
-/* The material figure changes of policy `name` against the baseline, in
- * compare's order: services, training streams, the fleet. */
-static void fs__figure_changes(json_t *changes, const json_t *compare, const char *name)
+/* The material figure changes of a policy (its `values`) against another
+ * (`diffs`: its paired differences to that one), in compare's order:
+ * services, training streams, the fleet. */
+static void fs__figure_changes(json_t *changes, const json_t *values, const json_t *diffs)
 {
-    const json_t *values = json_object_get(json_object_get(compare, "policies"), name);
-    const json_t *diffs = json_object_get(json_object_get(compare, "differences"), name);
     static const char *const sections[] = {"services", "training", "fleet"};
     static const char *const kinds[] = {"service", "training", "fleet"};
     for (size_t s = 0; s < 3; s++) {
@@ -295,6 +294,45 @@ static void fs__buf_put(void *ctx, const char *s)
     b->n += len;
 }
 
+/* The cost difference of a change list's owner to the policy it is taken
+ * against, from compare's paired differences. */
+static void fs__cost_difference(json_t *o, const json_t *diffs)
+{
+    const json_t *cell = json_object_get(json_object_get(diffs, "fleet"), "cost_usd");
+    json_object_set_new(o, "cost_usd_difference", fs__real(fs__num(json_object_get(cell, "mean"))));
+    json_object_set_new(o, "cost_usd_ci95", fs__real(fs__num(json_object_get(cell, "ci95"))));
+}
+
+/* The single best policy against every other policy that meets every SLO
+ * but the baseline (the best's own changes are against it; a best that is
+ * the baseline has none): compare's "pairs" {best: {other: differences of
+ * best to other}}, when it has them. */
+static void fs__against_others(json_t *v, const json_t *compare)
+{
+    const json_t *pols = json_object_get(v, "policies");
+    const char *name = fs__s(json_array_get(json_object_get(v, "best"), 0));
+    json_t *best = (json_t *)fs__find(pols, "name", name);
+    const json_t *pairs = json_object_get(json_object_get(compare, "pairs"), name);
+    const json_t *values = json_object_get(json_object_get(compare, "policies"), name);
+    if (!best || !json_object_size(pairs))
+        return;
+    json_t *against = json_array();
+    json_object_set_new(best, "against", against);
+    size_t k;
+    const json_t *other;
+    json_array_foreach(pols, k, other) {
+        const json_t *diffs = json_object_get(pairs, fs__str(other, "name"));
+        if (k == 0 || other == best || !diffs || !json_is_true(json_object_get(other, "meets_every_slo")))
+            continue;
+        json_t *o = json_object(), *changes = json_array();
+        json_object_set_new(o, "policy", json_string(fs__str(other, "name")));
+        fs__cost_difference(o, diffs);
+        json_object_set_new(o, "changes", changes);
+        fs__figure_changes(changes, values, diffs);
+        json_array_append_new(against, o);
+    }
+}
+
 json_t *fs_tradeoffs_verdict(const json_t *compare, const json_t *slo)
 {
     const json_t *base = json_array_get(slo, 0);
@@ -326,12 +364,10 @@ json_t *fs_tradeoffs_verdict(const json_t *compare, const json_t *slo)
         json_object_set_new(o, "changes", changes);
         json_array_append_new(pols, o);
         if (p > 0) {
-            const json_t *cell = json_object_get(
-                json_object_get(json_object_get(json_object_get(compare, "differences"), name), "fleet"), "cost_usd");
-            json_object_set_new(o, "cost_usd_difference", fs__real(fs__num(json_object_get(cell, "mean"))));
-            json_object_set_new(o, "cost_usd_ci95", fs__real(fs__num(json_object_get(cell, "ci95"))));
+            fs__cost_difference(o, json_object_get(json_object_get(compare, "differences"), name));
             fs__slo_changes(changes, pol, base);
-            fs__figure_changes(changes, compare, name);
+            fs__figure_changes(changes, json_object_get(json_object_get(compare, "policies"), name),
+                               json_object_get(json_object_get(compare, "differences"), name));
         }
         /* A policy whose cost has no data cannot be called the cheapest. */
         if (json_is_true(json_object_get(pol, "meets")) && isfinite(cost) && cost < lowest)
@@ -343,6 +379,8 @@ json_t *fs_tradeoffs_verdict(const json_t *compare, const json_t *slo)
         if (json_is_true(json_object_get(pol, "meets_every_slo")) && isfinite(cost) && fabs(cost - lowest) < 0.005)
             json_array_append_new(best, json_string(fs__str(pol, "name")));
     }
+    if (json_array_size(best) == 1)
+        fs__against_others(v, compare);
     fs__buf b = {0};
     fs_tradeoffs_sink sink = {fs__buf_put, fs__buf_put, &b};
     fs_tradeoffs_write_reason(v, &sink);
@@ -441,6 +479,36 @@ static void fs__write_standing(const json_t *pol, const fs_tradeoffs_sink *out)
     }
 }
 
+/* "; against A (which misses chat p99, at $100.00) it makes worse: ...",
+ * or "; it makes no workload materially worse than A (...)": the changes
+ * of `mine` (an object with "changes" and the cost difference) against
+ * policy `other`.  Where `other` meets every SLO too and the cost
+ * difference is not material, that is said, so that "the lowest cost"
+ * claims no more than the run shows. */
+static void fs__write_against(const json_t *mine, const json_t *other, const fs_tradeoffs_sink *out)
+{
+    bool worse = fs__count(mine, true) > 0;
+    out->raw(out->ctx, worse ? "; against " : "; it makes no workload materially worse than ");
+    out->text(out->ctx, fs__str(other, "name"));
+    out->raw(out->ctx, " (which ");
+    fs__write_standing(other, out);
+    fs__put(out, ", at $%.2f", fs__num(json_object_get(other, "cost_usd")));
+    if (json_is_true(json_object_get(other, "meets_every_slo")) &&
+        !fs__find(json_object_get(mine, "changes"), "figure", "cost_usd")) {
+        fs__put(out, "; the cost difference, %+.2f USD", fs__num(json_object_get(mine, "cost_usd_difference")));
+        double ci = fs__num(json_object_get(mine, "cost_usd_ci95"));
+        if (isnan(ci))
+            out->raw(out->ctx, " (95% CI unknown), is too small to matter");
+        else
+            fs__put(out, " (95%% CI ±%.2g), is within noise or too small to matter", ci);
+    }
+    out->raw(out->ctx, ")");
+    if (worse) {
+        out->raw(out->ctx, " it makes worse: ");
+        fs__write_changes(mine, true, out);
+    }
+}
+
 void fs_tradeoffs_write_reason(const json_t *verdict, const fs_tradeoffs_sink *out)
 {
     const json_t *best = json_object_get(verdict, "best"), *pols = json_object_get(verdict, "policies");
@@ -471,33 +539,14 @@ void fs_tradeoffs_write_reason(const json_t *verdict, const fs_tradeoffs_sink *o
                                            : " meets every SLO at $%.2f, the lowest cost",
             fs__num(json_object_get(first, "cost_usd")));
     /* The price the cheapest pays elsewhere, against the baseline (when it
-     * is not the baseline itself): what a reviewer weighs against the
-     * saving. */
-    if (json_array_size(best) > 1 || first == base)
+     * is not the baseline itself) and every other policy that meets every
+     * SLO: what a reviewer weighs against the saving. */
+    if (json_array_size(best) > 1)
         return;
-    /* Cheaper than a baseline that meets too, but not past noise: said, so
-     * that "the lowest cost" claims no more than the run shows. */
-    if (json_is_true(json_object_get(base, "meets_every_slo")) &&
-        !fs__find(json_object_get(first, "changes"), "figure", "cost_usd")) {
-        out->raw(out->ctx, " (its difference to ");
-        out->text(out->ctx, fs__str(base, "name"));
-        fs__put(out, ", %+.2f USD", fs__num(json_object_get(first, "cost_usd_difference")));
-        double ci = fs__num(json_object_get(first, "cost_usd_ci95"));
-        if (isnan(ci))
-            out->raw(out->ctx, " (95% CI unknown), is too small to matter)");
-        else
-            fs__put(out, " (95%% CI ±%.2g), is within noise or too small to matter)", ci);
-    }
-    bool worse = fs__count(first, true) > 0;
-    out->raw(out->ctx, worse ? "; against " : "; it makes no workload materially worse than ");
-    out->text(out->ctx, fs__str(base, "name"));
-    out->raw(out->ctx, " (which ");
-    fs__write_standing(base, out);
-    fs__put(out, ", at $%.2f)", fs__num(json_object_get(base, "cost_usd")));
-    if (worse) {
-        out->raw(out->ctx, " it makes worse: ");
-        fs__write_changes(first, true, out);
-    }
+    if (first != base)
+        fs__write_against(first, base, out);
+    json_array_foreach(json_object_get(first, "against"), k, pol)
+        fs__write_against(pol, fs__find(pols, "name", fs__str(pol, "policy")), out);
 }
 
 void fs_tradeoffs_write_policy(const json_t *verdict, size_t index, const fs_tradeoffs_sink *out)

@@ -35,7 +35,10 @@
 json_t *fs_tradeoffs_slo(const fs_results *r);
 
 /* The verdict over a comparison document (fs_compare_json's shape:
- * "baseline", "policies" and "differences") and the SLO standing above:
+ * "baseline", "policies" and "differences"; and optionally "pairs": {best:
+ * {other: the best's paired differences to other}}, for the one best
+ * policy against the others that meet every SLO) and the SLO standing
+ * above:
  *   {"baseline": name,
  *    "best": [names],  the policies that meet every SLO at the lowest cost
  *                      (several: a tie, to the cent; empty: none meets),
@@ -44,7 +47,12 @@ json_t *fs_tradeoffs_slo(const fs_results *r);
  *                  "no_data": [..] ("chat p99" ...), "cost_usd": n | null,
  *                  "cost_usd_difference", "cost_usd_ci95" (the paired
  *                  difference to the baseline; not on the baseline),
- *                  "changes": [C, ...]}]}      (in the policies' order)
+ *                  "changes": [C, ...],
+ *                  and on the one best policy, with "pairs": "against":
+ *                  [{"policy", "cost_usd_difference", "cost_usd_ci95",
+ *                    "changes": [C, ...]}] (its figure changes against each
+ *                  other policy but the baseline that meets every SLO)}]}
+ *                                              (in the policies' order)
  * where a change C against the baseline is either a figure
  *   {"workload": service | stream | "fleet", "kind": "service" |
  *    "training" | "fleet", "figure": compare's row key, "label", "unit",
@@ -65,10 +73,10 @@ typedef struct fs_tradeoffs_sink {
     void *ctx;
 } fs_tradeoffs_sink;
 
-/* The overall sentence: "partitioned meets every SLO at $7926.00, the
- * lowest cost; against shared (which misses chat p99, at $7925.76) it makes worse:
- * eval-sweep queue wait p95 +576.7 min (95% CI ±0)", a tie, or that none
- * meets. */
+/* The overall sentence: "partitioned meets every SLO at $7925.76, the
+ * lowest cost; against shared (which misses chat p99, at $7925.76) it makes
+ * worse: eval-sweep queue wait p95 +576.7 min (95% CI ±0)", and the same
+ * against each policy of "against"; a tie; or that none meets. */
 void fs_tradeoffs_write_reason(const json_t *verdict, const fs_tradeoffs_sink *out);
 
 /* Policy `index`'s line (index >= 1; the baseline has none): its material
