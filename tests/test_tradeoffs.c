@@ -328,6 +328,38 @@ static void test_price_against_other_meeting_policy(void **state)
     json_decref(slo);
 }
 
+/* Seven services, each p99 100 ms under A and 100 + d under B, d = 20, 30,
+ * ..., 80 (CI ±1): all material (>= 10% of 100).  The sentence lists the
+ * five largest relative to A's figure, s7 (+80%) down to s3 (+40%), and
+ * counts the other two; compare.json keeps all seven. */
+static void test_long_lists_are_cut(void **state)
+{
+    (void)state;
+    json_t *cmp = parse("{\"baseline\": \"A\", \"policies\": {\"A\": {\"services\": {}, \"fleet\": {}},"
+                        " \"B\": {\"services\": {}, \"fleet\": {}}}, \"differences\": {\"A\": {}, \"B\":"
+                        " {\"services\": {}}}}");
+    json_t *slo = slo2("true", "met", "true", "met");
+    json_t *a = json_object_get(json_object_get(json_object_get(cmp, "policies"), "A"), "services");
+    json_t *b = json_object_get(json_object_get(json_object_get(cmp, "policies"), "B"), "services");
+    json_t *d = json_object_get(json_object_get(json_object_get(cmp, "differences"), "B"), "services");
+    for (int i = 1; i <= 7; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "s%d", i);
+        json_object_set_new(a, name, json_pack("{sf}", "p99_ms", 100.0));
+        json_object_set_new(b, name, json_pack("{sf}", "p99_ms", 100.0 + 10 * (i + 1)));
+        json_object_set_new(d, name, json_pack("{s{sfsf}}", "p99_ms", "mean", 10.0 * (i + 1), "ci95", 1.0));
+    }
+    json_t *v = fs_tradeoffs_verdict(cmp, slo);
+    assert_int_equal(n_changes(v, 1), 7);
+    rec r;
+    line_of(v, 1, &r);
+    assert_string_equal(r.all, "B against A: worse: s7 p99 +80 ms (95% CI ±1); s6 p99 +70 ms (95% CI ±1); s5 p99 +60 "
+                               "ms (95% CI ±1); s4 p99 +50 ms (95% CI ±1); s3 p99 +40 ms (95% CI ±1); and 2 more");
+    json_decref(v);
+    json_decref(slo);
+    json_decref(cmp);
+}
+
 /* Names typed by a user reach the sink only through `text` (escaped there),
  * never through `raw`. */
 static void test_hostile_names_are_text(void **state)
@@ -526,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_noise_is_not_listed),
         cmocka_unit_test(test_saving_inside_noise_is_said),
         cmocka_unit_test(test_price_against_other_meeting_policy),
+        cmocka_unit_test(test_long_lists_are_cut),
         cmocka_unit_test(test_hostile_names_are_text),
         cmocka_unit_test(test_morning_tail),
         cmocka_unit_test(test_price_against_third_policy),

@@ -433,19 +433,53 @@ static void fs__write_change(const json_t *c, const fs_tradeoffs_sink *out)
         fs__put(out, " (95%% CI ±%.2g)", ci);
 }
 
-/* The changes of one policy that are (worse) or are not worse, "; "
- * between them; how many were written. */
-static size_t fs__write_changes(const json_t *pol, bool worse, const fs_tradeoffs_sink *out)
+/* How large a change is, for the order the sentences list them in: an SLO
+ * flip first, then by the change relative to the other policy's figure (a
+ * change from 0 as large as a flip), ties in compare's order. */
+typedef struct fs__ranked {
+    const json_t *change;
+    double weight;
+    size_t order;
+} fs__ranked;
+
+static int fs__by_weight(const void *a, const void *b)
 {
+    const fs__ranked *x = a, *y = b;
+    if (x->weight != y->weight)
+        return x->weight > y->weight ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* At most this many changes a sentence lists in each direction; the rest
+ * are counted ("and 3 more"), all of them in compare.json. */
+#define FS__MAX_LISTED 5
+
+/* The changes of one policy that are (worse) or are not worse, the largest
+ * first, "; " between them. */
+static void fs__write_changes(const json_t *pol, bool worse, const fs_tradeoffs_sink *out)
+{
+    const json_t *changes = json_object_get(pol, "changes");
+    fs__ranked *list = malloc((json_array_size(changes) + 1) * sizeof *list);
     size_t k, n = 0;
     const json_t *c;
-    json_array_foreach(json_object_get(pol, "changes"), k, c) {
+    if (!list)
+        return;
+    json_array_foreach(changes, k, c) {
         if (json_is_true(json_object_get(c, "worse")) != worse)
             continue;
-        out->raw(out->ctx, n++ ? "; " : "");
-        fs__write_change(c, out);
+        double diff = fs__num(json_object_get(c, "difference"));
+        double base = fs__num(json_object_get(c, "value")) - diff;
+        double w = strcmp(fs__str(c, "kind"), "slo") == 0 || !(fabs(base) > 0) ? INFINITY : fabs(diff / base);
+        list[n++] = (fs__ranked){c, isnan(w) ? 0 : w, k};
     }
-    return n;
+    qsort(list, n, sizeof *list, fs__by_weight);
+    for (size_t i = 0; i < n && i < FS__MAX_LISTED; i++) {
+        out->raw(out->ctx, i ? "; " : "");
+        fs__write_change(list[i].change, out);
+    }
+    if (n > FS__MAX_LISTED)
+        fs__put(out, "; and %.0f more", (double)(n - FS__MAX_LISTED));
+    free(list);
 }
 
 static size_t fs__count(const json_t *pol, bool worse)
