@@ -19,7 +19,8 @@
  *
  * A stream with "after" submits no jobs of its own: each job of its
  * predecessor that completes submits one of it (pipeline.h measures the
- * iterations).
+ * iterations); a deploy step submits a rollout of its service instead of a
+ * job (through `deploy`, service.h fs_service_deploy).
  *
  * Measured per stream (from the warm-up instant): submissions, queue wait
  * from submission to first admission (the gang granted; histogram:
@@ -101,6 +102,11 @@ typedef struct fs_training {
     uint32_t kind_submit, kind_step, kind_fail, kind_retry, kind_cancel;
     bool measuring;
     fs_pipelines pipelines;  /* iterations of streams chained with "after" */
+    /* Starts a deploy step's rollout of service `service` (the run links it
+     * to fs_service_deploy); fs_training_rollout_done is its end.  0 or an
+     * errno value. */
+    int (*deploy)(void *ctx, size_t service, uint32_t stream, uint32_t cycle, uint32_t max_surge, double now);
+    void *deploy_ctx;
 } fs_training;
 
 int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_pool *pools,
@@ -131,5 +137,10 @@ void fs_training_admitted(fs_training *t, uint32_t job, double now);
 void fs_training_member_ready(fs_training *t, uint32_t job, uint32_t member, size_t pool, size_t unit,
                               double now);
 void fs_training_member_evicted(fs_training *t, uint32_t job, double now);
+
+/* A deploy step's rollout (stream `stream`, iteration `cycle`, submitted
+ * at `submitted`) completed now: measured (rollouts, duration) when
+ * submitted while measuring, and the steps after it submitted. */
+void fs_training_rollout_done(fs_training *t, uint32_t stream, uint32_t cycle, double submitted, double now);
 
 #endif
