@@ -14,6 +14,7 @@
 #include "page.h"
 #include "plan_report.h"
 #include "sensitivity_report.h"
+#include "verdict_page.h"
 
 /* obj at a dotted path ("latency_ms.p99"), or NULL. */
 static json_t *fs__at(json_t *obj, const char *path)
@@ -62,7 +63,7 @@ static const fs__metric metrics[] = {
     {SEC_SERVICE, "p95 ms", "latency_ms.p95", 1, "p95_ms"},
     {SEC_SERVICE, "p99 ms", "latency_ms.p99", 1, "p99_ms"},
     {SEC_SERVICE, "SLO breach windows/week", "slo.breach_windows_per_week", 1, "slo_breach_windows_per_week"},
-    {SEC_SERVICE, "dropped", "dropped", 1, NULL},
+    {SEC_SERVICE, "dropped", "dropped", 1, "dropped"},
     /* Only batched services have "batching" in results.json: no row otherwise. */
     {SEC_SERVICE, "mean batch size", "batching.mean_size", 1, "batch_mean_size"},
     /* Only LLM services have "llm": no rows otherwise. */
@@ -606,6 +607,7 @@ static void fs__document(fs_page_doc *d, void *ctx)
     json_t *pol;
     json_array_foreach(json_object_get(results, "policies"), i, pol) fs__verdict(d, pol, hours);
     fs_page_raw(d, d->html ? "</ul>\n" : "\n");
+    fs_verdict_page_write(d, pg->compare, json_array_size(json_object_get(results, "policies")));
     fs__settling(d, results);
 
     fs_page_heading(d, 2, "Comparison", NULL);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "terminal.h"
+#include "tradeoffs.h"
 #include "unsettled.h"
 
 /* A figure of one policy in one replication; `index` is the service or
@@ -125,6 +126,31 @@ static bool fs__any_spill(const fs_results *r, size_t p, size_t g)
     return false;
 }
 
+/* Requests dropped and jobs left waiting at the horizon: rows only where
+ * some policy has any (the verdict's trade-offs read them), so a scenario
+ * that drops nothing compares as before; every policy then shows its own,
+ * 0 included. */
+static bool fs__any_dropped(const fs_results *r, size_t p, size_t i)
+{
+    (void)p;
+    for (size_t q = 0; q < r->n_policies; q++)
+        for (uint32_t k = 0; k < r->policies[q].n_reps; k++)
+            if (fs__svc(r, q, k, i)->dropped > 0)
+                return true;
+    return false;
+}
+static double m_dropped(const fs_results *r, size_t p, uint32_t k, size_t i) { return (double)fs__svc(r, p, k, i)->dropped; }
+static bool fs__any_waiting(const fs_results *r, size_t p, size_t i)
+{
+    (void)p;
+    for (size_t q = 0; q < r->n_policies; q++)
+        for (uint32_t k = 0; k < r->policies[q].n_reps; k++)
+            if (r->policies[q].reps[k].training[i].waiting_end > 0)
+                return true;
+    return false;
+}
+static double m_waiting_end(const fs_results *r, size_t p, uint32_t k, size_t i) { return (double)r->policies[p].reps[k].training[i].waiting_end; }
+
 static double m_blocked(const fs_results *r, size_t p, uint32_t k, size_t i) { return r->policies[p].reps[k].blocked_minutes[i]; }
 
 /* Whether policy p batches service i: a policy without batching has no
@@ -168,6 +194,7 @@ static const fs__row rows[] = {
     {ROW_SERVICE, "worst_window_p99_ms", "worst-window p99 ms", m_worst_p99, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_SERVICE, "slo_breach_windows_per_week", "SLO breach windows/week", m_breach_week, NULL, 0, 0, false, 0,
      true, NULL, NULL},
+    {ROW_SERVICE, "dropped", "requests dropped", m_dropped, NULL, 0, 0, false, 0, false, NULL, fs__any_dropped},
     {ROW_SERVICE, "batch_mean_size", "mean batch size", m_batch_mean, NULL, 0, 0, false, 0, false, merged_batch_mean,
      fs__batched},
     {ROW_SERVICE, "ttft_p99_ms", "TTFT p99 ms", m_ttft_p99, fs_results_ttft_hist, 0.99, 1e-6, false, 0, false, NULL,
@@ -183,6 +210,8 @@ static const fs__row rows[] = {
     {ROW_SERVICE, "spilled_requests", "requests spilled out", m_spilled, NULL, 0, 0, false, 0, false, NULL, fs__spills},
     {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false, NULL, NULL},
     {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false, NULL, NULL},
+    {ROW_TRAINING, "jobs_waiting_at_end", "jobs waiting at horizon", m_waiting_end, NULL, 0, 0, false, 0, false, NULL,
+     fs__any_waiting},
     {ROW_TRAINING, "startup_mean_s", "start-up mean s", m_startup, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0, false, 0, false, NULL, NULL},
@@ -234,7 +263,7 @@ static bool fs__waits_censored(const fs_results *r, size_t i)
  * A percentile's value, and its difference, come from the merged
  * histograms (fs_results_percentile); every CI comes from the spread of
  * the per-replication figures, replications without data left out. */
-static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t index, fs_summary *value,
+static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t b, size_t index, fs_summary *value,
                     fs_summary *diff)
 {
     uint32_t n = r->policies[0].n_reps;
@@ -243,7 +272,7 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
         return -1;
     for (uint32_t k = 0; k < n; k++) {
         x[k] = row->metric(r, p, k, index);
-        x[n + k] = x[k] - row->metric(r, 0, k, index);
+        x[n + k] = x[k] - row->metric(r, b, k, index);
         /* Equal figures summed in another order differ by rounding (1e-13):
          * that is no difference. */
         if (fabs(x[n + k]) < 1e-9 * fmax(1.0, fabs(x[k])))
@@ -255,7 +284,7 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
     if (row->hist) {
         fs_percentile mine, base;
         if (fs_results_percentile(r, p, row->hist, index, row->q, row->scale, &mine) != 0 ||
-            fs_results_percentile(r, 0, row->hist, index, row->q, row->scale, &base) != 0)
+            fs_results_percentile(r, b, row->hist, index, row->q, row->scale, &base) != 0)
             return -1;
         value->mean = mine.value;
         diff->mean = mine.value - base.value;
@@ -265,7 +294,7 @@ static int fs__cell(const fs_results *r, const fs__row *row, size_t p, size_t in
     if (row->merged) {
         double mine = row->merged(r, p, index);
         value->mean = mine;
-        diff->mean = mine - row->merged(r, 0, index);
+        diff->mean = mine - row->merged(r, b, index);
         if (fabs(diff->mean) < 1e-9 * fmax(1.0, fabs(mine)))
             diff->mean = 0;
     }
@@ -307,7 +336,7 @@ static int fs__table_rows(const fs_results *r, fs__row_kind kind, size_t index, 
         fprintf(fp, "  %-26s", rows[j].label);
         for (size_t p = 0; p < r->n_policies; p++) {
             fs_summary v, d;
-            if (fs__cell(r, &rows[j], p, index, &v, &d) != 0) {
+            if (fs__cell(r, &rows[j], p, 0, index, &v, &d) != 0) {
                 free(sum);
                 return -1;
             }
@@ -388,6 +417,32 @@ static void fs__pools(const fs_results *r, FILE *fp)
     }
 }
 
+static void fs__term_raw(void *fp, const char *s) { fputs(s, fp); }
+static void fs__term_text(void *fp, const char *s) { fs_terminal_write(fp, s); }
+
+/* After the table: the verdict and each policy's trade-offs, written from
+ * the same JSON compare.json carries (tradeoffs.h).  -1 when out of memory. */
+static int fs__verdict_text(const fs_results *r, FILE *fp)
+{
+    json_t *doc = fs_compare_json(r);
+    if (!doc)
+        return -1;
+    const json_t *v = json_object_get(doc, "verdict");
+    fs_tradeoffs_sink sink = {fs__term_raw, fs__term_text, fp};
+    fputs("\nverdict: ", fp);
+    fs_tradeoffs_write_reason(v, &sink);
+    fputs(".\n", fp);
+    for (size_t p = 1; p < r->n_policies; p++) {
+        fputs(p == 1 ? "trade-offs:\n  " : "  ", fp);
+        fs_tradeoffs_write_policy(v, p, &sink);
+        fputs(".\n", fp);
+    }
+    if (r->n_policies > 1)
+        fprintf(fp, "(material: %s)\n", fs_tradeoffs_rule);
+    json_decref(doc);
+    return 0;
+}
+
 int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
 {
     const fs_scenario *s = r->scenario;
@@ -450,11 +505,13 @@ int fs_compare_table(const fs_results *r, FILE *fp, fs_error *err)
         fputc('\n', fp);
         rc = fs__table_rows(r, ROW_TENANT, t, fp, &marked);
     }
-    if (rc != 0)
-        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-    if (marked)
+    if (rc == 0 && marked)
         fs_unsettled_legend(fp, "a difference beside a figure that has not settled has not settled either "
                                 "(why: fleetsim run --format json, settling)");
+    if (rc == 0)
+        rc = fs__verdict_text(r, fp);
+    if (rc != 0)
+        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     if (ferror(fp))
         return fs_error_set(err, FS_ERR_RUNTIME, "cannot write the comparison");
     return FS_OK;
@@ -467,14 +524,14 @@ static json_t *fs__num(double x)
 
 /* The rows of one kind for one service or stream of policy p: values, or
  * paired differences to the baseline as {"mean", "ci95"}.  NULL on ENOMEM. */
-static json_t *fs__rows_json(const fs_results *r, fs__row_kind kind, size_t index, size_t p, int diff)
+static json_t *fs__rows_json(const fs_results *r, fs__row_kind kind, size_t index, size_t p, size_t b, int diff)
 {
     json_t *o = json_object();
     for (size_t j = 0; j < FS__N_ROWS && o; j++) {
         if (rows[j].kind != kind || !fs__row_applies(r, &rows[j], index))
             continue;
         fs_summary v, d;
-        if (fs__cell(r, &rows[j], p, index, &v, &d) != 0) {
+        if (fs__cell(r, &rows[j], p, b, index, &v, &d) != 0) {
             json_decref(o);
             return NULL;
         }
@@ -491,20 +548,20 @@ static json_t *fs__rows_json(const fs_results *r, fs__row_kind kind, size_t inde
 }
 
 /* {"services": {name: rows}, "training": {name: rows}, "fleet": rows} of policy p. */
-static json_t *fs__policy_json(const fs_results *r, size_t p, int diff)
+static json_t *fs__policy_json(const fs_results *r, size_t p, size_t b, int diff)
 {
     const fs_scenario *s = r->scenario;
     json_t *o = json_object(), *services = json_object(), *training = json_object();
     json_object_set_new(o, "services", services);
     json_object_set_new(o, "training", training);
     for (size_t i = 0; i < s->n_services; i++) {
-        json_t *rows_i = fs__rows_json(r, ROW_SERVICE, i, p, diff);
+        json_t *rows_i = fs__rows_json(r, ROW_SERVICE, i, p, b, diff);
         if (!rows_i)
             goto fail;
         json_object_set_new(services, s->services[i].name, rows_i);
     }
     for (size_t i = 0; i < s->n_training; i++) {
-        json_t *rows_i = fs__rows_json(r, ROW_TRAINING, i, p, diff);
+        json_t *rows_i = fs__rows_json(r, ROW_TRAINING, i, p, b, diff);
         if (!rows_i)
             goto fail;
         json_object_set_new(training, s->training[i].name, rows_i);
@@ -513,20 +570,20 @@ static json_t *fs__policy_json(const fs_results *r, size_t p, int diff)
         json_t *regions = json_object();
         json_object_set_new(o, "regions", regions);
         for (size_t g = 0; g < s->n_regions; g++) {
-            json_t *rows_g = fs__rows_json(r, ROW_REGION, g, p, diff);
+            json_t *rows_g = fs__rows_json(r, ROW_REGION, g, p, b, diff);
             if (!rows_g)
                 goto fail;
             json_object_set_new(regions, s->regions[g].name, rows_g);
         }
     }
-    json_t *fleet = fs__rows_json(r, ROW_FLEET, 0, p, diff);
+    json_t *fleet = fs__rows_json(r, ROW_FLEET, 0, p, b, diff);
     if (!fleet)
         goto fail;
     json_object_set_new(o, "fleet", fleet);
     json_t *tenants = json_object();
     json_object_set_new(o, "externality", tenants);
     for (size_t t = 0; t < r->n_tenants; t++) {
-        json_t *rows_t = fs__rows_json(r, ROW_TENANT, t, p, diff);
+        json_t *rows_t = fs__rows_json(r, ROW_TENANT, t, p, b, diff);
         if (!rows_t)
             goto fail;
         json_object_set_new(tenants, r->tenants[t], rows_t);
@@ -535,6 +592,37 @@ static json_t *fs__policy_json(const fs_results *r, size_t p, int diff)
 fail:
     json_decref(o);
     return NULL;
+}
+
+/* The verdict (tradeoffs.h) over doc; when a single policy is best, it is
+ * judged again with its paired differences to every other policy that
+ * meets every SLO ("pairs", taken out again: compare.json pairs with the
+ * baseline only), so its price is named against those as well.  NULL when
+ * out of memory. */
+static json_t *fs__verdict_json(const fs_results *r, json_t *doc)
+{
+    json_t *slo = fs_tradeoffs_slo(r);
+    json_t *v = slo ? fs_tradeoffs_verdict(doc, slo) : NULL;
+    const char *best = json_string_value(json_array_get(json_object_get(v, "best"), 0));
+    json_t *pairs = json_object(), *mine = json_object();
+    for (size_t b = 0; best && b < r->n_policies; b++) {
+        if (strcmp(r->policies[b].name, best) != 0 || json_array_size(json_object_get(v, "best")) != 1)
+            continue;
+        for (size_t q = 1; q < r->n_policies; q++)
+            if (q != b && json_is_true(json_object_get(json_array_get(slo, q), "meets")))
+                json_object_set_new(mine, r->policies[q].name, fs__policy_json(r, b, q, 1));
+    }
+    if (v && json_object_size(mine)) {
+        json_object_set(pairs, best, mine);
+        json_object_set(doc, "pairs", pairs);
+        json_decref(v);
+        v = fs_tradeoffs_verdict(doc, slo);
+        json_object_del(doc, "pairs");
+    }
+    json_decref(mine);
+    json_decref(pairs);
+    json_decref(slo);
+    return v;
 }
 
 json_t *fs_compare_json(const fs_results *r)
@@ -547,7 +635,7 @@ json_t *fs_compare_json(const fs_results *r)
     json_object_set_new(doc, "policies", values);
     json_object_set_new(doc, "differences", diffs);
     for (size_t p = 0; p < r->n_policies; p++) {
-        json_t *v = fs__policy_json(r, p, 0), *d = fs__policy_json(r, p, 1);
+        json_t *v = fs__policy_json(r, p, 0, 0), *d = fs__policy_json(r, p, 0, 1);
         if (!v || !d) {
             json_decref(v);
             json_decref(d);
@@ -557,5 +645,11 @@ json_t *fs_compare_json(const fs_results *r)
         json_object_set_new(values, r->policies[p].name, v);
         json_object_set_new(diffs, r->policies[p].name, d);
     }
+    json_t *verdict = fs__verdict_json(r, doc);
+    if (!verdict) {
+        json_decref(doc);
+        return NULL;
+    }
+    json_object_set_new(doc, "verdict", verdict);
     return doc;
 }
