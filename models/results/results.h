@@ -260,6 +260,15 @@ typedef struct fs_training_rep {
         double *cycle_s;
         size_t n_cycles, cap_cycles;
     } pipeline;
+    /* A stream with a release window (models/workload/training_release.h):
+     * jobs that gave their gang back at a window's start (releases), the
+     * GPU-hours of the checkpoints written for it (part of hours.checkpoint)
+     * and of the warm-ups after one, state reloaded (part of hours.startup).
+     * Zero elsewhere. */
+    struct fs_release_rep {
+        uint64_t releases;
+        double checkpoint_gpu_hours, reload_gpu_hours;
+    } release;
 } fs_training_rep;
 
 /* One team of the scenario's "quotas" in one replication (models/fleet/
@@ -548,6 +557,7 @@ typedef struct fs_training_summary {
     fs_summary failures, failed_jobs, retries, cancelled;
     /* fs_training_rep.hours, per replication */
     fs_summary hours_held, hours_startup, hours_checkpoint, hours_failed, hours_cancelled, hours_open;
+    fs_summary releases, release_checkpoint_hours, release_reload_hours; /* fs_training_rep.release */
     double wait_p50_s, wait_p95_s, wait_max_s, wait_mean_s;
     fs_summary wait_p50_spread, wait_p95_spread; /* per-replication, for the CI */
     /* Mean start-up (grant to every member warmed up) over every replication's
