@@ -52,6 +52,16 @@ static void assert_conserved(const fs_training_rep *t)
 
 /* ---- a. hand-worked release --------------------------------------------- */
 
+/* One GPU; "ft": 10 GPU-h a job on 1 GPU, 20 GiB of state, a checkpoint
+ * every 4 h written in 300 s, released daily from 09:00 to `until`. */
+#define ONE_GPU(horizon, at, until)                                                            \
+    "{\"schema\": \"fleetsim/1\", \"horizon\": \"" horizon "\","                                 \
+    " \"pools\": [{\"name\": \"batch\", \"class\": \"batch\", \"gpu\": \"" H100 "\", \"gpus\": 1}]," \
+    " \"training\": [{\"name\": \"ft\", \"submit\": {\"at\": " at "}, \"gang\": 1,"                \
+    "   \"work_gpu_hours\": 10, \"state_gb_per_gpu\": 20,"                                     \
+    "   \"checkpoint\": {\"every\": \"4h\", \"write\": \"300s\"},"                              \
+    "   \"release\": {\"daily_at\": \"09:00\", \"until\": \"" until "\"}}], " CALIBRATION "}"
+
 /* One GPU.  "ft": 10 GPU-h on 1 GPU = 36000 s of compute, 20 GiB of state
  * (warm-up 1 + 2 + 20 = 23 s), a checkpoint every 4 h (14400 s) written in
  * W = 300 s, released 09:00 (32400) to 18:00 (64800).  Jobs at 0 and 10 h.
@@ -70,13 +80,7 @@ static void assert_conserved(const fs_training_rep *t)
 static void test_hand_worked(void **state)
 {
     (void)state;
-    fs_scenario *s = test_scenario(
-        "{\"schema\": \"fleetsim/1\", \"horizon\": \"24h\","
-        " \"pools\": [{\"name\": \"batch\", \"class\": \"batch\", \"gpu\": \"" H100 "\", \"gpus\": 1}],"
-        " \"training\": [{\"name\": \"ft\", \"submit\": {\"at\": [0, \"10h\"]}, \"gang\": 1,"
-        "   \"work_gpu_hours\": 10, \"state_gb_per_gpu\": 20,"
-        "   \"checkpoint\": {\"every\": \"4h\", \"write\": \"300s\"},"
-        "   \"release\": {\"daily_at\": \"09:00\", \"until\": \"18:00\"}}], " CALIBRATION "}");
+    fs_scenario *s = test_scenario(ONE_GPU("24h", "[0, \"10h\"]", "18:00"));
     assert_true(s->training[0].has_release);
     near(s->training[0].release_at_s, 32400, 0, "release_at_s");
     near(s->training[0].release_s, 32400, 0, "release_s");
@@ -106,6 +110,28 @@ static void test_hand_worked(void **state)
     fs_scenario_destroy(s);
 }
 
+
+/* A window shorter than the checkpoint write: 09:00-09:01 with W = 300 s.
+ * As in a. to 32400; the release write ends at 32700, after the window:
+ * the job gives its GPU back and asks at once, is granted at 32700,
+ * reloads 23 s and computes its last 4223 s: done at 36946, held 32700 +
+ * 4246 = 36946 s (46 start-up + 900 checkpoint + 36000 done). */
+static void test_window_shorter_than_write(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(ONE_GPU("12h", "[0]", "09:01"));
+    fs_results *r = test_run(s);
+    const fs_training_rep *t = &r->policies[0].reps[0].training[0];
+    printf("  completed %llu, releases %llu, held %.9f GPU-h (want %.9f)\n", (unsigned long long)t->completed,
+           (unsigned long long)t->release.releases, t->hours.held, 36946 / 3600.0);
+    assert_int_equal(t->completed, 1);
+    assert_int_equal(t->release.releases, 1);
+    near(t->hours.held, 36946 / 3600.0, 1e-9, "held");
+    near(t->release.reload_gpu_hours, 23 / 3600.0, 1e-9, "reload");
+    assert_conserved(t);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
 
 /* ---- b. a service and a released gang on one shared pool; patches -------- */
 
@@ -268,7 +294,7 @@ static void test_spot_batch(void **state)
         "{\"schema\": \"fleetsim/1\", \"horizon\": \"12h\", \"seed\": 11,"
         " \"policies\": {\"spot-batch\": {\"kind\": \"partitioned\", \"pools\": ["
         "   {\"name\": \"serving\", \"class\": \"serving\", \"gpu\": \"" H100 "\", \"gpus\": 1},"
-        "   {\"name\": \"spot\", \"class\": \"spot\", \"gpu\": \"" H100 "\", \"gpus\": 2,"
+        "   {\"name\": \"spot\", \"class\": \"spot\", \"price\": \"spot\", \"gpu\": \"" H100 "\", \"gpus\": 2,"
         "    \"reclaim_per_hour\": 2, \"autoscale\": {\"min\": 0, \"max\": 2,"
         "    \"provision\": {\"deterministic\": {\"value\": \"60s\"}}}}],"
         "   \"training\": {\"finetune\": {\"preemptible\": true}}}},"
@@ -290,6 +316,37 @@ static void test_spot_batch(void **state)
     /* The job computed on the spot pool. */
     assert_true(rep->pools[1].busy_gpu_s > 0);
     assert_conserved(t);
+    fs_results_destroy(r);
+    fs_scenario_destroy(s);
+}
+
+/* A spot GPU given back idle and bought again is a new stay: only the
+ * reclaim drawn for its current stay may take it (models/fleet/fleet.c
+ * fs_gpu_rt.reclaim_at), so reclaims are a Poisson count of mean
+ * reclaim_per_hour x the GPU-hours present.  Here GPUs come and go often
+ * (short jobs, idle 2 m); with an earlier stay's reclaim still firing,
+ * this run counted 105 reclaims for 31.7 GPU-h present (measured before
+ * the fix); with the fix 23 for 31.8.  Held within 4 standard
+ * deviations. */
+static void test_spot_reclaims_per_stay(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario(
+        "{\"schema\": \"fleetsim/1\", \"horizon\": \"2d\", \"seed\": 7,"
+        " \"policies\": {\"spot-batch\": {\"kind\": \"partitioned\", \"pools\": ["
+        "   {\"name\": \"spot\", \"class\": \"spot\", \"price\": \"spot\", \"gpu\": \"" H100 "\", \"gpus\": 0,"
+        "    \"reclaim_per_hour\": 1, \"autoscale\": {\"min\": 0, \"max\": 4, \"idle\": \"2m\","
+        "    \"provision\": {\"deterministic\": {\"value\": \"60s\"}}}}]}},"
+        " \"training\": [{\"name\": \"short\", \"submit\": {\"poisson_per_hour\": 6}, \"gang\": 1,"
+        "   \"run_time\": {\"deterministic\": {\"value\": \"5m\"}}, \"preemptible\": true,"
+        "   \"checkpoint\": {\"every\": \"1m\", \"write\": \"0s\"}}], " CALIBRATION "}");
+    fs_results *r = test_run(s);
+    const fs_rep_result *rep = &r->policies[0].reps[0];
+    double present_h = rep->pools[0].gpu_s / 3600.0, want = 1 * present_h;
+    printf("  reclaims %llu over %.3f GPU-h present: want %.3f +- %.3f (4 sd)\n",
+           (unsigned long long)rep->spot_reclaims, present_h, want, 4 * sqrt(want));
+    assert_true(want > 10);
+    near((double)rep->spot_reclaims, want, 4 * sqrt(want), "reclaims vs hazard x GPU-hours present");
     fs_results_destroy(r);
     fs_scenario_destroy(s);
 }
@@ -318,6 +375,14 @@ static void test_cli(void **state)
     near(test_json_num(polite, "release.checkpoint_gpu_hours"), 60 / 3600.0, 1e-10, "json checkpoint (10 significant digits)");
     assert_true(test_json_num(polite, "release.reload_gpu_hours") == 0); /* never restarted */
     json_decref(res);
+    assert_int_equal(test_fleetsim(dir, "run %s/polite.json --no-timing", dir), 0);
+    char *table = test_slurp("%s/out.txt", dir);
+    const char *line = "release: training finetune: 1 releases; release checkpoints 0.01667 GPU-h, reloads 0 GPU-h\n";
+    printf("  the run table has \"%s\": %s\n", "release: training finetune: 1 releases; ...",
+           strstr(table, line) ? "yes" : "no");
+    if (strstr(table, line) == NULL)
+        fail_msg("the table lacks %s:\n%s", line, table);
+    free(table);
     assert_int_equal(test_fleetsim(dir, "validate %s/polite.json", dir), 0);
     char *out = test_slurp("%s/out.txt", dir);
     const char *want = "  policy polite:\n    pool pool: 2 x H100-SXM-80GB: 1 of 2 units used, 79.5 GiB stranded\n"
@@ -339,10 +404,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_worked),
+        cmocka_unit_test(test_window_shorter_than_write),
         cmocka_unit_test(test_service_gets_released_gpus),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_window_in_region),
         cmocka_unit_test(test_spot_batch),
+        cmocka_unit_test(test_spot_reclaims_per_stay),
         cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

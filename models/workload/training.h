@@ -19,7 +19,8 @@
  *
  * A stream with "after" submits no jobs of its own: each job of its
  * predecessor that completes submits one of it (pipeline.h measures the
- * iterations).
+ * iterations).  A stream with "release" gives its GPUs back every day for
+ * a window (training_release.h).
  *
  * Measured per stream (from the warm-up instant): submissions, queue wait
  * from submission to first admission (the gang granted; histogram:

@@ -146,6 +146,9 @@ void fs_training_release_done(fs_training *t, uint32_t id, double now)
         t->reps[job->stream].release.checkpoint_gpu_hours += spec->checkpoint_write_s * job->gang / 3600.0;
     job->state_on_host = false; /* its state is the checkpoint just written, in storage */
     fs__go_off(job, now);
+    /* A window shorter than the write is over already: it asks at once. */
+    if (!t->off[job->stream] && fs__training_ask(t, id) != 0)
+        fs_sim_fail(t->sim, ENOMEM, "training \"%s\": out of memory requeueing a released job", spec->name);
 }
 
 void fs_training_release_warmed(fs_training *t, uint32_t id, double now)

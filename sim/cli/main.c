@@ -584,6 +584,26 @@ static void print_switch_costs(const fs_scenario *s)
     }
 }
 
+/* The lines of n services or streams of v (fs__service_line,
+ * fs__training_line), each after indent; with first, only those that
+ * differ from first's. */
+static void print_lines(const fs_scenario *v, const fs_scenario *first, size_t n,
+                        void (*line)(const fs_scenario *, size_t, char *, size_t), const char *indent)
+{
+    for (size_t i = 0; i < n; i++) {
+        char mine[1024], theirs[1024];
+        line(v, i, mine, sizeof mine);
+        if (first != NULL) {
+            line(first, i, theirs, sizeof theirs);
+            if (strcmp(mine, theirs) == 0)
+                continue;
+        }
+        printf("%s", indent);
+        fs_terminal_write(stdout, mine);
+        printf("\n");
+    }
+}
+
 static void print_validated(const fs_scenario *s, fs_placement *const *placements)
 {
     char horizon[32], warmup[32], window[32];
@@ -633,41 +653,13 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
                 printf(" and %.4g GPUs of compute", pu->stranded_sm_share);
             printf("\n");
         }
-        for (size_t i = 0; p > 0 && i < v->n_services; i++) {
-            char mine[1024], first[1024];
-            fs__service_line(v, i, mine, sizeof mine);
-            fs__service_line(s, i, first, sizeof first);
-            if (strcmp(mine, first) == 0)
-                continue;
-            printf("    ");
-            fs_terminal_write(stdout, mine);
-            printf("\n");
-        }
-        for (size_t i = 0; p > 0 && i < v->n_training; i++) { /* "training" patches */
-            char mine[1024], first[1024];
-            fs__training_line(v, i, mine, sizeof mine);
-            fs__training_line(s, i, first, sizeof first);
-            if (strcmp(mine, first) == 0)
-                continue;
-            printf("    ");
-            fs_terminal_write(stdout, mine);
-            printf("\n");
+        if (p > 0) { /* what this policy deploys or runs differently ("services", "training" patches) */
+            print_lines(v, s, v->n_services, fs__service_line, "    ");
+            print_lines(v, s, v->n_training, fs__training_line, "    ");
         }
     }
-    for (size_t i = 0; i < s->n_services; i++) {
-        char line[1024];
-        fs__service_line(s, i, line, sizeof line);
-        printf("  ");
-        fs_terminal_write(stdout, line);
-        printf("\n");
-    }
-    for (size_t i = 0; i < s->n_training; i++) {
-        char line[1024];
-        fs__training_line(s, i, line, sizeof line);
-        printf("  ");
-        fs_terminal_write(stdout, line);
-        printf("\n");
-    }
+    print_lines(s, NULL, s->n_services, fs__service_line, "  ");
+    print_lines(s, NULL, s->n_training, fs__training_line, "  ");
     print_switch_costs(s);
 }
 
