@@ -243,8 +243,16 @@ static void test_refusals(void **state)
     test_parse_refused(service_doc(", \"training\": {\"finetune\": {\"release\": {\"daily_at\": \"09:00\", "
                                    "\"until\": \"10:00\", \"every\": 1}}}"),
                        "p.json", FS_ERR_INPUT, "training[0].release: unknown key \"every\"");
+    /* A training patch in a scenario with no training streams. */
+    test_parse_refused("{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", \"policies\": {"
+                       SHARED_POOL("a", ", \"training\": {\"ft\": {\"preemptible\": true}}") "},"
+                       " \"services\": [{\"name\": \"chat\", \"arrivals\": {\"poisson_rps\": 1},"
+                       " \"service_time\": {\"deterministic\": {\"value\": \"10ms\"}}}]}",
+                       "p.json", FS_ERR_INPUT,
+                       "p.json: policies.a.training.ft: no training stream named \"ft\" (the scenario has no "
+                       "training streams)");
     printf("  refused: gang, work_gpu_hours, an unknown stream (nearest), a non-object, release without "
-           "checkpoint, until == at, 25:00, no until, an unknown key\n");
+           "checkpoint, until == at, 25:00, no until, an unknown key, a patch with no streams\n");
 }
 
 /* A window past midnight, in a region's local time: 22:00-06:00 at UTC+2

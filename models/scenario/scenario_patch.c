@@ -136,9 +136,10 @@ static int unknown_name(fs_jpath *p, const patch_section *sec, const json_t *lis
     const char *near = fs_jpath_closest(name, names, k);
     char all[512];
     fs_jpath_list(names, k, all, sizeof all);
-    int rc = near != NULL
-                 ? fs_jpath_fail(p, "no %s named \"%s\" (did you mean \"%s\"?)", sec->noun, name, near)
-                 : fs_jpath_fail(p, "no %s named \"%s\" (the %ss: %s)", sec->noun, name, sec->noun, all);
+    int rc = near != NULL ? fs_jpath_fail(p, "no %s named \"%s\" (did you mean \"%s\"?)", sec->noun, name, near)
+             : k > 0      ? fs_jpath_fail(p, "no %s named \"%s\" (the %ss: %s)", sec->noun, name, sec->noun, all)
+                          : fs_jpath_fail(p, "no %s named \"%s\" (the scenario has no %ss)", sec->noun, name,
+                                          sec->noun);
     free(names);
     return rc;
 }
@@ -173,15 +174,19 @@ static int apply_patches(fs_jpath *p, const patch_section *sec, const json_t *li
 }
 
 /* Sets doc[sec->key] to a copy of root's list patched as the policy says;
- * nothing when the policy patches none of it or root has no such list
- * (reading the document then says what is wrong with it). */
+ * nothing when the policy patches none of it or root's is not a list
+ * (reading the document then says what is wrong with it).  Without the list
+ * at all, every name patched is no element's. */
 static int patch_section_of(fs_jpath *p, const patch_section *sec, const json_t *root, const json_t *fleet,
                             const char *policy, json_t *doc)
 {
     const json_t *patches = json_object_get(fleet, sec->key);
     const json_t *list = json_object_get(root, sec->key);
-    if (patches == NULL || !json_is_array(list))
+    json_t *none = NULL;
+    if (patches == NULL || (list != NULL && !json_is_array(list)))
         return FS_OK;
+    if (list == NULL && (list = none = json_array()) == NULL)
+        return fs_jpath_oom(p);
     size_t mark = fs_jpath_push_key(p, "policies");
     fs_jpath_push_key(p, policy);
     fs_jpath_push_key(p, sec->key);
@@ -196,9 +201,10 @@ static int patch_section_of(fs_jpath *p, const patch_section *sec, const json_t 
         rc = copy == NULL ? fs_jpath_oom(p) : apply_patches(p, sec, list, patches, copy);
     }
     fs_jpath_pop(p, mark);
-    if (rc == FS_OK && json_object_set(doc, sec->key, copy) != 0)
-        rc = fs_jpath_oom(p);
+    if (rc == FS_OK && none == NULL && json_object_set(doc, sec->key, copy) != 0)
+        rc = fs_jpath_oom(p); /* (an empty patch of no list leaves the document without one) */
     json_decref(copy);
+    json_decref(none);
     return rc;
 }
 
@@ -206,8 +212,7 @@ int fs__scenario_policy_doc(fs_jpath *p, const json_t *root, const json_t *fleet
 {
     bool patched = false;
     for (size_t k = 0; policy != NULL && k < COUNT(sections); k++)
-        patched |= json_is_array(json_object_get(root, sections[k].key)) &&
-                   json_object_get(fleet, sections[k].key) != NULL;
+        patched |= json_object_get(fleet, sections[k].key) != NULL;
     if (!patched) {
         *out = json_incref((json_t *)root);
         return FS_OK;
