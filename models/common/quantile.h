@@ -17,6 +17,9 @@
 /* The rank of quantile q of n >= 1 values. */
 size_t fs_quantile_rank(double q, size_t n);
 
+/* Sorts n values ascending (qsort), for fs_quantile_sorted. */
+void fs_quantile_sort(double *values, size_t n);
+
 /* Quantile q of n >= 1 values sorted ascending. */
 static inline double fs_quantile_sorted(const double *sorted, size_t n, double q)
 {

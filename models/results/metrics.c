@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "quantile.h"
 #include "summary.h"
 
 /* ---- building a run's record ---- */
@@ -76,6 +77,38 @@ static const char *const fs__pool_figure_names[FS_FIG_COUNT] = {
     [FS_FIG_HEADROOM] = "peak_headroom", [FS_FIG_COST_PER_M] = "cost_per_million",
     [FS_FIG_SWITCH_H] = "switch_gpu_hours",
 };
+
+/* A pipeline's root stream (no "after" of its own, followed by another):
+ * its iterations and cycle times in this replication, so a sweep, a plan
+ * or a sensitivity run can name them; nothing for other streams. */
+static int fs__add_pipeline(fs_metrics *m, const fs_scenario *s, size_t t, const fs_training_rep *tr)
+{
+    bool root = false;
+    for (size_t j = 0; s->training[t].n_after == 0 && j < s->n_training; j++)
+        root |= fs_training_follows(&s->training[j], t);
+    if (!root)
+        return 0;
+    const struct fs_pipeline_rep *pl = &tr->pipeline;
+    const char *name = s->training[t].name;
+    double mean = NAN, p50 = NAN, p95 = NAN, max = NAN;
+    if (pl->n_cycles) {
+        double *sorted = malloc(pl->n_cycles * sizeof *sorted), sum = 0;
+        if (!sorted)
+            return ENOMEM;
+        for (size_t j = 0; j < pl->n_cycles; j++)
+            sum += sorted[j] = pl->cycle_s[j];
+        fs_quantile_sort(sorted, pl->n_cycles);
+        mean = sum / (double)pl->n_cycles;
+        p50 = fs_quantile_sorted(sorted, pl->n_cycles, 0.50);
+        p95 = fs_quantile_sorted(sorted, pl->n_cycles, 0.95);
+        max = sorted[pl->n_cycles - 1];
+        free(sorted);
+    }
+    return fs__add(m, "training", name, "iterations_started", (double)pl->started) ||
+           fs__add(m, "training", name, "iterations_completed", (double)pl->completed) ||
+           fs__add(m, "training", name, "cycle_mean_s", mean) || fs__add(m, "training", name, "cycle_p50_s", p50) ||
+           fs__add(m, "training", name, "cycle_p95_s", p95) || fs__add(m, "training", name, "cycle_max_s", max);
+}
 
 /* An LLM service's figures: TTFT/TPOT percentiles (ms, summarized from the
  * merged ttft/tpot histograms like the latency ones) and the token figures
@@ -179,7 +212,7 @@ static int fs__record(const fs_results *r, size_t policy, uint32_t k, fs_metrics
             fs__add(m, "training", name, "queue_max_s", fs_results_rep_figure(wf, 2, 1e-9)) ||
             fs__add(m, "training", name, "startup_mean_s",
                     tr->startups ? tr->startup_s / (double)tr->startups : NAN) ||
-            fs__add_hist(m, "training", name, "wait", w))
+            fs__add_hist(m, "training", name, "wait", w) || fs__add_pipeline(m, s, t, tr))
             return ENOMEM;
     }
     m->events = rep->events;

@@ -32,6 +32,10 @@
  *                         startup_mean_s (NaN with no start-up measured)
  *                         gpu_hours_failed gpu_hours_cancelled failed_jobs
  *                         cancelled
+ *                         a pipeline's root stream also: iterations_started
+ *                         iterations_completed cycle_mean_s cycle_p50_s
+ *                         cycle_p95_s cycle_max_s (the replication's own
+ *                         completed iterations; NaN with none)
  *
  * A figure with no data (a latency with no completion) is NaN, written as
  * null in JSON and read back as NaN; summaries leave such runs out of the

@@ -162,6 +162,7 @@ void fs_rep_result_fini(fs_rep_result *rep, const fs_scenario *s)
             fs_hist_fini(&rep->training[i].wait);
             free(rep->training[i].waits);
             free(rep->training[i].pipeline.cycle_s);
+            free(rep->training[i].rollouts.cycle_s);
             fs_intern_fini(&rep->training[i].tenants);
         }
     free(rep->services);
@@ -821,13 +822,26 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
     return 0;
 }
 
-static int fs__double_cmp(const void *a, const void *b)
+static const struct fs_pipeline_rep *fs__iterations(const fs_training_rep *t, bool rollouts)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return rollouts ? &t->rollouts : &t->pipeline;
 }
 
+static int fs__iterations_summary(const fs_results *r, size_t policy, size_t stream, bool rollouts,
+                                  fs_pipeline_summary *out);
+
 int fs_results_pipeline_summary(const fs_results *r, size_t policy, size_t stream, fs_pipeline_summary *out)
+{
+    return fs__iterations_summary(r, policy, stream, false, out);
+}
+
+int fs_results_rollout_summary(const fs_results *r, size_t policy, size_t stream, fs_pipeline_summary *out)
+{
+    return fs__iterations_summary(r, policy, stream, true, out);
+}
+
+static int fs__iterations_summary(const fs_results *r, size_t policy, size_t stream, bool rollouts,
+                                  fs_pipeline_summary *out)
 {
     const fs_policy_result *pol = &r->policies[policy];
     uint32_t n = pol->n_reps;
@@ -836,7 +850,7 @@ int fs_results_pipeline_summary(const fs_results *r, size_t policy, size_t strea
     if (!x)
         return ENOMEM;
     for (uint32_t k = 0; k < n; k++) {
-        const struct fs_pipeline_rep *pl = &pol->reps[k].training[stream].pipeline;
+        const struct fs_pipeline_rep *pl = fs__iterations(&pol->reps[k].training[stream], rollouts);
         double *row = x + 4 * (size_t)k;
         row[0] = (double)pl->started;
         row[1] = (double)pl->completed;
@@ -856,11 +870,11 @@ int fs_results_pipeline_summary(const fs_results *r, size_t policy, size_t strea
         return ENOMEM;
     size_t m = 0;
     for (uint32_t k = 0; k < n; k++) {
-        const struct fs_pipeline_rep *pl = &pol->reps[k].training[stream].pipeline;
+        const struct fs_pipeline_rep *pl = fs__iterations(&pol->reps[k].training[stream], rollouts);
         for (size_t j = 0; j < pl->n_cycles; j++)
             sum += all[m++] = pl->cycle_s[j];
     }
-    qsort(all, total, sizeof *all, fs__double_cmp);
+    fs_quantile_sort(all, total);
     out->cycle_mean_s = sum / (double)total;
     out->cycle_p50_s = fs_quantile_sorted(all, total, 0.50);
     out->cycle_p95_s = fs_quantile_sorted(all, total, 0.95);

@@ -269,6 +269,12 @@ typedef struct fs_training_rep {
         uint64_t releases;
         double checkpoint_gpu_hours, reload_gpu_hours;
     } release;
+    /* A deploy step (models/workload/service_deploy.c), the same shape:
+     * rollouts submitted while measured, those completed, those still in
+     * progress or queued at the horizon, and each completed one's duration
+     * in cycle_s (submission to its last old replica replaced; owned).
+     * unfinished stays 0.  Zero elsewhere. */
+    struct fs_pipeline_rep rollouts;
 } fs_training_rep;
 
 /* One team of the scenario's "quotas" in one replication (models/fleet/
@@ -669,6 +675,9 @@ typedef struct fs_pipeline_summary {
     double cycle_mean_s, cycle_p50_s, cycle_p95_s, cycle_max_s;
 } fs_pipeline_summary;
 int fs_results_pipeline_summary(const fs_results *r, size_t policy, size_t stream, fs_pipeline_summary *out);
+/* The same over a deploy step's rollouts (fs_training_rep.rollouts): the
+ * cycle figures are rollout durations. */
+int fs_results_rollout_summary(const fs_results *r, size_t policy, size_t stream, fs_pipeline_summary *out);
 
 /* One tenant's admitted jobs of a training stream, pooled over every
  * replication: how many, and their queue waits (exact: nearest rank over

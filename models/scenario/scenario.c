@@ -530,7 +530,10 @@ void fs_scenario_destroy(fs_scenario *s)
     for (size_t i = 0; i < s->n_training; i++) {
         free(s->training[i].name);
         free(s->training[i].tenant);
-        free(s->training[i].after_name);
+        for (size_t k = 0; k < s->training[i].n_after; k++)
+            free(s->training[i].after_names[k]);
+        free(s->training[i].after_names);
+        free(s->training[i].afters);
         free(s->training[i].submit_at_s);
         fs_dist_fini(&s->training[i].gang_mix);
         fs_dist_fini(&s->training[i].run_time);

@@ -631,10 +631,15 @@ typedef struct fs_training_spec {
     size_t region;
     /* "after": "NAME" (a pipeline step, models/workload/pipeline.h): the
      * stream has no "submit"; each job of training[after] that completes
-     * submits one job of this stream at that instant.  after_name owned;
-     * after SIZE_MAX: none (the stream submits on its own).  The graph has
-     * no cycle (refused at load). */
-    char *after_name;
+     * submits one job of this stream at that instant.  A list of names is a
+     * join: one job is submitted when a job of every one of them has
+     * completed in the same iteration.  after_names[n_after] (as written)
+     * and afters[n_after] (their indices) owned; after = afters[0], SIZE_MAX:
+     * none (the stream submits on its own).  The graph has no cycle, and a
+     * join's predecessors descend from one root (refused at load). */
+    char **after_names;
+    size_t *afters;
+    size_t n_after;
     size_t after;
     /* "release": {"daily_at": "09:00", "until": "18:00"} (a "polite" tenant,
      * models/workload/training_release.h): every day from daily_at to until
@@ -646,12 +651,29 @@ typedef struct fs_training_spec {
      * < 1 day.  has_release false: none. */
     bool has_release;
     double release_at_s, release_s;
+    /* "deploy": {"service", "max_surge"} (a pipeline step with "after",
+     * models/workload/service_deploy.c): instead of a job, each submission
+     * rolls out a new version of services[deploy_service], deploy_max_surge
+     * new replicas at a time; no gang or work of its own (gang 0).
+     * deploy_service SIZE_MAX: a stream of jobs. */
+    size_t deploy_service;
+    uint32_t deploy_max_surge;
 } fs_training_spec;
 
 /* The run time a job of `gang` units draws from stream "jobs/<name>":
  * run_time, or its gang's class of run_time_by_gang; NULL when the job
  * computes work_gpu_hours / gang (or its trace row's).  O(sizes listed). */
 const fs_dist *fs_scenario_job_run_time(const fs_training_spec *spec, uint32_t gang);
+
+/* Whether stream `spec` follows stream `stream` ("after" names it, alone
+ * or in a join's list).  O(predecessors). */
+static inline bool fs_training_follows(const fs_training_spec *spec, size_t stream)
+{
+    for (size_t k = 0; k < spec->n_after; k++)
+        if (spec->afters[k] == stream)
+            return true;
+    return false;
+}
 
 /* One team's entry of "quotas": {"TEAM": {"gpus": N, "borrow": B, "lend":
  * L}}, in units (whole GPUs, MIG instances or time-sliced seats: what a gang
@@ -807,6 +829,11 @@ typedef struct fs_scenario {
     double ci_warmup_s;
     uint32_t ci_replications;
 } fs_scenario;
+
+/* The most surge replicas a deploy step may ask for service `service` at
+ * once (the largest max_surge of the steps that roll it out; 0: none does):
+ * the slots it keeps beside its replicas.  O(streams). */
+uint32_t fs_scenario_deploy_surge(const fs_scenario *s, size_t service);
 
 /* Reads and validates a scenario file.  Returns FS_OK and *out, or
  * FS_ERR_INPUT (cannot read the file, bad JSON, bad values, unknown keys) /

@@ -216,6 +216,15 @@ int fs__scenario_parse_release(fs_jpath *p, const json_t *job, const fs_scenario
 /* scenario_training.c: "training". */
 int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c);
 
+/* scenario_pipeline.c: a stream's "after" (a name, or a join's list) into
+ * out->after_names; once every stream is read, the names resolved and the
+ * graph checked (cycles, a join fed from two roots). */
+int fs__scenario_parse_after(fs_jpath *p, const json_t *job, const json_t *after, fs_training_spec *out);
+int fs__scenario_resolve_after(fs_jpath *p, fs_scenario *s);
+/* scenario_pipeline.c: a deploy step (job has "deploy"): its "after" and
+ * "deploy", every key that would give it GPUs of its own refused. */
+int fs__scenario_parse_deploy(fs_jpath *p, const json_t *job, const fs_scenario *s, fs_training_spec *out);
+
 /* scenario_quotas.c: "quotas" and "reserve_after", after "training": each
  * stream's tenant is given its entry (fs_training_spec.quota), refused at
  * training[i].tenant when it has none. */

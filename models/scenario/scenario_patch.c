@@ -11,8 +11,8 @@
  * A policy compares fleets and ways of serving one workload, so a patch may
  * not touch what defines the workload or how it is judged (a service's name
  * and tenant, arrivals, SLO, service time, region, and an LLM service's
- * model and request sizes; a stream's name, tenant, submissions, pipeline,
- * gangs, work, state and failures): that would make the policies' figures
+ * model and request sizes; a stream's name, tenant, submissions, pipeline
+ * and deploy step, gangs, work, state and failures): that would make the policies' figures
  * incomparable (common random numbers pair requests and jobs of the same
  * workload).  Services and streams keep their order and names in every
  * variant, so results pair them by index.
@@ -38,7 +38,8 @@ static const char *const fixed_keys[] = {"name", "tenant", "arrivals", "slo", "s
 static const char *const fixed_batching[] = {"prompt_tokens", "output_tokens", "prefix", "max_model_len", "model"};
 static const char *const fixed_training[] = {"name",     "tenant",           "submit",           "after",
                                              "gang",     "work_gpu_hours",   "run_time",         "run_time_by_gang",
-                                             "failures", "state_gb_per_gpu", "cancellations",    "region"};
+                                             "failures", "state_gb_per_gpu", "cancellations",    "region",
+                                             "deploy"};
 
 static const patch_section sections[] = {
     {"services", "service", "a policy changes how a service is deployed, not its traffic or its targets", fixed_keys,

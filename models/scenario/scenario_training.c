@@ -458,24 +458,6 @@ static int check_gang_fits(fs_jpath *p, const fs_scenario *s, uint64_t gang, boo
     return rc;
 }
 
-/* "after": one predecessor's name, instead of "submit" (resolved, and the
- * graph checked for cycles, once every stream is read: resolve_after). */
-static int parse_after(fs_jpath *p, const json_t *job, const json_t *after, fs_training_spec *out)
-{
-    size_t mark = fs_jpath_push_key(p, "after");
-    const char *name = NULL;
-    int rc;
-    if (json_object_get(job, "submit"))
-        rc = fs_jpath_fail(p, "expected \"after\" or \"submit\", not both: a pipeline step's jobs are submitted "
-                              "when its predecessor's complete");
-    else if (json_is_array(after))
-        rc = fs_jpath_fail(p, "a list of predecessors is not supported yet: name one training stream");
-    else if ((rc = fs_jpath_string(p, after, true, &name)) == FS_OK)
-        rc = fs__scenario_dup_into(p, &out->after_name, name);
-    fs_jpath_pop(p, mark);
-    return rc;
-}
-
 static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, parse_ctx *c)
 {
     static const char *const keys[] = {"name",        "tenant",         "submit",
@@ -483,7 +465,8 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
                                        "checkpoint",  "preemptible",    "priority",
                                        "on_eviction", "run_time",       "failures",
                                        "cancellations", "run_time_by_gang", "across_pools",
-                                       "region",      "after",          "release"};
+                                       "region",      "after",          "deploy",
+                                       "release"};
     static const char *const eviction_names[] = {"drop", "save"};
     fs_scenario *s = c->s;
     fs_training_spec *out = &s->training[index];
@@ -502,9 +485,11 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
         rc = fs_jpath_get_string(p, job, "tenant", false, true, &tenant);
     if (rc == FS_OK)
         rc = fs__scenario_dup_into(p, &out->tenant, tenant != NULL ? tenant : name);
+    if (rc == FS_OK && json_object_get(job, "deploy")) /* a rollout, not jobs (scenario_pipeline.c) */
+        return fs__scenario_parse_deploy(p, job, s, out);
     json_t *after = json_object_get(job, "after");
     if (rc == FS_OK && after)
-        rc = parse_after(p, job, after, out);
+        rc = fs__scenario_parse_after(p, job, after, out);
     else if (rc == FS_OK)
         rc = parse_submit(p, job, s->horizon_s, out);
     /* A trace gives each job its own gang and work. */
@@ -575,78 +560,6 @@ static int parse_patched_stream(fs_jpath *p, const json_t *job, size_t index, pa
     return rc;
 }
 
-/* Fails at training[i].after; pops what it pushed. */
-static int fail_after(fs_jpath *p, size_t i, const char *what, const char *a, const char *b)
-{
-    size_t mark = fs_jpath_push_key(p, "training");
-    fs_jpath_push_index(p, i);
-    fs_jpath_push_key(p, "after");
-    int rc = fs_jpath_fail(p, "%s%s%s", what, a, b);
-    fs_jpath_pop(p, mark);
-    return rc;
-}
-
-/* Each "after" to its stream's index, then the graph's cycles refused with
- * their path in pipeline order (`training[2].after: the pipeline has a
- * cycle: retrain -> evaluate -> retrain`).  One predecessor a stream, so a
- * cycle is found by walking back from each stream at most n steps: O(n^2),
- * over tens of streams. */
-static int resolve_after(fs_jpath *p, fs_scenario *s)
-{
-    size_t n = s->n_training;
-    const char **names = malloc(n * sizeof *names);
-    if (!names)
-        return fs_jpath_oom(p);
-    for (size_t i = 0; i < n; i++)
-        names[i] = s->training[i].name;
-    int rc = FS_OK;
-    for (size_t i = 0; rc == FS_OK && i < n; i++) {
-        const char *want = s->training[i].after_name;
-        for (size_t j = 0; want && j < n && s->training[i].after == SIZE_MAX; j++)
-            if (strcmp(names[j], want) == 0)
-                s->training[i].after = j;
-        if (!want || s->training[i].after != SIZE_MAX)
-            continue;
-        const char *near = fs_jpath_closest(want, names, n);
-        char hint[160] = "";
-        for (size_t k = 0; k < s->n_services && !hint[0]; k++)
-            if (strcmp(s->services[k].name, want) == 0)
-                snprintf(hint, sizeof hint, " (\"%s\" is a service; a step follows a training stream)", want);
-        if (!hint[0] && near)
-            snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
-        char quoted[160];
-        snprintf(quoted, sizeof quoted, "\"%s\"", want);
-        rc = fail_after(p, i, "no training stream is named ", quoted, hint);
-    }
-    for (size_t i = 0; rc == FS_OK && i < n; i++) {
-        size_t j = s->training[i].after, steps = 1;
-        while (j != SIZE_MAX && j != i && steps++ < n)
-            j = s->training[j].after;
-        if (j != i)
-            continue;
-        /* Walking back from i gives i, its predecessor, ..., i: written
-         * the other way round, in pipeline order. */
-        char path[512] = "";
-        size_t *chain = malloc((n + 1) * sizeof *chain), len = 0;
-        if (!chain) {
-            rc = fs_jpath_oom(p);
-            break;
-        }
-        chain[len++] = i;
-        for (j = s->training[i].after; j != i; j = s->training[j].after)
-            chain[len++] = j;
-        chain[len++] = i;
-        for (size_t k = len; k-- > 0;) {
-            size_t used = strlen(path);
-            snprintf(path + used, sizeof path - used, "%s%s", k + 1 < len ? " -> " : "", names[chain[k]]);
-        }
-        free(chain);
-        rc = fail_after(p, i, "the pipeline has a cycle: ", path, "");
-    }
-    free(names);
-    return rc;
-}
-
 /* "training": optional, possibly empty; read after "services" so names can
  * be checked against them. */
 int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c)
@@ -661,8 +574,10 @@ int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c)
     if (s->training == NULL)
         return fs_jpath_oom(p);
     s->n_training = n;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         s->training[i].after = SIZE_MAX;
+        s->training[i].deploy_service = SIZE_MAX;
+    }
     rc = fs__scenario_parse_array_of(p, root, "training", c, parse_patched_stream);
-    return rc == FS_OK ? resolve_after(p, s) : rc;
+    return rc == FS_OK ? fs__scenario_resolve_after(p, s) : rc;
 }

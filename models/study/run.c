@@ -120,6 +120,19 @@ static void fs__service_moved(void *ctx, uint32_t owner, uint32_t slot, size_t p
     fs_service_replica_move(&run->services[owner], slot, pool, unit, now);
 }
 
+/* A deploy step's rollout, from training to its service and back. */
+static int fs__deploy(void *ctx, size_t service, uint32_t stream, uint32_t cycle, uint32_t max_surge, double now)
+{
+    fs__replication *run = ctx;
+    return fs_service_deploy(&run->services[service], stream, cycle, max_surge, now);
+}
+
+static void fs__rollout_done(void *ctx, uint32_t stream, uint32_t cycle, double submitted, double now)
+{
+    fs__replication *run = ctx;
+    fs_training_rollout_done(&run->training, stream, cycle, submitted, now);
+}
+
 static const fs_holder_ops fs__service_holder = {fs__service_ready, fs__service_evicted, NULL, fs__service_moved};
 static const fs_holder_ops fs__training_holder = {fs__training_ready, fs__training_evicted, fs__training_granted, NULL};
 
@@ -285,6 +298,8 @@ static int fs__run_replication(const fs_results *results, const fs_scenario *s,
         run.services[i].blocked_ctx = &run;
         run.services[i].on_breach = fs__on_breach;
         run.services[i].breach_ctx = &run;
+        run.services[i].on_rollout_done = fs__rollout_done;
+        run.services[i].rollout_ctx = &run;
         run.n_services_ready++;
     }
     for (size_t i = 0; i < s->n_services; i++) {
@@ -299,6 +314,8 @@ static int fs__run_replication(const fs_results *results, const fs_scenario *s,
     if (rc != FS_OK)
         goto out;
     run.training_ready = true;
+    run.training.deploy = fs__deploy;
+    run.training.deploy_ctx = &run;
     /* Measuring starts at the warm-up instant; windows tick from there.  Ticks
      * have priority 0, so at equal times they run before request events. */
     if (s->warmup_s > 0)

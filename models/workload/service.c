@@ -73,7 +73,7 @@ static void fs__release_leaving(fs_service *svc, uint32_t r, double now)
         fs_fleet_release(svc->fleet, svc->spec->pool, svc->unit[r], 0, now);
     }
     svc->state[r] = FS__OFF;
-    if (svc->owed > 0)
+    if (svc->owed > 0 || svc->deploy)
         fs__service_repay(svc, now);
 }
 
@@ -504,6 +504,8 @@ void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double n
     svc->free_slots += svc->concurrency;
     fs__set_ready_count(svc, now, +1);
     svc->rep->replicas_added++;
+    if (svc->deploy) /* a rollout's new replica: an old one drains */
+        fs__deploy_ready(svc, r, now);
     if (svc->llm) {
         if (fs__llm_replica_ready(svc, r, unit, now) == 0)
             fs__llm_dispatch(svc, now);
@@ -525,6 +527,8 @@ void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double n
 void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now)
 {
     uint8_t state = svc->state[r];
+    if (svc->deploy)
+        fs__deploy_lost(svc, r, now);
     if (r >= svc->n_slots) { /* a disaggregated service's decode replica */
         if (state == FS__READY)
             fs__llm_replica_lost(svc, r, now);
@@ -575,23 +579,27 @@ static void fs__scale_down(fs_service *svc, double now)
     if (svc->n_ready == 0 || (svc->n_ready == 1 && svc->spec->min_replicas > 0))
         return;
     for (uint64_t l = 0; l <= svc->concurrency; l++) {
-        uint32_t r = svc->bucket_head[l];
-        if (r == FS__NONE)
-            continue;
-        fs__bucket_remove(svc, r);
-        svc->free_slots -= svc->concurrency - svc->load[r];
-        fs__set_ready_count(svc, now, -1);
-        svc->n_wanted--;
-        svc->state[r] = FS__DRAINING;
-        if (svc->llm)
-            fs__llm_replica_draining(svc, r, now);
-        if (svc->load[r] == 0) {
-            if (svc->llm)
-                fs__llm_replica_lost(svc, r, now);
-            svc->state[r] = FS__OFF;
-            fs_fleet_release(svc->fleet, svc->spec->pool, svc->unit[r], 0, now);
+        if (svc->bucket_head[l] != FS__NONE) {
+            fs__service_drain(svc, svc->bucket_head[l], now);
+            return;
         }
-        return;
+    }
+}
+
+void fs__service_drain(fs_service *svc, uint32_t r, double now)
+{
+    fs__bucket_remove(svc, r);
+    svc->free_slots -= svc->concurrency - svc->load[r];
+    fs__set_ready_count(svc, now, -1);
+    svc->n_wanted--;
+    svc->state[r] = FS__DRAINING;
+    if (svc->llm)
+        fs__llm_replica_draining(svc, r, now);
+    if (svc->load[r] == 0) {
+        if (svc->llm)
+            fs__llm_replica_lost(svc, r, now);
+        svc->state[r] = FS__OFF;
+        fs_fleet_release(svc->fleet, svc->spec->pool, svc->unit[r], 0, now);
     }
 }
 
@@ -758,6 +766,8 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
                         .batch_end = INFINITY, .timer_at = INFINITY};
     svc->time_sliced = fs_pool_shared(pool->spec);
     svc->n_slots = spec->max_replicas > spec->replicas ? spec->max_replicas : spec->replicas;
+    if (fs__deploy_init(svc, s) != 0) /* a rollout's surge slots, after these */
+        goto nomem;
     /* A disaggregated service's decode replicas follow its own in the
      * per-slot tables (never in the load buckets: service_pd.c runs them). */
     uint32_t n_all = svc->n_slots + spec->decode_replicas;
@@ -878,6 +888,7 @@ void fs_service_fini(fs_service *svc)
     free(svc->batch_n);
     fs__llm_fini(svc);
     free(svc->spill);
+    fs__deploy_fini(svc);
     fs_hist_fini(&svc->scale_latency); /* safe on a zeroed one; counters only if the p95 trigger recorded */
     free(svc->ring);
     free(svc->ring_demand);

@@ -60,6 +60,11 @@
  * trip more; it stays this service's request: its completion, latency, SLO
  * and in-flight count are this service's, its GPU time the other's.
  *
+ * A deploy step's rollout (service_deploy.c, fs_service_deploy) replaces
+ * the replicas ready at its start with new ones, warming up to max_surge at
+ * a time in surge slots after the service's own, each old one draining as a
+ * new one is ready.
+ *
  * Ownership: fs_service is caller-owned (init/fini); it owns its generators,
  * queue, replica tables, histograms and spill link, borrows the spec, the
  * engine, the pool and the service it spills to.  fs_service_finish moves the measured figures into a result.
@@ -200,6 +205,12 @@ typedef struct fs_service {
     /* "spill" (service_spill.c): where a saturated arrival may go; NULL:
      * nowhere (the one branch an arrival pays without it). */
     struct fs__spill *spill;
+    /* Deploy steps' rollouts (service_deploy.c); NULL: no step rolls it
+     * out.  on_rollout_done is called when one completes: the stream and
+     * iteration fs_service_deploy was given, and when it was. */
+    struct fs__deploy *deploy;
+    void (*on_rollout_done)(void *ctx, uint32_t stream, uint32_t cycle, double submitted, double now);
+    void *rollout_ctx;
 
     /* Measured since the warm-up instant. */
     /* Latencies of the open settling batch (settle.h): merged into
@@ -245,6 +256,15 @@ void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now);
  * (service_move.c).  A disaggregated service's decode replica stays. */
 void fs_service_replica_move(fs_service *svc, uint32_t r, size_t pool, size_t unit, double now);
 void fs_service_fini(fs_service *svc);
+
+/* A deploy step (stream `stream`, pipeline iteration `cycle`) rolls out a
+ * new version now (service_deploy.c): its replicas ready at the rollout's
+ * start are replaced, up to max_surge new ones asked of the fleet at a
+ * time, each warming as a scale-up replica does; as each becomes ready the
+ * least-loaded old one drains.  A rollout submitted while another is in
+ * progress waits for it (FIFO).  on_rollout_done is called once every old
+ * replica is replaced.  0, or ENOMEM (nothing changed). */
+int fs_service_deploy(fs_service *svc, uint32_t stream, uint32_t cycle, uint32_t max_surge, double now);
 
 /* Starts measuring at now (the warm-up instant). */
 void fs_service_start_measuring(fs_service *svc, double now);

@@ -45,7 +45,6 @@ static bool fs__slot_off(const fs_service *svc)
 
 void fs__service_repay(fs_service *svc, double now)
 {
-    (void)now;
     while (svc->owed > 0 && fs__slot_off(svc)) {
         svc->owed--;
         if (fs__service_ask(svc) != 0) {
@@ -54,6 +53,8 @@ void fs__service_repay(fs_service *svc, double now)
             return;
         }
     }
+    if (svc->deploy) /* a rollout waiting for a slot: after the replicas owed */
+        fs__deploy_slot_off(svc, now);
 }
 
 void fs_service_replica_move(fs_service *svc, uint32_t r, size_t pool, size_t unit, double now)

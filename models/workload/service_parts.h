@@ -108,6 +108,22 @@ void fs__service_no_memory(fs_service *svc);
 int fs__service_ask(fs_service *svc);
 void fs__service_repay(fs_service *svc, double now);
 
+/* service.c: ready replica r takes no new request: it drains, and gives
+ * its unit back once its requests are done (at once when it has none). */
+void fs__service_drain(fs_service *svc, uint32_t r, double now);
+
+/* service_deploy.c: a deploy step's rollouts.  init (before the replica
+ * tables are sized) keeps max surge slots beside the service's own when a
+ * step rolls it out: 0 or ENOMEM.  ready: replica r became ready; lost:
+ * replica r is about to be lost (fs_service_replica_evicted, its state not
+ * yet changed). */
+int fs__deploy_init(fs_service *svc, const fs_scenario *s);
+void fs__deploy_fini(fs_service *svc);
+void fs__deploy_ready(fs_service *svc, uint32_t r, double now);
+void fs__deploy_lost(fs_service *svc, uint32_t r, double now);
+/* A slot turned off (fs__service_repay): a new replica may be asked for. */
+void fs__deploy_slot_off(fs_service *svc, double now);
+
 /* service.c: replica r's slot is free (a request ended there): the oldest
  * waiting request takes it, else it is released; a request's service time
  * on replica r (demand as a sized trace's, < 0: drawn). */

@@ -155,6 +155,8 @@ int fs_training_check_gangs(const fs_scenario *s, const fs_policy_ops *policy, c
 {
     for (size_t i = 0; i < s->n_training; i++) {
         const fs_training_spec *spec = &s->training[i];
+        if (spec->deploy_service != SIZE_MAX)
+            continue; /* a deploy step asks for no gang */
         fs_request r = fs__stream_request(spec, spec->gang, spec->lane);
         size_t pool, most = fs__gang_limit(policy, s, placement, &r, &pool);
         char words[256];
@@ -263,9 +265,36 @@ static int fs__submit_own(fs_training *t, uint32_t stream, uint32_t gang, double
     return fs__submit_job(t, stream, gang, compute_s, lane, tenant, cycle);
 }
 
+static void fs__pipeline_next(fs_training *t, uint32_t stream, uint32_t cycle, bool done);
+
+/* Deploy step `stream`'s rollout in iteration `cycle`, submitted now: 0,
+ * or an errno value with the run stopped. */
+static int fs__submit_rollout(fs_training *t, uint32_t stream, uint32_t cycle)
+{
+    const fs_training_spec *spec = &t->scenario->training[stream];
+    int rc = t->deploy ? t->deploy(t->deploy_ctx, spec->deploy_service, stream, cycle, spec->deploy_max_surge,
+                                   t->sim->now)
+                       : ENOSYS;
+    if (rc != 0)
+        fs_sim_fail(t->sim, rc, "training \"%s\": could not start a rollout", spec->name);
+    else
+        fs_pipelines_rollout_started(&t->reps[stream], t->measuring);
+    return rc;
+}
+
+void fs_training_rollout_done(fs_training *t, uint32_t stream, uint32_t cycle, double submitted, double now)
+{
+    bool measured = t->measuring && submitted >= t->scenario->warmup_s;
+    if (fs_pipelines_rollout_done(&t->reps[stream], measured, now - submitted) != 0) {
+        fs_sim_fail(t->sim, ENOMEM, "training: out of memory for rollout durations");
+        return;
+    }
+    fs__pipeline_next(t, stream, cycle, true);
+}
+
 /* A job of iteration `cycle` of stream `stream` is over (done or not): a
  * done one submits one job of each stream that follows its stream, now, in
- * the same iteration. */
+ * the same iteration (of a join, only when it was the last predecessor's). */
 static void fs__pipeline_next(fs_training *t, uint32_t stream, uint32_t cycle, bool done)
 {
     if (cycle == FS_PIPELINE_NONE)
@@ -273,8 +302,22 @@ static void fs__pipeline_next(fs_training *t, uint32_t stream, uint32_t cycle, b
     uint32_t spawned = 0;
     for (size_t j = 0; done && j < t->scenario->n_training; j++) {
         const fs_training_spec *next = &t->scenario->training[j];
-        if (next->after != stream)
+        bool ready = true;
+        if (!fs_training_follows(next, stream))
             continue;
+        if (next->n_after > 1 &&
+            fs_pipelines_join(&t->pipelines, cycle, j, next->n_after, t->scenario->n_training, &ready) != 0) {
+            fs_sim_fail(t->sim, ENOMEM, "training \"%s\": out of memory for a join", next->name);
+            return;
+        }
+        if (!ready)
+            continue;
+        if (next->deploy_service != SIZE_MAX) { /* a rollout instead of a job */
+            if (fs__submit_rollout(t, (uint32_t)j, cycle) != 0)
+                return;
+            spawned++;
+            continue;
+        }
         uint32_t gang;
         double compute_s;
         fs__draw_job(t, (uint32_t)j, &gang, &compute_s);
@@ -833,7 +876,7 @@ int fs_training_finish(fs_training *t, double now)
         }
     }
     if (t->measuring)
-        fs_pipelines_finish(&t->pipelines, t->reps);
+        fs_pipelines_finish(&t->pipelines, t->reps, t->scenario->n_training);
     return 0;
 }
 

@@ -19,8 +19,9 @@
  *
  * A stream with "after" submits no jobs of its own: each job of its
  * predecessor that completes submits one of it (pipeline.h measures the
- * iterations).  A stream with "release" gives its GPUs back every day for
- * a window (training_release.h).
+ * iterations); a deploy step submits a rollout of its service instead of a
+ * job (through `deploy`, service.h fs_service_deploy).  A stream with
+ * "release" gives its GPUs back every day for a window (training_release.h).
  *
  * Measured per stream (from the warm-up instant): submissions, queue wait
  * from submission to first admission (the gang granted; histogram:
@@ -114,6 +115,11 @@ typedef struct fs_training {
     fs_pipelines pipelines;  /* iterations of streams chained with "after" */
     bool *off;               /* per stream: inside its release window now; NULL: no stream has one */
     uint32_t kind_release;
+    /* Starts a deploy step's rollout of service `service` (the run links it
+     * to fs_service_deploy); fs_training_rollout_done is its end.  0 or an
+     * errno value. */
+    int (*deploy)(void *ctx, size_t service, uint32_t stream, uint32_t cycle, uint32_t max_surge, double now);
+    void *deploy_ctx;
 } fs_training;
 
 int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_pool *pools,
@@ -144,5 +150,10 @@ void fs_training_admitted(fs_training *t, uint32_t job, double now);
 void fs_training_member_ready(fs_training *t, uint32_t job, uint32_t member, size_t pool, size_t unit,
                               double now);
 void fs_training_member_evicted(fs_training *t, uint32_t job, double now);
+
+/* A deploy step's rollout (stream `stream`, iteration `cycle`, submitted
+ * at `submitted`) completed now: measured (rollouts, duration) when
+ * submitted while measuring, and the steps after it submitted. */
+void fs_training_rollout_done(fs_training *t, uint32_t stream, uint32_t cycle, double submitted, double now);
 
 #endif

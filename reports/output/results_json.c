@@ -400,6 +400,27 @@ static void fs__set_cost_figures(json_t *o, const fs_pool_summary *sum)
     fs__set_summary(o, "switch_gpu_hours", &sum->switch_gpu_hours);
 }
 
+/* A pipeline's iterations, or a deploy step's rollouts (fs_pipeline_summary
+ * over fs_training_rep.pipeline or .rollouts): counts, then the cycle times
+ * (for rollouts their durations, without "unfinished", which a rollout
+ * cannot be). */
+static json_t *fs__iterations_json(const fs_pipeline_summary *pl, bool rollouts)
+{
+    json_t *pj = json_object(), *cycle = json_object();
+    fs__set_summary(pj, "started", &pl->started);
+    fs__set_summary(pj, "completed", &pl->completed);
+    if (!rollouts)
+        fs__set_summary(pj, "unfinished", &pl->unfinished);
+    fs__set_summary(pj, "open_at_end", &pl->open);
+    fs__set(cycle, rollouts ? "rollouts" : "iterations", (double)pl->cycles);
+    fs__set(cycle, "mean", pl->cycle_mean_s);
+    fs__set(cycle, "p50", pl->cycle_p50_s);
+    fs__set(cycle, "p95", pl->cycle_p95_s);
+    fs__set(cycle, "max", pl->cycle_max_s);
+    json_object_set_new(pj, rollouts ? "duration_s" : "cycle_s", cycle);
+    return pj;
+}
+
 /* Admitted jobs' waits per tenant, of one stream or (SIZE_MAX) every
  * stream together; NULL out of memory. */
 static json_t *fs__tenant_waits_json(const fs_results *r, size_t policy, size_t stream)
@@ -487,29 +508,35 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     /* A pipeline step names its predecessor; a pipeline's root stream
      * carries its iterations (models/workload/pipeline.h). */
     const fs_scenario *s = r->policies[policy].scenario;
-    if (spec->after != SIZE_MAX)
+    if (spec->n_after == 1)
         json_object_set_new(o, "after", json_string(s->training[spec->after].name));
+    if (spec->n_after > 1) { /* a join: its predecessors, as listed */
+        json_t *list = json_array();
+        for (size_t k = 0; k < spec->n_after; k++)
+            json_array_append_new(list, json_string(s->training[spec->afters[k]].name));
+        json_object_set_new(o, "after", list);
+    }
     bool root = false;
     for (size_t j = 0; spec->after == SIZE_MAX && j < s->n_training; j++)
-        root |= s->training[j].after == i;
+        root |= fs_training_follows(&s->training[j], i);
     fs_pipeline_summary pl;
     if (root && fs_results_pipeline_summary(r, policy, i, &pl) != 0) {
         json_decref(o);
         return NULL;
     }
-    if (root) {
-        json_t *pj = json_object(), *cycle = json_object();
-        fs__set_summary(pj, "started", &pl.started);
-        fs__set_summary(pj, "completed", &pl.completed);
-        fs__set_summary(pj, "unfinished", &pl.unfinished);
-        fs__set_summary(pj, "open_at_end", &pl.open);
-        fs__set(cycle, "iterations", (double)pl.cycles);
-        fs__set(cycle, "mean", pl.cycle_mean_s);
-        fs__set(cycle, "p50", pl.cycle_p50_s);
-        fs__set(cycle, "p95", pl.cycle_p95_s);
-        fs__set(cycle, "max", pl.cycle_max_s);
-        json_object_set_new(pj, "cycle_s", cycle);
-        json_object_set_new(o, "pipeline", pj);
+    if (root)
+        json_object_set_new(o, "pipeline", fs__iterations_json(&pl, false));
+    /* A deploy step: the service it rolls out, and its rollouts. */
+    if (spec->deploy_service != SIZE_MAX) {
+        if (fs_results_rollout_summary(r, policy, i, &pl) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+        json_t *dep = json_object();
+        json_object_set_new(dep, "service", json_string(s->services[spec->deploy_service].name));
+        fs__set(dep, "max_surge", spec->deploy_max_surge);
+        json_object_set_new(o, "deploy", dep);
+        json_object_set_new(o, "rollouts", fs__iterations_json(&pl, true));
     }
     /* A job trace with a tenant column: its admitted jobs' waits per tenant. */
     if (spec->trace && spec->trace->tenant_col) {

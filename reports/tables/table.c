@@ -382,20 +382,31 @@ static int fs__services_aggregate(const fs_results *r, size_t p, FILE *fp, fs_er
 }
 
 /* Under a pipeline's root stream (one others follow with "after"), its
- * iterations and cycle time; nothing elsewhere.  0, or ENOMEM. */
+ * iterations and cycle time; under a deploy step, its rollouts and their
+ * duration; nothing elsewhere.  0, or ENOMEM. */
 static int fs__pipeline_line(const fs_results *r, size_t p, size_t i, FILE *fp)
 {
     const fs_scenario *s = r->policies[p].scenario;
-    bool root = false;
-    for (size_t j = 0; s->training[i].after == SIZE_MAX && j < s->n_training; j++)
-        root |= s->training[j].after == i;
+    const fs_training_spec *spec = &s->training[i];
+    bool root = false, deploy = spec->deploy_service != SIZE_MAX;
+    for (size_t j = 0; spec->after == SIZE_MAX && j < s->n_training; j++)
+        root |= fs_training_follows(&s->training[j], i);
     fs_pipeline_summary pl;
-    if (!root)
+    if (!root && !deploy)
         return 0;
-    if (fs_results_pipeline_summary(r, p, i, &pl) != 0)
+    if ((deploy ? fs_results_rollout_summary : fs_results_pipeline_summary)(r, p, i, &pl) != 0)
         return ENOMEM;
-    fputs("pipeline: training ", fp);
-    fs__name(fp, s->training[i].name, (int)strlen(s->training[i].name));
+    fputs(deploy ? "rollouts: training " : "pipeline: training ", fp);
+    fs__name(fp, spec->name, (int)strlen(spec->name));
+    if (deploy) {
+        fprintf(fp, ": service %s, %.4g of %.4g rollouts completed (%.4g open)",
+                s->services[spec->deploy_service].name, pl.completed.mean, pl.started.mean, pl.open.mean);
+        if (pl.cycles)
+            fprintf(fp, "; duration mean %.1f s, p50 %.1f s, p95 %.1f s, max %.1f s", pl.cycle_mean_s,
+                    pl.cycle_p50_s, pl.cycle_p95_s, pl.cycle_max_s);
+        fputc('\n', fp);
+        return 0;
+    }
     fprintf(fp, ": %.4g of %.4g iterations completed (%.4g unfinished, %.4g open)", pl.completed.mean,
             pl.started.mean, pl.unfinished.mean, pl.open.mean);
     if (pl.cycles)

@@ -543,6 +543,11 @@ static void fs__service_line(const fs_scenario *v, size_t i, char *buf, size_t s
 static void fs__training_line(const fs_scenario *v, size_t i, char *buf, size_t size)
 {
     const fs_training_spec *t = &v->training[i];
+    if (t->deploy_service != SIZE_MAX) { /* a rollout, no gang of its own */
+        snprintf(buf, size, "training %s: deploys service %s, %u new replica(s) at a time", t->name,
+                 v->services[t->deploy_service].name, t->deploy_max_surge);
+        return;
+    }
     snprintf(buf, size, "training %s: gang %u, %s, %s", t->name, t->gang,
              t->lane == FS_LANE_EXPERIMENT ? "experiment" : "production",
              t->preemptible ? "preemptible" : "not preemptible");
