@@ -208,6 +208,28 @@ static void test_service_gets_released_gpus(void **state)
     fs_scenario_destroy(s);
 }
 
+/* The keys a patch may change, merged into a copy (RFC 7386: "checkpoint"
+ * merges key by key, keeping "write"); the first policy's stream as it was. */
+static void test_patch_allowed_keys(void **state)
+{
+    (void)state;
+    fs_scenario *s = test_scenario("%s", service_doc(", \"training\": {\"finetune\": {\"priority\": \"experiment\","
+                                                     " \"on_eviction\": \"save\", \"across_pools\": true,"
+                                                     " \"preemptible\": true, \"checkpoint\": {\"every\": \"2h\"}}}"));
+    const fs_training_spec *plain = &s->policies[0]->training[0], *patched = &s->policies[1]->training[0];
+    printf("  patched: lane %d, save %d, across %d, preemptible %d, checkpoint every %.0f s write %.0f s\n",
+           (int)patched->lane, patched->save_on_eviction, patched->across_pools, patched->preemptible,
+           patched->checkpoint_every_s, patched->checkpoint_write_s);
+    assert_int_equal(patched->lane, FS_LANE_EXPERIMENT);
+    assert_true(patched->save_on_eviction && patched->across_pools && patched->preemptible);
+    near(patched->checkpoint_every_s, 7200, 0, "patched checkpoint every");
+    near(patched->checkpoint_write_s, 60, 0, "checkpoint write kept by the merge");
+    assert_int_equal(plain->lane, FS_LANE_TRAINING);
+    assert_false(plain->save_on_eviction || plain->across_pools || plain->preemptible);
+    near(plain->checkpoint_every_s, 3600, 0, "first policy's checkpoint every");
+    fs_scenario_destroy(s);
+}
+
 /* ---- c. refusals ----------------------------------------------------------- */
 
 static void test_refusals(void **state)
@@ -218,6 +240,8 @@ static void test_refusals(void **state)
                        "run, not the jobs or their work");
     test_parse_refused(service_doc(", \"training\": {\"finetune\": {\"work_gpu_hours\": 2}}"), "p.json",
                        FS_ERR_INPUT, "policies.polite.training.finetune.work_gpu_hours: a policy changes");
+    test_parse_refused(service_doc(", \"training\": {\"finetune\": {\"deploy\": {\"service\": \"chat\"}}}"),
+                       "p.json", FS_ERR_INPUT, "policies.polite.training.finetune.deploy: a policy changes");
     test_parse_refused(service_doc(", \"training\": {\"fintune\": {\"preemptible\": true}}"), "p.json",
                        FS_ERR_INPUT,
                        "policies.polite.training.fintune: no training stream named \"fintune\" (did you mean "
@@ -251,7 +275,7 @@ static void test_refusals(void **state)
                        "p.json", FS_ERR_INPUT,
                        "p.json: policies.a.training.ft: no training stream named \"ft\" (the scenario has no "
                        "training streams)");
-    printf("  refused: gang, work_gpu_hours, an unknown stream (nearest), a non-object, release without "
+    printf("  refused: gang, work_gpu_hours, deploy, an unknown stream (nearest), a non-object, release without "
            "checkpoint, until == at, 25:00, no until, an unknown key, a patch with no streams\n");
 }
 
@@ -414,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_hand_worked),
         cmocka_unit_test(test_window_shorter_than_write),
         cmocka_unit_test(test_service_gets_released_gpus),
+        cmocka_unit_test(test_patch_allowed_keys),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_window_in_region),
         cmocka_unit_test(test_spot_batch),

@@ -219,7 +219,8 @@ typedef struct fs_training_rep {
     double wait_figs[FS_RESULTS_REP_FIGS]; /* as fs_service_rep.latency_figs */
     uint64_t waits_censored;  /* of those, jobs that had not started at the horizon */
     uint64_t in_flight_start; /* jobs queued, warming or running at the warm-up instant */
-    uint64_t waiting_end;     /* jobs still waiting at the horizon (first start or after preemption) */
+    uint64_t waiting_end;     /* jobs still waiting at the horizon (first start, after preemption, or
+                               * released in their stream's release window) */
     uint64_t running_end;     /* jobs warming or running at the horizon */
     uint64_t refused_impossible; /* trace jobs asking for more GPUs than any pool holds (--lenient) */
     double gpu_hours_done;    /* useful work: completed jobs' and progress kept by checkpoints */
