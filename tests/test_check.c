@@ -635,7 +635,7 @@ static void test_end_to_end_errors(void **state)
     free(out);
     assert_int_equal(test_fleetsim(tmp, "--help"), 0);
     out = test_slurp("%s/out.txt", tmp);
-    expect_in(out, "  check SCENARIO      rerun and compare with a baseline; exit 1 if worse\n");
+    expect_in(out, "  check SCENARIO        rerun and compare with a baseline; exit 1 if worse\n");
     free(out);
 }
 

@@ -555,14 +555,6 @@ static void test_deploy_refusals(void **state)
             "test: training[1].deploy: unknown key \"surge\"");
     refused(ROOT("data") ", " DEPLOY_STEP("\"after\": \"data\", \"deploy\": \"chat\""),
             "test: training[1].deploy: expected an object");
-    const char *autoscaled =
-        "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", " POOL(8) ", \"services\": [{\"name\": \"chat\","
-        " \"arrivals\": {\"poisson_rps\": 1}, \"service_time\": {\"deterministic\": {\"value\": \"1s\"}},"
-        " \"replicas\": {\"count\": 1, \"min\": 1, \"max\": 2, \"autoscale\": {\"target_in_flight\": 1}}}],"
-        " \"training\": [" ROOT("data") ", " DEPLOY_STEP("\"after\": \"data\", \"deploy\": {\"service\": \"chat\"}") "]}";
-    printf("  an autoscaled service -> refused\n");
-    test_parse_refused(autoscaled, "test", FS_ERR_INPUT,
-                       "test: training[1].deploy.service: service \"chat\" has an autoscaler");
 }
 
 /* ---- e. through the command line: results.json, the table, exit 2 ------- */

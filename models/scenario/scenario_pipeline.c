@@ -223,7 +223,8 @@ int fs__scenario_resolve_after(fs_jpath *p, fs_scenario *s)
 }
 
 /* "deploy": {"service", "max_surge"}: the service by name (with the nearest
- * one), which must keep a fixed count of replicas on its own slots. */
+ * one), fixed or autoscaled (models/workload/service_deploy.c), not
+ * disaggregated. */
 static int parse_deploy_object(fs_jpath *p, const json_t *deploy, const fs_scenario *s, fs_training_spec *out)
 {
     static const char *const keys[] = {"service", "max_surge"};
@@ -253,12 +254,7 @@ static int parse_deploy_object(fs_jpath *p, const json_t *deploy, const fs_scena
         rc = fs_jpath_fail(p, "no service is named \"%s\" (did you mean \"%s\"?)", name, near);
     else if (!svc)
         rc = fs_jpath_fail(p, "no service is named \"%s\"", name);
-    /* Its replicas are the rollout's to replace one for one: an autoscaler
-     * deciding beside it, or decode replicas on other slots, are not built. */
-    else if (svc->autoscale.enabled)
-        rc = fs_jpath_fail(p, "service \"%s\" has an autoscaler: a deploy step rolls out a service with a fixed "
-                              "count of replicas",
-                           name);
+    /* Decode replicas on other slots are not built. */
     else if (svc->decode_replicas > 0)
         rc = fs_jpath_fail(p, "service \"%s\" is disaggregated: a deploy step rolls out a service whose replicas "
                               "are all alike",

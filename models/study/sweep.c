@@ -145,6 +145,25 @@ static int fs__set_path(json_t *doc, const char *path, json_t *value, const char
     return fs_error_set(err, FS_ERR_INPUT, "%s: path \"%s\": %s", context, path, why);
 }
 
+/* The value at path (borrowed), or NULL with FS_ERR_INPUT naming the step
+ * that leads nowhere. */
+const json_t *fs_sweep_get(const fs_sweep *sw, const char *path, fs_error *err)
+{
+    char seg[256], why[400];
+    bool bracket;
+    json_t *cur = sw->doc;
+    for (const char *rest = path; cur && *rest;) {
+        if (!(rest = fs__next_step(rest, seg, sizeof seg, &bracket))) {
+            fs_error_set(err, FS_ERR_INPUT, "path \"%s\": expected keys separated by dots with [index] or "
+                                            "[name] steps, like policies.shared.pools[0].gpus", path);
+            return NULL;
+        }
+        if (!(cur = fs__child(cur, seg, bracket, why, sizeof why)))
+            fs_error_set(err, FS_ERR_INPUT, "path \"%s\": %s", path, why);
+    }
+    return cur;
+}
+
 /* ---- building ---- */
 
 static char *fs__label(const json_t *v)

@@ -96,6 +96,10 @@ int fs_sweep_create(const char *scenario_path, fs_sweep **out, fs_error *err);
  * path the document lacks. */
 int fs_sweep_set(fs_sweep *sw, const char *path, struct json_t *value, fs_error *err);
 
+/* The document's value at path (borrowed; the document with "set"
+ * applied), or NULL with FS_ERR_INPUT naming the step that leads nowhere. */
+const struct json_t *fs_sweep_get(const fs_sweep *sw, const char *path, fs_error *err);
+
 /* Adds a dimension; values is stolen (an array).  FS_ERR_INPUT for a bad
  * path, an empty list, or a path already varied. */
 int fs_sweep_add_dim(fs_sweep *sw, const char *path, struct json_t *values, bool range, fs_error *err);

@@ -567,7 +567,7 @@ static int fs__scale_up(fs_service *svc, double now)
 static void fs__scale_down(fs_service *svc, double now)
 {
     for (uint32_t r = 0; r < svc->n_slots; r++) {
-        if (svc->state[r] == FS__WARMING) {
+        if (svc->state[r] == FS__WARMING && !fs__deploy_is_surge(svc, r)) { /* a surge: the rollout's */
             /* Not granted yet, or granted and warming: either way it is no
              * longer wanted; a grant in flight is given back on arrival. */
             svc->state[r] = FS__OFF;
@@ -576,8 +576,8 @@ static void fs__scale_down(fs_service *svc, double now)
             return;
         }
     }
-    if (svc->n_ready == 0 || (svc->n_ready == 1 && svc->spec->min_replicas > 0))
-        return;
+    if (svc->n_ready == 0 || (svc->n_ready == 1 && svc->spec->min_replicas > 0) || fs__deploy_retire_old(svc, now))
+        return; /* a rollout's old replica first (service_deploy.c) */
     for (uint64_t l = 0; l <= svc->concurrency; l++) {
         if (svc->bucket_head[l] != FS__NONE) {
             fs__service_drain(svc, svc->bucket_head[l], now);

@@ -154,7 +154,7 @@ typedef struct fs_service {
     fs_fleet *fleet;
     const fs_placement *placement;
 
-    uint32_t n_ready, n_wanted; /* ready; ready + warming */
+    uint32_t n_ready, n_wanted; /* ready; ready + warming, less a rollout's surge warming */
     uint32_t owed;            /* replicas moved off a GPU changing MIG layout, to ask for again (service_move.c) */
     double last_up, last_down, low_since; /* autoscaler memory */
     fs_hist scale_latency;    /* latencies since the last autoscaler look (p95 trigger only) */

@@ -3,7 +3,8 @@
  * fs_service_deploy; the step is a training stream with "deploy",
  * scenario.h fs_training_spec.deploy_service).
  *
- * The model: the replicas ready when a rollout starts are the old version.
+ * The model: the replicas ready when a rollout starts are the old version;
+ * every replica that becomes ready after it started is the new version.
  * Up to max_surge new replicas at a time are asked of the fleet, in surge
  * slots kept beside the service's own, and each warms up exactly as a
  * scale-up replica does (fs__service_ask: context, framework, weights from
@@ -11,14 +12,28 @@
  * least-loaded old replica drains (its requests in service finish; its unit
  * is given back when they have) and another new one is asked for while old
  * ones remain beyond those already asked.  The rollout completes the
- * instant the last old replica is replaced, so the service never has fewer
- * ready replicas than at the start (while new ones warm, the old ones
- * serve).  A new replica waiting for a free unit waits as a scale-up does:
- * that wait is part of the rollout.  With no ready replica at its start a
- * rollout completes at once.  An old replica lost meanwhile (its unit taken
- * back) needs no replacement; a new one lost while warming is asked for
- * again.  Replicas warming for another reason when it starts are not
- * replaced (they come up after it began).
+ * instant no old replica is left, so the service never has fewer ready
+ * replicas than at the start (while new ones warm, the old ones serve).  A
+ * new replica waiting for a free unit waits as a scale-up does: that wait
+ * is part of the rollout.  With no ready replica at its start a rollout
+ * completes at once.  An old replica lost meanwhile (its unit taken back)
+ * needs no replacement; a new one lost while warming is asked for again.
+ * Replicas warming for another reason when it starts are not replaced
+ * (they come up after it began).  Surge replicas beyond the old ones left
+ * (old ones lost or retired meanwhile) are withdrawn.
+ *
+ * With an autoscaler, as Kubernetes' maxSurge: surge replicas are not the
+ * autoscaler's (svc->n_wanted leaves them out until ready), so they neither
+ * count toward its max nor make it scale down; the surge slots lie beside
+ * max.  A surge replica ready counts, and the old one it replaces stops
+ * counting, at the same instant.  The autoscaler keeps working meanwhile: a
+ * scale-up's replica is new and drains nothing (it adds capacity the
+ * autoscaler asked for; draining for it would take that back); a scale-down
+ * withdraws a warming scale-up first, as without a rollout (it serves
+ * nothing yet), else retires the least-loaded OLD replica
+ * (fs__deploy_retire_old), which then needs no replacement, so the rollout
+ * ends sooner.  The rollout itself never lowers the ready count: surge
+ * first, then drain.
  *
  * Rollouts of one service run one at a time, in the order submitted: one
  * submitted while another is in progress waits (its duration includes the
@@ -92,6 +107,31 @@ static uint32_t fs__old_ready(const fs_service *svc)
     return n;
 }
 
+/* The least-loaded old replica still ready, UINT32_MAX when none is. */
+static uint32_t fs__least_loaded_old(const fs_service *svc)
+{
+    uint32_t old = UINT32_MAX;
+    for (uint32_t o = 0; o < svc->n_slots; o++)
+        if (svc->deploy->mark[o] == FS__MARK_OLD && svc->state[o] == FS__READY &&
+            (old == UINT32_MAX || svc->load[o] < svc->load[old]))
+            old = o;
+    return old;
+}
+
+/* Withdraws warming surge replicas beyond the old ones left: those left
+ * were lost or retired by a scale-down, and need no replacement. */
+static void fs__withdraw_surplus(fs_service *svc, uint32_t left)
+{
+    struct fs__deploy *d = svc->deploy;
+    for (uint32_t r = svc->n_slots; r-- > 0 && d->surging > left;)
+        if (d->mark[r] == FS__MARK_SURGE && svc->state[r] == FS__WARMING) {
+            d->mark[r] = FS__MARK_NONE;
+            d->surging--;
+            svc->state[r] = FS__OFF; /* a grant in flight is given back on arrival */
+            fs_fleet_withdraw_slot(svc->fleet, FS_HOLDER_SERVICE, (uint32_t)svc->index, r);
+        }
+}
+
 /* Asks for new replicas while fewer are coming than old ones are left, up
  * to the rollout's max_surge; completes it (by an event now) when nothing
  * is left to replace or coming. */
@@ -101,6 +141,7 @@ static void fs__advance(fs_service *svc, double now)
     if (!d->active || d->announcing)
         return;
     uint32_t left = fs__old_ready(svc), max_surge = d->queue[d->head].max_surge;
+    fs__withdraw_surplus(svc, left);
     while (d->surging < max_surge && d->surging < left) {
         uint32_t r = 0;
         while (r < svc->n_slots && svc->state[r] != FS__OFF)
@@ -112,6 +153,7 @@ static void fs__advance(fs_service *svc, double now)
                         svc->spec->name);
             return;
         }
+        svc->n_wanted--; /* not the autoscaler's until ready (Kubernetes' maxSurge) */
         d->mark[r] = FS__MARK_SURGE;
         d->surging++;
     }
@@ -173,11 +215,8 @@ void fs__deploy_ready(fs_service *svc, uint32_t r, double now)
         return;
     d->mark[r] = FS__MARK_NONE;
     d->surging--;
-    uint32_t old = UINT32_MAX;
-    for (uint32_t o = 0; o < svc->n_slots; o++)
-        if (d->mark[o] == FS__MARK_OLD && svc->state[o] == FS__READY &&
-            (old == UINT32_MAX || svc->load[o] < svc->load[old]))
-            old = o;
+    svc->n_wanted++; /* the autoscaler's now; the old one drained stops being */
+    uint32_t old = fs__least_loaded_old(svc);
     if (old != UINT32_MAX) {
         d->mark[old] = FS__MARK_NONE;
         fs__service_drain(svc, old, now);
@@ -190,8 +229,10 @@ void fs__deploy_lost(fs_service *svc, uint32_t r, double now)
     struct fs__deploy *d = svc->deploy;
     if (r >= svc->n_slots || d->mark[r] == FS__MARK_NONE)
         return;
-    if (d->mark[r] == FS__MARK_SURGE)
+    if (d->mark[r] == FS__MARK_SURGE) {
         d->surging--;
+        svc->n_wanted++; /* fs_service_replica_evicted takes a warming one off n_wanted */
+    }
     d->mark[r] = FS__MARK_NONE;
     /* Looked at again once the loss is done (the slot's state is not yet). */
     if (d->active && !d->announcing)
@@ -201,4 +242,23 @@ void fs__deploy_lost(fs_service *svc, uint32_t r, double now)
 void fs__deploy_slot_off(fs_service *svc, double now)
 {
     fs__advance(svc, now);
+}
+
+bool fs__deploy_is_surge(const fs_service *svc, uint32_t r)
+{
+    return svc->deploy && r < svc->n_slots && svc->deploy->mark[r] == FS__MARK_SURGE;
+}
+
+bool fs__deploy_retire_old(fs_service *svc, double now)
+{
+    struct fs__deploy *d = svc->deploy;
+    if (!d || !d->active || d->announcing)
+        return false;
+    uint32_t old = fs__least_loaded_old(svc);
+    if (old == UINT32_MAX)
+        return false;
+    d->mark[old] = FS__MARK_NONE;
+    fs__service_drain(svc, old, now);
+    fs__advance(svc, now);
+    return true;
 }

@@ -123,6 +123,11 @@ void fs__deploy_ready(fs_service *svc, uint32_t r, double now);
 void fs__deploy_lost(fs_service *svc, uint32_t r, double now);
 /* A slot turned off (fs__service_repay): a new replica may be asked for. */
 void fs__deploy_slot_off(fs_service *svc, double now);
+/* For the autoscaler's scale-down: whether slot r holds a rollout's surge
+ * replica (not the autoscaler's to withdraw), and retiring the least-loaded
+ * old replica of the rollout in progress (false: none, nothing done). */
+bool fs__deploy_is_surge(const fs_service *svc, uint32_t r);
+bool fs__deploy_retire_old(fs_service *svc, double now);
 
 /* service.c: replica r's slot is free (a request ended there): the oldest
  * waiting request takes it, else it is released; a request's service time

@@ -195,5 +195,6 @@ typedef struct fs__hourly {
 } fs__hourly;
 int fs__chart_hourly(const fs__data *d, const fs__chart_out *o, const fs__hourly *h);
 int fs__chart_frontier(const fs_frontier_chart *c, const fs__chart_out *o); /* chart_frontier.c */
+int fs__chart_tornado(const fs_tornado_chart *c, const fs__chart_out *o);   /* chart_tornado.c */
 
 #endif

@@ -34,7 +34,7 @@ static const char *fs__stem_at(size_t k, char stem[32])
         {"p99_by_hour", FS__MAX_SERVICES}, {"breach_heatmap", FS__MAX_HEATMAPS}, {"cost_by_pool", 0},
         {"utilization", 0},                {"queue_wait_cdf", 0},                 {"plan_frontier", 0},
         {"ttft_by_hour", 0},               {"tpot_by_hour", 0},                   {"batch_sizes", 0},
-        {"kv_occupancy", 0}};
+        {"kv_occupancy", 0},               {"sensitivity_tornado", 0}};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         if (k == 0) {
             snprintf(stem, 32, "%s", kinds[i].stem);
@@ -266,6 +266,20 @@ int fs_charts_write_frontier(const fs_frontier_chart *plan, const char *out_dir,
         return fs__remove_stale(out_dir, out, err);
     int rc;
     if ((rc = fs_output_mkdirs(out_dir, err)) || (rc = fs__chart_frontier(plan, &o)) ||
+        (rc = fs__render_set(out_dir, out, err)))
+        fs_charts_free(out);
+    return rc;
+}
+
+int fs_charts_write_tornado(const fs_tornado_chart *c, const char *out_dir, fs_chart_set *out, fs_error *err)
+{
+    assert(c && out_dir && out);
+    memset(out, 0, sizeof *out);
+    fs__chart_out o = {.dir = out_dir, .set = out, .err = err};
+    if (!isfinite(c->base_value)) /* no chart: an earlier report's is not this study's */
+        return fs__remove_stale(out_dir, out, err);
+    int rc;
+    if ((rc = fs_output_mkdirs(out_dir, err)) || (rc = fs__chart_tornado(c, &o)) ||
         (rc = fs__render_set(out_dir, out, err)))
         fs_charts_free(out);
     return rc;

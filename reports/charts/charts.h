@@ -51,6 +51,12 @@
  *                     (Not "frontier": a plan directory has a frontier.csv
  *                     of its own, and --out may be that directory.)
  *
+ * A sensitivity study's report has one, written by fs_charts_write_tornado
+ * (sensitivity_report.h):
+ *   sensitivity_tornado  per input (the first 30, largest effect on top) a
+ *                     bar from the figure at the base point to the figure at
+ *                     its low value and one to its high value.
+ *
  * Safety: names from the results (scenario, policies, services, pools,
  * streams) and from a plan (labels, figures, constraint texts) are data.  In a .gp script they appear only inside single-quoted
  * gnuplot strings, where gnuplot substitutes nothing (no backquotes, no
@@ -78,7 +84,7 @@
  * rendering), chart_data.c and chart_csv.c (reading the results),
  * chart_script.c (the writing and quoting every chart shares), one file per
  * family of charts: chart_latency.c, chart_capacity.c, chart_breaches.c,
- * chart_frontier.c; chart_internal.h is private to them.
+ * chart_frontier.c, chart_tornado.c; chart_internal.h is private to them.
  */
 #ifndef FS_CHARTS_H
 #define FS_CHARTS_H
@@ -165,6 +171,33 @@ typedef struct fs_frontier_chart {
  */
 int fs_charts_write_frontier(const fs_frontier_chart *plan, const char *out_dir, fs_chart_set *out,
                              fs_error *err);
+
+/* An input of a sensitivity study, as the tornado chart draws it. */
+typedef struct fs_tornado_input {
+    const char *path;            /* plain text: drawn cut at 48 bytes, whole in the CSV */
+    double low, high;            /* the input's values */
+    double at_low, at_high;      /* the figure there; NAN: no data, no bar */
+    double effect, effect_ci95;  /* for the CSV */
+} fs_tornado_input;
+
+typedef struct fs_tornado_chart {
+    const char *scenario;        /* for the title; may be "" */
+    const char *metric;          /* the figure, as the axis label */
+    double base_value;           /* the figure at the base point */
+    const fs_tornado_input *inputs; /* in rank order, largest |effect| first */
+    size_t n_inputs;
+} fs_tornado_chart;
+
+/*
+ * Writes the sensitivity_tornado chart of *c into out_dir (created, with its
+ * parents, if missing) and describes it in *out, which must be zeroed or
+ * freed before the call: per input, largest effect on top, a bar from the
+ * base figure to the figure at its low value and one to its high value.
+ * Nothing is drawn, and *out stays empty, when the base figure has no data.
+ * Paths, the metric and the scenario are data, under the rules above.
+ * FS_OK or FS_ERR_RUNTIME, as fs_charts_write_frontier.
+ */
+int fs_charts_write_tornado(const fs_tornado_chart *c, const char *out_dir, fs_chart_set *out, fs_error *err);
 
 /* Removes from dir every chart file this module can write (each STEM.csv,
  * .gp, .log, .png and .svg), for a report whose pages were of other results

@@ -176,19 +176,23 @@ static int fs__hash_file(const char *path, uint64_t *h, fs_error *err)
 
 int fs_page_results_id(const char *dir, const char *known_run_id, char id[FS_PAGE_ID_MAX], fs_error *err)
 {
-    char *plan = fs_page_path(dir, "plan.json");
-    if (!plan)
-        return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+    /* A plan's or a sensitivity study's directory: its document's hash. */
+    static const char *const studies[2][2] = {{"plan.json", "plan"}, {"sensitivity.json", "sensitivity"}};
     struct stat st;
     int rc = FS_OK;
-    if (stat(plan, &st) == 0) {
-        uint64_t h = 0;
-        if ((rc = fs__hash_file(plan, &h, err)) == FS_OK)
-            snprintf(id, FS_PAGE_ID_MAX, "plan-%016" PRIx64, h);
+    for (size_t k = 0; k < 2; k++) {
+        char *plan = fs_page_path(dir, studies[k][0]);
+        if (!plan)
+            return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        if (stat(plan, &st) == 0) {
+            uint64_t h = 0;
+            if ((rc = fs__hash_file(plan, &h, err)) == FS_OK)
+                snprintf(id, FS_PAGE_ID_MAX, "%s-%016" PRIx64, studies[k][1], h);
+            free(plan);
+            return rc;
+        }
         free(plan);
-        return rc;
     }
-    free(plan);
     json_t *results = known_run_id ? NULL : fs_page_load(dir, "results.json", true, err, &rc);
     if (!results && !known_run_id)
         return rc;

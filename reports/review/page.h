@@ -70,7 +70,8 @@ void fs_page_charts(fs_page_doc *d, const fs_chart_set *charts);
 typedef void (*fs_page_body)(fs_page_doc *d, void *ctx);
 int fs_page_write_pages(const char *out_dir, const char *run_id, fs_page_body body, void *ctx, fs_error *err);
 
-/* The id of the results in dir (see FS_PAGE_ID_MAX): of plan.json when dir
+/* The id of the results in dir (see FS_PAGE_ID_MAX): of plan.json or
+ * sensitivity.json when dir
  * holds one, else of results.json: its "run_id", or known_run_id when the
  * caller has just written that file and knows it (NULL: read the file, a
  * whole document's tree for a single key).  FS_OK, or FS_ERR_INPUT naming a

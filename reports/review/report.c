@@ -13,6 +13,7 @@
 #include "charts.h"
 #include "page.h"
 #include "plan_report.h"
+#include "sensitivity_report.h"
 
 /* obj at a dotted path ("latency_ms.p99"), or NULL. */
 static json_t *fs__at(json_t *obj, const char *path)
@@ -684,6 +685,8 @@ int fs_report_write(const char *results_dir, const char *out_dir, fs_error *err)
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     bool has_results = stat(path, &st) == 0 || errno != ENOENT;
     free(path);
+    if (fs_sensitivity_report_applies(results_dir)) /* a sensitivity study's directory */
+        return fs_sensitivity_report_write(results_dir, out_dir, err);
     /* A plan directory holds plan.json and no results.json of its own. */
     if (fs_plan_report_applies(results_dir)) {
         if (has_results)

@@ -60,6 +60,11 @@ extern const fs_cli_table fs_cli_merge_options;
 int fs_cli_plan(int argc, char **argv);
 extern const fs_cli_table fs_cli_plan_options;
 
+/* fleetsim sensitivity SCENARIO --vary PATH=LOW..HIGH ... --metric FIGURE:
+ * inputs ranked by their effect on a figure.  See cmd_sensitivity.c. */
+int fs_cli_sensitivity(int argc, char **argv);
+extern const fs_cli_table fs_cli_sensitivity_options;
+
 /* fleetsim fit-traffic TRACE.csv [--preset NAME | --time COL | --rate COL
  * --window-start COL] ...: a service's arrivals fitted to a trace.  See
  * cmd_fit.c. */

@@ -57,7 +57,7 @@ const fs_cli_command fs_cli_help_commands[] = {
                     "(gnuplot PNG and SVG, with their data as CSV and their scripts) for the\n"
                     "results that 'fleetsim run' or 'compare' wrote to RESULTS_DIR with --out,\n"
                     "or, for the --out of 'fleetsim plan', the plan: its answer and the frontier\n"
-                    "of cost against p99.",
+                    "of cost against p99; of 'fleetsim sensitivity', the inputs and the tornado.",
      .options = &fs_cli_report_options, .main = fs_cli_report},
     {.name = "validate", .operand = "SCENARIO", .summary = "check a scenario file and print what it describes",
      .synopsis = "validate SCENARIO",
@@ -108,6 +108,16 @@ const fs_cli_command fs_cli_help_commands[] = {
                     "tried in full.  Paths: policies.NAME.pools[0].gpus, services[chat].replicas.max,\n"
                     "or 'policy' to choose among the scenario's policies.",
      .options = &fs_cli_plan_options, .main = fs_cli_plan},
+    {.name = "sensitivity", .operand = "SCENARIO", .summary = "rank a scenario's inputs by their effect on a figure",
+     .synopsis = "sensitivity SCENARIO (--vary PATH=LOW..HIGH | --vary-all PATH+-P%) ... --metric FIGURE [OPTIONS]",
+     .description = "Varies each input one at a time to its low and high value around the scenario\n"
+                    "as written, every point run for the same replications with common random\n"
+                    "numbers, and ranks the inputs by the effect (figure at high minus at low,\n"
+                    "paired by replication) with its 95% CI and elasticity; an effect whose\n"
+                    "interval holds 0 is marked noise.  --vary-all varies every number under an\n"
+                    "object by P% (integers rounded; zeros and lists of plain numbers left alone).\n"
+                    "Writes DIR/sensitivity.json and .csv; 'fleetsim report DIR' draws the tornado.",
+     .options = &fs_cli_sensitivity_options, .main = fs_cli_sensitivity},
     {.name = "fit-traffic", .operand = "TRACE",
      .summary = "fit a service's arrivals (rate, hourly profile, bursts) to a trace",
      .synopsis = "fit-traffic (TRACE.csv [--preset NAME | --time COL [--time-format F]\n"

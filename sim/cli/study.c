@@ -310,6 +310,17 @@ static int fs__load_unit(const fs_sweep *sw, const char *path, size_t point, uin
     return rc;
 }
 
+int fs_study_load(const fs_sweep *sw, const char *dir, size_t point, uint32_t replication, fs_metrics *m,
+                  fs_error *err)
+{
+    char path[4200];
+    fs__unit_path(dir, point, replication, path, sizeof path);
+    if (!fs_study_has(dir, point, replication))
+        return fs_error_set(err, FS_ERR_INPUT, "%s: the run of point %zu, replication %u is missing", path, point,
+                            replication);
+    return fs__load_unit(sw, path, point, replication, m, err);
+}
+
 int fs_study_row(const fs_sweep *sw, const char *const *dirs, size_t n_dirs, size_t point, uint32_t reps,
                  fs_metric_row *row, fs_error *err)
 {

@@ -50,6 +50,11 @@ int fs_study_run(const fs_sweep *sw, const char *dir, const fs_study_unit *units
 /* Whether a run's file exists in dir. */
 bool fs_study_has(const char *dir, size_t point, uint32_t replication);
 
+/* The run of one (point, replication) in dir into *m (fs_metrics_fini it).
+ * FS_ERR_INPUT when missing or from another sweep. */
+int fs_study_load(const fs_sweep *sw, const char *dir, size_t point, uint32_t replication, fs_metrics *m,
+                  fs_error *err);
+
 /* Summarizes replications 0..reps-1 of a point, each read from the first of
  * dirs that has it.  FS_ERR_INPUT when one is missing or from another sweep. */
 int fs_study_row(const fs_sweep *sw, const char *const *dirs, size_t n_dirs, size_t point, uint32_t reps,
