@@ -691,6 +691,7 @@ static void fs__schedule_reclaim(fs_fleet *f, size_t pool, uint32_t gpu)
     if (rate <= 0)
         return;
     double at = f->sim->now + gsl_ran_exponential(f->rng, 1.0 / rate);
+    f->gpus[pool][gpu].reclaim_at = at;
     if (at <= f->horizon)
         fs_sim_schedule(f->sim, at, 0, f->kind_reclaim, gpu, (double)pool);
 }
@@ -743,12 +744,11 @@ static void fs__on_provisioned(fs_sim *sim, const fs_event *ev, void *ctx)
 
 static void fs__on_reclaim(fs_sim *sim, const fs_event *ev, void *ctx)
 {
-    (void)sim;
     fs_fleet *f = ctx;
     size_t pool = (size_t)ev->data;
     uint32_t gpu = ev->arg;
-    if (!f->gpus[pool][gpu].present)
-        return;
+    if (!f->gpus[pool][gpu].present || f->gpus[pool][gpu].reclaim_at != sim->now)
+        return; /* gone, or drawn for a stay that ended when it was given back idle */
     f->reclaims++;
     fs__gpu_leaves(f, pool, gpu);
     fs__serve_pending(f);

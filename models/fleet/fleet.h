@@ -109,6 +109,7 @@ typedef struct fs_gpu_rt {
     bool present;
     bool provisioning;   /* asked for, not yet ready */
     double idle_since;   /* every unit free since then; -1 when not */
+    double reclaim_at;   /* a spot GPU: the reclaim drawn for its current stay (an earlier stay's is stale) */
 } fs_gpu_rt;
 
 struct fs_fleet {

@@ -762,7 +762,7 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
     uint32_t n = pol->n_reps;
     enum { T_SUB, T_START, T_DONE, T_PRE, T_WORK, T_LOST, T_WAITING, T_RUNNING, T_IN_START, T_REFUSED,
            T_CENSORED, T_FAILURES, T_FAILED_JOBS, T_RETRIES, T_CANCELLED, T_HELD, T_STARTUP, T_CHECKPOINT,
-           T_H_FAILED, T_H_CANCELLED, T_OPEN, T_COUNT };
+           T_H_FAILED, T_H_CANCELLED, T_OPEN, T_RELEASES, T_R_CHECKPOINT, T_R_RELOAD, T_COUNT };
     double *x = malloc((size_t)T_COUNT * n * sizeof *x);
     if (!x)
         return ENOMEM;
@@ -793,6 +793,9 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
         row[T_H_FAILED] = t->hours.failed;
         row[T_H_CANCELLED] = t->hours.cancelled;
         row[T_OPEN] = t->hours.open;
+        row[T_RELEASES] = (double)t->release.releases;
+        row[T_R_CHECKPOINT] = t->release.checkpoint_gpu_hours;
+        row[T_R_RELOAD] = t->release.reload_gpu_hours;
     }
     fs_summary *dst[T_COUNT] = {&out->submitted,      &out->started,         &out->completed,
                                 &out->preemptions,    &out->gpu_hours_done,  &out->gpu_hours_lost,
@@ -800,7 +803,8 @@ int fs_results_training_summary(const fs_results *r, size_t policy, size_t strea
                                 &out->refused_impossible, &out->waits_censored, &out->failures,
                                 &out->failed_jobs,    &out->retries,         &out->cancelled,
                                 &out->hours_held,     &out->hours_startup,   &out->hours_checkpoint,
-                                &out->hours_failed,   &out->hours_cancelled, &out->hours_open};
+                                &out->hours_failed,   &out->hours_cancelled, &out->hours_open,
+                                &out->releases,       &out->release_checkpoint_hours, &out->release_reload_hours};
     for (size_t f = 0; f < T_COUNT; f++)
         *dst[f] = fs_summary_of(x + f, T_COUNT, n);
     free(x);

@@ -219,7 +219,8 @@ typedef struct fs_training_rep {
     double wait_figs[FS_RESULTS_REP_FIGS]; /* as fs_service_rep.latency_figs */
     uint64_t waits_censored;  /* of those, jobs that had not started at the horizon */
     uint64_t in_flight_start; /* jobs queued, warming or running at the warm-up instant */
-    uint64_t waiting_end;     /* jobs still waiting at the horizon (first start or after preemption) */
+    uint64_t waiting_end;     /* jobs still waiting at the horizon (first start, after preemption, or
+                               * released in their stream's release window) */
     uint64_t running_end;     /* jobs warming or running at the horizon */
     uint64_t refused_impossible; /* trace jobs asking for more GPUs than any pool holds (--lenient) */
     double gpu_hours_done;    /* useful work: completed jobs' and progress kept by checkpoints */
@@ -260,6 +261,15 @@ typedef struct fs_training_rep {
         double *cycle_s;
         size_t n_cycles, cap_cycles;
     } pipeline;
+    /* A stream with a release window (models/workload/training_release.h):
+     * jobs that gave their gang back at a window's start (releases), the
+     * GPU-hours of the checkpoints written for it (part of hours.checkpoint)
+     * and of the warm-ups after one, state reloaded (part of hours.startup).
+     * Zero elsewhere. */
+    struct fs_release_rep {
+        uint64_t releases;
+        double checkpoint_gpu_hours, reload_gpu_hours;
+    } release;
     /* A deploy step (models/workload/service_deploy.c), the same shape:
      * rollouts submitted while measured, those completed, those still in
      * progress or queued at the horizon, and each completed one's duration
@@ -554,6 +564,7 @@ typedef struct fs_training_summary {
     fs_summary failures, failed_jobs, retries, cancelled;
     /* fs_training_rep.hours, per replication */
     fs_summary hours_held, hours_startup, hours_checkpoint, hours_failed, hours_cancelled, hours_open;
+    fs_summary releases, release_checkpoint_hours, release_reload_hours; /* fs_training_rep.release */
     double wait_p50_s, wait_p95_s, wait_max_s, wait_mean_s;
     fs_summary wait_p50_spread, wait_p95_spread; /* per-replication, for the CI */
     /* Mean start-up (grant to every member warmed up) over every replication's

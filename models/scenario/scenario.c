@@ -286,7 +286,8 @@ static int parse_variant(fs_jpath *p, const json_t *root, const json_t *fleet, c
  * "pools" as the one policy "default". */
 static int parse_root(fs_jpath *p, const json_t *root, fs_scenario *s)
 {
-    static const char *const policy_keys[] = {"pools", "kind", "borrowing", "headroom", "services", "fair_sharing"};
+    static const char *const policy_keys[] = {"pools", "kind", "borrowing", "headroom", "services", "fair_sharing",
+                                               "training"};
     const json_t *policies = json_is_object(root) ? json_object_get(root, "policies") : NULL;
     size_t n = 1;
     if (policies != NULL) {

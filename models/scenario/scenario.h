@@ -641,6 +641,16 @@ typedef struct fs_training_spec {
     size_t *afters;
     size_t n_after;
     size_t after;
+    /* "release": {"daily_at": "09:00", "until": "18:00"} (a "polite" tenant,
+     * models/workload/training_release.h): every day from daily_at to until
+     * (local time of its region, like submit's daily_at; a window may wrap
+     * past midnight) the stream's jobs hold no GPUs: a running job writes a
+     * checkpoint and gives its gang back, and jobs wait, asking for nothing,
+     * until the window ends.  Needs "checkpoint".  release_at_s: the start,
+     * seconds after UTC midnight; release_s: the window's length, > 0 and
+     * < 1 day.  has_release false: none. */
+    bool has_release;
+    double release_at_s, release_s;
     /* "deploy": {"service", "max_surge"} (a pipeline step with "after",
      * models/workload/service_deploy.c): instead of a job, each submission
      * rolls out a new version of services[deploy_service], deploy_max_surge

@@ -193,16 +193,25 @@ int fs__scenario_parse_trace_spec(fs_jpath *p, const json_t *obj, fs_trace_kind 
                                   fs_trace_spec **out);
 
 /* scenario_patch.c: the document policy reads (a new reference): root
- * itself, or, when the policy has "services" (fleet is the policy's object),
- * a copy of root whose services are patched as it says.  Patches that name
- * no service, are not objects, or change what a policy may not are refused
- * at policies.NAME.services.SERVICE. */
+ * itself, or, when the policy has "services" or "training" (fleet is the
+ * policy's object), a copy of root whose services and streams are patched
+ * as it says.  Patches that name no element, are not objects, or change
+ * what a policy may not are refused at policies.NAME.SECTION.ELEMENT. */
 int fs__scenario_policy_doc(fs_jpath *p, const json_t *root, const json_t *fleet, const char *policy,
                             json_t **out);
-/* After an error reading service svc: when c's policy patched it, appends
- * " (as patched by policies.NAME.services.SERVICE)" to the message, since
- * the bad value may be the patch's. */
+/* After an error reading service svc (training stream `stream`): when c's
+ * policy patched it, appends " (as patched by
+ * policies.NAME.services.SERVICE)" (".training.STREAM") to the message,
+ * since the bad value may be the patch's. */
 void fs__scenario_blame_patch(fs_jpath *p, const json_t *svc, const parse_ctx *c);
+void fs__scenario_blame_training_patch(fs_jpath *p, const json_t *stream, const parse_ctx *c);
+
+/* scenario_release.c: a clock time "HH:MM" (before 24:00) in *out, seconds
+ * after midnight, the cursor on v; and a stream's "release" window, read
+ * after its "checkpoint" and "region" (needs the first, shifted by the
+ * second). */
+int fs__scenario_clock(fs_jpath *p, const json_t *v, double *out);
+int fs__scenario_parse_release(fs_jpath *p, const json_t *job, const fs_scenario *s, fs_training_spec *out);
 
 /* scenario_training.c: "training". */
 int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c);

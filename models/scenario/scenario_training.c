@@ -55,18 +55,9 @@ static int parse_submit_daily(fs_jpath *p, const json_t *submit, fs_training_spe
     if (n > cap)
         rc = fs_jpath_fail(p, "expected at most %zu clock times, got %zu", cap, n);
     for (size_t i = 0; rc == FS_OK && i < n; i++) {
-        json_t *v = json_array_get(list, i);
         size_t m = fs_jpath_push_index(p, i);
-        char why[128], got[128];
         double t = 0;
-        if (!json_is_string(v)) {
-            rc = fs_jpath_expected(p, v, "a clock time like \"02:00\"");
-        } else if (fs_duration_parse(json_string_value(v), &t, why, sizeof why) != 0) {
-            fs_jpath_describe(v, got, sizeof got);
-            rc = fs_jpath_fail(p, "expected a clock time like \"02:00\", got %s (%s)", got, why);
-        } else if (t >= 86400.0) {
-            rc = fs_jpath_expected(p, v, "a clock time before 24:00");
-        }
+        rc = fs__scenario_clock(p, json_array_get(list, i), &t);
         out->daily_at_s[i] = t;
         fs_jpath_pop(p, m);
     }
@@ -474,7 +465,8 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
                                        "checkpoint",  "preemptible",    "priority",
                                        "on_eviction", "run_time",       "failures",
                                        "cancellations", "run_time_by_gang", "across_pools",
-                                       "region",      "after",          "deploy"};
+                                       "region",      "after",          "deploy",
+                                       "release"};
     static const char *const eviction_names[] = {"drop", "save"};
     fs_scenario *s = c->s;
     fs_training_spec *out = &s->training[index];
@@ -554,6 +546,17 @@ static int parse_training_stream(fs_jpath *p, const json_t *job, size_t index, p
     out->save_on_eviction = eviction == 1;
     if (rc == FS_OK)
         rc = fs__scenario_training_region(p, job, s, out);
+    if (rc == FS_OK)
+        rc = fs__scenario_parse_release(p, job, s, out);
+    return rc;
+}
+
+/* training[index]; an error in one this policy patched says so. */
+static int parse_patched_stream(fs_jpath *p, const json_t *job, size_t index, parse_ctx *c)
+{
+    int rc = parse_training_stream(p, job, index, c);
+    if (rc == FS_ERR_INPUT)
+        fs__scenario_blame_training_patch(p, job, c);
     return rc;
 }
 
@@ -575,6 +578,6 @@ int fs__scenario_parse_training(fs_jpath *p, const json_t *root, parse_ctx *c)
         s->training[i].after = SIZE_MAX;
         s->training[i].deploy_service = SIZE_MAX;
     }
-    rc = fs__scenario_parse_array_of(p, root, "training", c, parse_training_stream);
+    rc = fs__scenario_parse_array_of(p, root, "training", c, parse_patched_stream);
     return rc == FS_OK ? fs__scenario_resolve_after(p, s) : rc;
 }

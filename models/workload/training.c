@@ -11,6 +11,8 @@
 #include "grow.h"
 #include "policy.h"
 #include "rng.h"
+#include "training_parts.h"
+#include "training_release.h"
 
 #define FS__DAY_S 86400.0
 
@@ -127,6 +129,8 @@ static int fs__ask(fs_training *t, uint32_t id)
     const fs_training_spec *spec = &t->scenario->training[job->stream];
     job->state = FS_JOB_QUEUED;
     job->ready = 0;
+    if (fs_training_release_defer(t, id, t->sim->now))
+        return 0; /* its stream's release window: it asks when the window ends */
     /* A job evicted with "save" resumes from host memory at H2D bandwidth;
      * otherwise its state (or last checkpoint) comes from storage. */
     fs_request r = fs__stream_request(spec, job->gang, job->lane);
@@ -483,6 +487,12 @@ static void fs__on_step(fs_sim *sim, const fs_event *ev, void *ctx)
             rep->gpu_hours_done += gpu_h;
             rep->hours.checkpoint += spec->checkpoint_write_s * job->gang / 3600.0;
         }
+        if (job->releasing) { /* its stream's release window began (training_release.h) */
+            fs__gang_busy(t, job, now, -1);
+            fs__give_back(t, id, 0, now);
+            fs_training_release_done(t, id, now);
+            return;
+        }
         fs__run_segment(t, id, now);
         return;
     }
@@ -608,14 +618,16 @@ void fs_training_admitted(fs_training *t, uint32_t id, double now)
         return;
     fs_training_rep *rep = &t->reps[job->stream];
     rep->started++;
-    int grown = fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5));
+    /* Time off in its stream's release window is not queue wait. */
+    double wait = now - job->submitted - fs_training_release_off_s(job, now);
+    int grown = fs_hist_record(&rep->wait, (uint64_t)(wait * 1e9 + 0.5));
     fs_job_wait *waits = fs_grow(rep->waits, &rep->cap_waits, rep->n_waits + 1, sizeof *waits, 16);
     if (!waits || grown != 0) {
         fs_sim_fail(t->sim, ENOMEM, "training: out of memory");
         return;
     }
     rep->waits = waits;
-    waits[rep->n_waits++] = (fs_job_wait){job->submitted, now - job->submitted, job->tenant};
+    waits[rep->n_waits++] = (fs_job_wait){job->submitted, wait, job->tenant};
 }
 
 void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size_t pool, size_t unit,
@@ -637,6 +649,7 @@ void fs_training_member_ready(fs_training *t, uint32_t id, uint32_t member, size
         rep->startup_s += now - job->admitted;
         rep->hours.startup += (now - job->admitted) * job->gang / 3600.0;
     }
+    fs_training_release_warmed(t, id, now);
     fs__gang_busy(t, job, now, +1);
     fs__run_segment(t, id, now);
     fs__draw_failure(t, id, now);
@@ -662,7 +675,8 @@ void fs_training_member_evicted(fs_training *t, uint32_t id, double now)
     fs_job *job = &t->jobs[id];
     const fs_training_spec *spec = &t->scenario->training[job->stream];
     fs_training_rep *rep = &t->reps[job->stream];
-    if (job->state == FS_JOB_QUEUED || job->state == FS_JOB_RETRYING || fs__over(job))
+    if (job->state == FS_JOB_QUEUED || job->state == FS_JOB_RETRYING || job->state == FS_JOB_RELEASED ||
+        fs__over(job))
         return; /* the gang was already given back: this is another member's call */
     double evict_s = 0, compute_h;
     fs__attempt_so_far(t, job, now, &compute_h);
@@ -765,6 +779,8 @@ int fs_training_init(fs_training *t, const fs_scenario *s, fs_fleet *fleet, fs_p
         }
         fs__schedule_submissions(t, (uint32_t)i, 0, true);
     }
+    if (fs_training_release_init(t) != 0)
+        goto nomem;
     return FS_OK;
 nomem:
     fs_training_fini(t);
@@ -798,6 +814,7 @@ void fs_training_fini(fs_training *t)
     }
     free(t->jobs);
     fs_pipelines_fini(&t->pipelines);
+    fs_training_release_fini(t);
     *t = (fs_training){0};
 }
 
@@ -811,6 +828,7 @@ void fs_training_start_measuring(fs_training *t, double now)
         rep->gpu_hours_done = rep->gpu_hours_lost = rep->startup_s = 0;
         rep->startups = rep->failures = rep->failed_jobs = rep->retries = rep->cancelled = 0;
         rep->hours = (struct fs_training_hours){0};
+        rep->release = (struct fs_release_rep){0};
         rep->n_waits = 0;
         rep->in_flight_start = 0;
         fs_hist_reset(&rep->wait);
@@ -845,17 +863,36 @@ int fs_training_finish(fs_training *t, double now)
             rep->hours.open += compute_h;
             rep->hours.held += (now - job->admitted) * job->gang / 3600.0;
         }
-        if ((job->state == FS_JOB_QUEUED && !job->holding) || job->state == FS_JOB_RETRYING)
+        if ((job->state == FS_JOB_QUEUED && !job->holding) || job->state == FS_JOB_RETRYING ||
+            job->state == FS_JOB_RELEASED)
             rep->waiting_end++;
         else
             rep->running_end++; /* warming or running */
         if (!job->started_once) {
             rep->waits_censored++;
-            if (fs_hist_record(&rep->wait, (uint64_t)((now - job->submitted) * 1e9 + 0.5)) != 0)
+            double wait = now - job->submitted - fs_training_release_off_s(job, now);
+            if (fs_hist_record(&rep->wait, (uint64_t)(wait * 1e9 + 0.5)) != 0)
                 return ENOMEM;
         }
     }
     if (t->measuring)
         fs_pipelines_finish(&t->pipelines, t->reps, t->scenario->n_training);
     return 0;
+}
+
+/* ---- training_parts.h ------------------------------------------------------ */
+
+void fs__training_give_back(fs_training *t, uint32_t id, double evict_s, double now)
+{
+    fs__give_back(t, id, evict_s, now);
+}
+
+void fs__training_attempt_so_far(fs_training *t, const fs_job *job, double now, double *compute_h)
+{
+    fs__attempt_so_far(t, job, now, compute_h);
+}
+
+int fs__training_ask(fs_training *t, uint32_t id)
+{
+    return fs__ask(t, id);
 }

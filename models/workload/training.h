@@ -20,7 +20,8 @@
  * A stream with "after" submits no jobs of its own: each job of its
  * predecessor that completes submits one of it (pipeline.h measures the
  * iterations); a deploy step submits a rollout of its service instead of a
- * job (through `deploy`, service.h fs_service_deploy).
+ * job (through `deploy`, service.h fs_service_deploy).  A stream with
+ * "release" gives its GPUs back every day for a window (training_release.h).
  *
  * Measured per stream (from the warm-up instant): submissions, queue wait
  * from submission to first admission (the gang granted; histogram:
@@ -53,6 +54,7 @@ typedef enum fs_job_state {
     FS_JOB_RUNNING,
     FS_JOB_CHECKPOINTING,
     FS_JOB_RETRYING,
+    FS_JOB_RELEASED,         /* its stream's release window: holds and asks for nothing (training_release.h) */
     FS_JOB_DONE,
     FS_JOB_FAILED,
     FS_JOB_CANCELLED
@@ -78,6 +80,15 @@ typedef struct fs_job {
     bool state_on_host;      /* evicted with "save": resumes from host memory */
     size_t *pool, *unit;     /* per gang member */
     uint32_t cycle;          /* its pipeline iteration (pipeline.h); FS_PIPELINE_NONE: none */
+    /* Its stream's release window (training_release.h): releasing, 1 when
+     * it gives its gang back at the end of the checkpoint being written, 2
+     * when that write is the release's own; reload: released after it had
+     * started, so its next warm-up reloads its state; off_since: when it
+     * last went off; off_s: time off before its first admission (not
+     * queue wait). */
+    uint8_t releasing;
+    bool reload;
+    double off_since, off_s;
 } fs_job;
 
 typedef struct fs_training {
@@ -102,6 +113,8 @@ typedef struct fs_training {
     uint32_t kind_submit, kind_step, kind_fail, kind_retry, kind_cancel;
     bool measuring;
     fs_pipelines pipelines;  /* iterations of streams chained with "after" */
+    bool *off;               /* per stream: inside its release window now; NULL: no stream has one */
+    uint32_t kind_release;
     /* Starts a deploy step's rollout of service `service` (the run links it
      * to fs_service_deploy); fs_training_rollout_done is its end.  0 or an
      * errno value. */

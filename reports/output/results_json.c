@@ -481,6 +481,15 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
     fs__set_summary(hours, "cancelled", &sum.hours_cancelled);
     fs__set_summary(hours, "open", &sum.hours_open);
     json_object_set_new(o, "gpu_hours", hours);
+    /* A release window (training_release.h): its GPU-hours are parts of
+     * checkpoint and startup above, not further terms. */
+    if (spec->has_release) {
+        json_t *rel = json_object();
+        fs__set_summary(rel, "releases", &sum.releases);
+        fs__set_summary(rel, "checkpoint_gpu_hours", &sum.release_checkpoint_hours);
+        fs__set_summary(rel, "reload_gpu_hours", &sum.release_reload_hours);
+        json_object_set_new(o, "release", rel);
+    }
     fs__set(o, "startup_mean_s", sum.startup_mean_s);
     json_t *wait = json_object();
     fs__set(wait, "mean", sum.wait_mean_s);

@@ -449,6 +449,12 @@ static int fs__training_rows(const fs_results *r, size_t p, int w, FILE *fp, fs_
         }
         if (fs__pipeline_line(r, p, i, fp) != 0)
             return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
+        if (s->training[i].has_release) { /* training_release.h: parts of checkpoint and start-up */
+            fputs("release: training ", fp);
+            fs__name(fp, s->training[i].name, (int)strlen(s->training[i].name));
+            fprintf(fp, ": %.4g releases; release checkpoints %.4g GPU-h, reloads %.4g GPU-h\n", sum.releases.mean,
+                    sum.release_checkpoint_hours.mean, sum.release_reload_hours.mean);
+        }
     }
     if (censored)
         fputs(">= : censored: jobs still waiting at the horizon count with their wait so far (a lower bound)\n",

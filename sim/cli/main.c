@@ -539,6 +539,31 @@ static void fs__service_line(const fs_scenario *v, size_t i, char *buf, size_t s
                    v->services[svc->spill_to].name, svc->spill_when_queue, svc->spill_added_s * 1e3);
 }
 
+/* A training stream's line: how its jobs run, what a policy may patch. */
+static void fs__training_line(const fs_scenario *v, size_t i, char *buf, size_t size)
+{
+    const fs_training_spec *t = &v->training[i];
+    if (t->deploy_service != SIZE_MAX) { /* a rollout, no gang of its own */
+        snprintf(buf, size, "training %s: deploys service %s, %u new replica(s) at a time", t->name,
+                 v->services[t->deploy_service].name, t->deploy_max_surge);
+        return;
+    }
+    snprintf(buf, size, "training %s: gang %u, %s, %s", t->name, t->gang,
+             t->lane == FS_LANE_EXPERIMENT ? "experiment" : "production",
+             t->preemptible ? "preemptible" : "not preemptible");
+    if (t->checkpoint_every_s > 0)
+        fs__append(buf, size, ", checkpoint every %.4g s (written in %.4g s)", t->checkpoint_every_s,
+                   t->checkpoint_write_s);
+    if (t->save_on_eviction)
+        fs__append(buf, size, ", saved to host on eviction");
+    if (t->across_pools)
+        fs__append(buf, size, ", gangs across pools");
+    unsigned minute = (unsigned)(t->release_at_s / 60); /* of the UTC day */
+    if (t->has_release)
+        fs__append(buf, size, "; released daily from %02u:%02u UTC for %.4g h", minute / 60, minute % 60,
+                   t->release_s / 3600);
+}
+
 /* validate's summary of a scenario that passed every check; names from the
  * scenario go through fs_terminal_write.  The service lines are the first
  * policy's; another policy that deploys a service differently ("services"
@@ -561,6 +586,26 @@ static void print_switch_costs(const fs_scenario *s)
             fs_terminal_write(stdout, source);
             printf("\n");
         }
+    }
+}
+
+/* The lines of n services or streams of v (fs__service_line,
+ * fs__training_line), each after indent; with first, only those that
+ * differ from first's. */
+static void print_lines(const fs_scenario *v, const fs_scenario *first, size_t n,
+                        void (*line)(const fs_scenario *, size_t, char *, size_t), const char *indent)
+{
+    for (size_t i = 0; i < n; i++) {
+        char mine[1024], theirs[1024];
+        line(v, i, mine, sizeof mine);
+        if (first != NULL) {
+            line(first, i, theirs, sizeof theirs);
+            if (strcmp(mine, theirs) == 0)
+                continue;
+        }
+        printf("%s", indent);
+        fs_terminal_write(stdout, mine);
+        printf("\n");
     }
 }
 
@@ -613,24 +658,13 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
                 printf(" and %.4g GPUs of compute", pu->stranded_sm_share);
             printf("\n");
         }
-        for (size_t i = 0; p > 0 && i < v->n_services; i++) {
-            char mine[1024], first[1024];
-            fs__service_line(v, i, mine, sizeof mine);
-            fs__service_line(s, i, first, sizeof first);
-            if (strcmp(mine, first) == 0)
-                continue;
-            printf("    ");
-            fs_terminal_write(stdout, mine);
-            printf("\n");
+        if (p > 0) { /* what this policy deploys or runs differently ("services", "training" patches) */
+            print_lines(v, s, v->n_services, fs__service_line, "    ");
+            print_lines(v, s, v->n_training, fs__training_line, "    ");
         }
     }
-    for (size_t i = 0; i < s->n_services; i++) {
-        char line[1024];
-        fs__service_line(s, i, line, sizeof line);
-        printf("  ");
-        fs_terminal_write(stdout, line);
-        printf("\n");
-    }
+    print_lines(s, NULL, s->n_services, fs__service_line, "  ");
+    print_lines(s, NULL, s->n_training, fs__training_line, "  ");
     print_switch_costs(s);
 }
 
