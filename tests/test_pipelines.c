@@ -25,6 +25,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "testutil.h"
 
 #include "metrics.h"
@@ -74,6 +76,15 @@ static void assert_conserved(const fs_results *r)
         printf("  %-9s held %.9f GPU-h = parts %.9f\n", r->scenario->training[i].name, t->hours.held, parts);
         near(t->hours.held, parts, 1e-9, "GPU-hours held vs their parts");
     }
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    if (!doc)
+        fail_msg("%s: %s", path, jerr.text);
+    return doc;
 }
 
 static void print_pipeline(const struct fs_pipeline_rep *pl)
@@ -591,6 +602,18 @@ static void test_cli(void **state)
     printf("  table has \"%s\": %s\n", want, strstr(table, want) ? "yes" : "no");
     assert_non_null(strstr(table, want));
     free(table);
+    /* compare: the root's cycle rows (minutes, 9609 s both ways), none on
+     * a step. */
+    assert_int_equal(test_fleetsim(dir, "compare %s/chain.json -o %s/cmp", dir, dir), 0);
+    res = load_json(test_path("%s/cmp/compare.json", dir));
+    const json_t *cmp = test_json_at(res, "policies.shared.training");
+    printf("  compare: retrain cycle p50 %.6f p95 %.6f min (want 160.15); evaluate has %s\n",
+           test_json_num(cmp, "retrain.cycle_p50_min"), test_json_num(cmp, "retrain.cycle_p95_min"),
+           test_json_at(cmp, "evaluate.cycle_p50_min") ? "a cycle row" : "none");
+    near(test_json_num(cmp, "retrain.cycle_p50_min"), 9609 / 60.0, 1e-9, "compare cycle p50");
+    near(test_json_num(cmp, "retrain.cycle_p95_min"), 9609 / 60.0, 1e-9, "compare cycle p95");
+    assert_null(test_json_at(cmp, "evaluate.cycle_p50_min"));
+    json_decref(res);
     test_write(test_path("%s/cycle.json", dir),
                "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", " POOL(8) ", \"training\": ["
                ROOT("data") ", " STEP("evaluate", "\"retrain\"") ", " STEP("retrain", "\"evaluate\"") "]}");
@@ -634,6 +657,16 @@ static void test_cli(void **state)
     near(test_json_num(step, "rollouts.duration_s.p95"), 21, 1e-6, "json rollout p95");
     near(test_json_num(step, "rollouts.duration_s.max"), 21, 1e-6, "json rollout max");
     assert_null(test_json_at(step, "rollouts.unfinished"));
+    json_decref(res);
+    /* compare: the step's mean rollout, and no queue-wait row for a step
+     * that runs no job. */
+    assert_int_equal(test_fleetsim(dir, "compare %s/deploy.json -o %s/cmp", dir, dir), 0);
+    res = load_json(test_path("%s/cmp/compare.json", dir));
+    step = test_json_at(res, "policies.shared.training.deploy-recs");
+    printf("  compare: deploy-recs rollout mean %g s (want 21), queue wait row %s\n",
+           test_json_num(step, "rollout_mean_s"), test_json_at(step, "queue_wait_p95_min") ? "present" : "absent");
+    near(test_json_num(step, "rollout_mean_s"), 21, 1e-6, "compare rollout mean");
+    assert_null(test_json_at(step, "queue_wait_p95_min"));
     json_decref(res);
     assert_int_equal(test_fleetsim(dir, "run %s/deploy.json --no-timing", dir), 0);
     table = test_slurp("%s/out.txt", dir);

@@ -83,10 +83,7 @@ static const char *const fs__pool_figure_names[FS_FIG_COUNT] = {
  * or a sensitivity run can name them; nothing for other streams. */
 static int fs__add_pipeline(fs_metrics *m, const fs_scenario *s, size_t t, const fs_training_rep *tr)
 {
-    bool root = false;
-    for (size_t j = 0; s->training[t].n_after == 0 && j < s->n_training; j++)
-        root |= fs_training_follows(&s->training[j], t);
-    if (!root)
+    if (!fs_training_is_root(s, t))
         return 0;
     const struct fs_pipeline_rep *pl = &tr->pipeline;
     const char *name = s->training[t].name;

@@ -830,6 +830,18 @@ typedef struct fs_scenario {
     uint32_t ci_replications;
 } fs_scenario;
 
+/* Whether stream `stream` roots a pipeline: no "after" of its own, and
+ * followed by another.  O(streams x predecessors). */
+static inline bool fs_training_is_root(const fs_scenario *s, size_t stream)
+{
+    if (s->training[stream].n_after)
+        return false;
+    for (size_t j = 0; j < s->n_training; j++)
+        if (fs_training_follows(&s->training[j], stream))
+            return true;
+    return false;
+}
+
 /* The most surge replicas a deploy step may ask for service `service` at
  * once (the largest max_surge of the steps that roll it out; 0: none does):
  * the slots it keeps beside its replicas.  O(streams). */

@@ -15,12 +15,7 @@ void fs_pipelines_fini(fs_pipelines *pl)
 
 bool fs_pipeline_is_root(const fs_scenario *s, size_t stream)
 {
-    if (s->training[stream].after != SIZE_MAX)
-        return false;
-    for (size_t j = 0; j < s->n_training; j++)
-        if (fs_training_follows(&s->training[j], stream))
-            return true;
-    return false;
+    return fs_training_is_root(s, stream);
 }
 
 int fs_pipelines_begin(fs_pipelines *pl, fs_training_rep *reps, uint32_t root, double now, bool measuring,

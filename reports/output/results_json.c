@@ -516,9 +516,7 @@ static json_t *fs__training_json(const fs_results *r, size_t policy, size_t i)
             json_array_append_new(list, json_string(s->training[spec->afters[k]].name));
         json_object_set_new(o, "after", list);
     }
-    bool root = false;
-    for (size_t j = 0; spec->after == SIZE_MAX && j < s->n_training; j++)
-        root |= fs_training_follows(&s->training[j], i);
+    bool root = fs_training_is_root(s, i);
     fs_pipeline_summary pl;
     if (root && fs_results_pipeline_summary(r, policy, i, &pl) != 0) {
         json_decref(o);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quantile.h"
 #include "terminal.h"
 #include "tradeoffs.h"
 #include "unsettled.h"
@@ -151,6 +152,52 @@ static bool fs__any_waiting(const fs_results *r, size_t p, size_t i)
 }
 static double m_waiting_end(const fs_results *r, size_t p, uint32_t k, size_t i) { return (double)r->policies[p].reps[k].training[i].waiting_end; }
 
+/* A pipeline's iteration cycle, on its root stream only (minutes): a
+ * replication's own completed iterations, and over every replication's
+ * pooled (as results.json's pipeline.cycle_s); no data without one.  A
+ * deploy step's rollouts likewise (seconds).  A deploy step runs no job:
+ * it has no queue wait or start-up row. */
+static bool fs__root(const fs_results *r, size_t p, size_t i) { return fs_training_is_root(r->policies[p].scenario, i); }
+static bool fs__deploys(const fs_results *r, size_t p, size_t i)
+{
+    return r->policies[p].scenario->training[i].deploy_service != SIZE_MAX;
+}
+static bool fs__runs_jobs(const fs_results *r, size_t p, size_t i) { return !fs__deploys(r, p, i); }
+static double fs__cycles_q(const struct fs_pipeline_rep *pl, double q, double scale)
+{
+    if (!pl->n_cycles)
+        return NAN;
+    double *sorted = malloc(pl->n_cycles * sizeof *sorted), v = NAN;
+    if (!sorted)
+        return NAN;
+    memcpy(sorted, pl->cycle_s, pl->n_cycles * sizeof *sorted);
+    fs_quantile_sort(sorted, pl->n_cycles);
+    if (q < 0) {
+        double sum = 0;
+        for (size_t j = 0; j < pl->n_cycles; j++)
+            sum += sorted[j];
+        v = sum / (double)pl->n_cycles;
+    } else {
+        v = fs_quantile_sorted(sorted, pl->n_cycles, q);
+    }
+    free(sorted);
+    return v * scale;
+}
+static double m_cycle_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_q(&r->policies[p].reps[k].training[i].pipeline, 0.50, 1.0 / 60) : NAN; }
+static double m_cycle_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_q(&r->policies[p].reps[k].training[i].pipeline, 0.95, 1.0 / 60) : NAN; }
+static double m_rollout_mean(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__deploys(r, p, i) ? fs__cycles_q(&r->policies[p].reps[k].training[i].rollouts, -1, 1) : NAN; }
+static double fs__pooled(const fs_results *r, size_t p, size_t i, bool rollouts, double q)
+{
+    fs_pipeline_summary s;
+    if ((rollouts ? !fs__deploys(r, p, i) : !fs__root(r, p, i)) ||
+        (rollouts ? fs_results_rollout_summary : fs_results_pipeline_summary)(r, p, i, &s) != 0)
+        return NAN;
+    return q < 0 ? s.cycle_mean_s : q < 0.9 ? s.cycle_p50_s / 60 : s.cycle_p95_s / 60;
+}
+static double merged_cycle_p50(const fs_results *r, size_t p, size_t i) { return fs__pooled(r, p, i, false, 0.50); }
+static double merged_cycle_p95(const fs_results *r, size_t p, size_t i) { return fs__pooled(r, p, i, false, 0.95); }
+static double merged_rollout_mean(const fs_results *r, size_t p, size_t i) { return fs__pooled(r, p, i, true, -1); }
+
 static double m_blocked(const fs_results *r, size_t p, uint32_t k, size_t i) { return r->policies[p].reps[k].blocked_minutes[i]; }
 
 /* Whether policy p batches service i: a policy without batching has no
@@ -208,11 +255,17 @@ static const fs__row rows[] = {
     {ROW_SERVICE, "prefix_hit_pct", "prefix cache hit %", m_prefix_hit, NULL, 0, 0, false, 0, false, NULL, fs__llm},
     {ROW_SERVICE, "kv_transfer_ms", "KV transfer ms", m_kv_transfer, NULL, 0, 0, false, 0, false, NULL, fs__llm},
     {ROW_SERVICE, "spilled_requests", "requests spilled out", m_spilled, NULL, 0, 0, false, 0, false, NULL, fs__spills},
-    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false, NULL, NULL},
-    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false, NULL, NULL},
+    {ROW_TRAINING, "queue_wait_p50_min", "queue wait p50 min", m_wait_p50, fs_results_wait_hist, 0.50, 1e-9 / 60, false, 0, false, NULL, fs__runs_jobs},
+    {ROW_TRAINING, "queue_wait_p95_min", "queue wait p95 min", m_wait_p95, fs_results_wait_hist, 0.95, 1e-9 / 60, false, 0, false, NULL, fs__runs_jobs},
     {ROW_TRAINING, "jobs_waiting_at_end", "jobs waiting at horizon", m_waiting_end, NULL, 0, 0, false, 0, false, NULL,
      fs__any_waiting},
-    {ROW_TRAINING, "startup_mean_s", "start-up mean s", m_startup, NULL, 0, 0, false, 0, false, NULL, NULL},
+    {ROW_TRAINING, "startup_mean_s", "start-up mean s", m_startup, NULL, 0, 0, false, 0, false, NULL, fs__runs_jobs},
+    {ROW_TRAINING, "cycle_p50_min", "iteration cycle p50 min", m_cycle_p50, NULL, 0, 0, false, 0, false,
+     merged_cycle_p50, fs__root},
+    {ROW_TRAINING, "cycle_p95_min", "iteration cycle p95 min", m_cycle_p95, NULL, 0, 0, false, 0, false,
+     merged_cycle_p95, fs__root},
+    {ROW_TRAINING, "rollout_mean_s", "rollout mean s", m_rollout_mean, NULL, 0, 0, false, 0, false,
+     merged_rollout_mean, fs__deploys},
     {ROW_FLEET, "gpu_hours", "GPU-hours", m_gpu_h, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "cost_usd", "cost USD", m_cost, NULL, 0, 0, false, 0, false, NULL, NULL},
     {ROW_FLEET, "utilization_pct", "utilization %", m_util, NULL, 0, 0, false, 0, false, NULL, NULL},

@@ -388,9 +388,7 @@ static int fs__pipeline_line(const fs_results *r, size_t p, size_t i, FILE *fp)
 {
     const fs_scenario *s = r->policies[p].scenario;
     const fs_training_spec *spec = &s->training[i];
-    bool root = false, deploy = spec->deploy_service != SIZE_MAX;
-    for (size_t j = 0; spec->after == SIZE_MAX && j < s->n_training; j++)
-        root |= fs_training_follows(&s->training[j], i);
+    bool root = fs_training_is_root(s, i), deploy = spec->deploy_service != SIZE_MAX;
     fs_pipeline_summary pl;
     if (!root && !deploy)
         return 0;

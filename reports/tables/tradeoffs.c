@@ -27,6 +27,7 @@ static const fs__figure figures[] = {
     {"training", "queue_wait_p95_min", "queue wait p95", "min", 1, 0.10},
     {"training", "queue_wait_p50_min", "queue wait p50", "min", 1, 0.10},
     {"training", "jobs_waiting_at_end", "jobs waiting at the horizon", "", 1, 0.10},
+    {"training", "cycle_p95_min", "iteration cycle p95", "min", 1, 0.10},
     {"fleet", "cost_usd", "cost", "USD", 1, 0.01},
 };
 #define FS__N_FIGURES (sizeof figures / sizeof *figures)
