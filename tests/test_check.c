@@ -108,6 +108,49 @@ static char *check_figures(const figures *f, const fs_check_tolerances *tol, int
     return out;
 }
 
+/* A pipeline's root stream (its cycle) and its deploy step (its rollouts;
+ * no job, so a null queue wait) beside finetune in policy 0. */
+static json_t *with_pipeline(json_t *doc, double cycle_p95, double rollout_p95)
+{
+    json_t *training = json_object_get(pol0(doc), "training");
+    json_array_append_new(training, json_pack("{s:s, s:{s:f, s:f}, s:{s:{s:f}}}", "name", "retrain", "queue_wait_s",
+                                              "p50", 0.0, "p95", 0.0, "pipeline", "cycle_s", "p95", cycle_p95));
+    json_array_append_new(training, json_pack("{s:s, s:{s:n, s:n}, s:{s:s}, s:{s:{s:f}}}", "name", "deploy",
+                                              "queue_wait_s", "p50", "p95", "deploy", "service", "chat", "rollouts",
+                                              "duration_s", "p95", rollout_p95));
+    return doc;
+}
+
+/* The iteration cycle and the rollout are gated where they exist; a
+ * deploy step's queue wait, null on both sides, is not a figure. */
+static void test_pipeline_figures(void **state)
+{
+    (void)state;
+    json_t *b = with_pipeline(results(&base_figures), 9600, 21);
+    json_t *same = with_pipeline(results(&base_figures), 9600, 21);
+    json_t *slower = with_pipeline(results(&base_figures), 10800, 21); /* +12.5% against 10% */
+    json_t *slow_rollout = with_pipeline(results(&base_figures), 9600, 42);
+    char *out;
+    fs_error err = {0};
+    assert_int_equal(run_check(b, same, NULL, &out, &err), 0);
+    expect_in(out, "| default | training retrain | cycle_p95 | 9600.0 s | 9600.0 s | +0.0% | ok |\n");
+    expect_in(out, "| default | training deploy | rollout_p95 | 21.0 s | 21.0 s | +0.0% | ok |\n");
+    expect_not_in(out, "| training deploy | queue_p95");
+    /* 8 + retrain's queue_p95 and cycle_p95 + deploy's rollout_p95 */
+    expect_in(out, "11 metrics checked, 0 worse\n");
+    free(out);
+    assert_int_equal(run_check(b, slower, NULL, &out, &err), 1);
+    expect_in(out, "| training retrain | cycle_p95 | 9600.0 s | 10800.0 s | +12.5% | WORSE (tolerance 10%) |\n");
+    free(out);
+    assert_int_equal(run_check(b, slow_rollout, NULL, &out, &err), 1);
+    expect_in(out, "| training deploy | rollout_p95 | 21.0 s | 42.0 s | +100.0% | WORSE (tolerance 10%) |\n");
+    free(out);
+    json_decref(b);
+    json_decref(same);
+    json_decref(slower);
+    json_decref(slow_rollout);
+}
+
 /* ---- comparisons --------------------------------------------------------- */
 
 static void test_equal_documents_pass(void **state)
@@ -421,7 +464,7 @@ static void test_tolerance_parsing(void **state)
     (void)state;
     fs_check_tolerances t;
     fs_check_tolerances_init(&t);
-    const double defaults[FS_CHECK_N_METRICS] = {5, 5, 10, 10, 2, 5, 5, 20, 5, 5, 5};
+    const double defaults[FS_CHECK_N_METRICS] = {5, 5, 10, 10, 2, 5, 5, 20, 5, 5, 5, 10, 10};
     for (int m = 0; m < FS_CHECK_N_METRICS; m++)
         assert_true(t.percent[m] == defaults[m]);
     fs_error err = {0};
@@ -435,7 +478,7 @@ static void test_tolerance_parsing(void **state)
         const char *spec, *want;
     } bad[] = {
         {"p90=5%", "unknown key \"p90\" (valid keys: p99, p95, breaches, queue_p95, cost, headroom, utilization, "
-                   "switch, ttft_p99, tpot_p99, tokens_per_s)"},
+                   "switch, ttft_p99, tpot_p99, tokens_per_s, cycle_p95, rollout_p95)"},
         {"p99=abc", "p99: expected a percentage like 5% or 5 (a number >= 0), got \"abc\""},
         {"p99=-5%", "p99: expected a percentage"},
         {"p99=5%%", "p99: expected a percentage"},
@@ -631,7 +674,7 @@ static void test_end_to_end_errors(void **state)
     out = test_slurp("%s/out.txt", tmp);
     expect_in(out, "-b, --baseline FILE");
     expect_in(out, "--tolerance LIST");
-    expect_in(out, "  queue_p95    training queue_wait_s.p95     lower   10%");
+    expect_in(out, "  queue_p95    training queue_wait_s.p95        lower   10%");
     free(out);
     assert_int_equal(test_fleetsim(tmp, "--help"), 0);
     out = test_slurp("%s/out.txt", tmp);
@@ -664,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_names_stay_in_their_cell),
         cmocka_unit_test(test_bad_documents_are_refused),
         cmocka_unit_test(test_tolerance_parsing),
+        cmocka_unit_test(test_pipeline_figures),
         cmocka_unit_test(test_end_to_end),
         cmocka_unit_test(test_end_to_end_errors),
     };

@@ -19,10 +19,14 @@
  *   ttft_p99     service llm.ttft_ms.p99             lower   5%       0.5 ms
  *   tpot_p99     service llm.tpot_ms.p99             lower   5%       0.05 ms
  *   tokens_per_s service llm.tokens_per_s            higher  5%       0.5 tokens/s
+ *   cycle_p95    training pipeline.cycle_s.p95       lower   10%      60 s
+ *   rollout_p95  training rollouts.duration_s.p95    lower   10%      1 s
  *
  * The three llm figures exist only for LLM services ("batching": continuous):
  * a service without them on either side has nothing to compare, so results
- * of other scenarios check as before.  Dynamic batching's batch sizes are
+ * of other scenarios check as before.  Likewise cycle_p95 exists only on a
+ * pipeline's root stream and rollout_p95 only on a deploy step, which runs
+ * no job and so has no queue_p95 to compare.  Dynamic batching's batch sizes are
  * not gated (a consequence of the load, not a service level).
  *
  * A "lower is better" metric is WORSE when current - baseline exceeds both
@@ -68,6 +72,8 @@ typedef enum fs_check_metric {
     FS_CHECK_TTFT_P99,
     FS_CHECK_TPOT_P99,
     FS_CHECK_TOKENS_PER_S,
+    FS_CHECK_CYCLE_P95,
+    FS_CHECK_ROLLOUT_P95,
     FS_CHECK_N_METRICS
 } fs_check_metric;
 

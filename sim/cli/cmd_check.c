@@ -78,7 +78,7 @@ void fs_cli_check_metrics(FILE *fp)
         const fs_check_metric_info *info = fs_check_metric_get((fs_check_metric)m);
         char pct[16];
         snprintf(pct, sizeof pct, "%g%%", info->default_percent);
-        fprintf(fp, "  %-12s %-29s %-7s %-8s %s\n", info->key, info->what,
+        fprintf(fp, "  %-12s %-32s %-7s %-8s %s\n", info->key, info->what,
                 info->higher_is_better ? "higher" : "lower", pct, info->floor_text);
     }
 }
