@@ -343,7 +343,7 @@ static void test_long_lists_are_cut(void **state)
     json_t *b = json_object_get(json_object_get(json_object_get(cmp, "policies"), "B"), "services");
     json_t *d = json_object_get(json_object_get(json_object_get(cmp, "differences"), "B"), "services");
     for (int i = 1; i <= 7; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "s%d", i);
         json_object_set_new(a, name, json_pack("{sf}", "p99_ms", 100.0));
         json_object_set_new(b, name, json_pack("{sf}", "p99_ms", 100.0 + 10 * (i + 1)));
