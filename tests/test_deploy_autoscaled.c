@@ -65,7 +65,7 @@ static void near(double got, double want, double tol, const char *what)
  * horizon. */
 static void run_rollout(const char *json, double duration_s, double mean_ready, uint64_t added, double switching_s)
 {
-    fs_scenario *s = test_scenario(json);
+    fs_scenario *s = test_scenario("%s", json);
     assert_true(s->services[0].autoscale.enabled);
     fs_results *r = test_run(s);
     const fs_training_rep *step = &r->policies[0].reps[0].training[1];
