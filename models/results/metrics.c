@@ -9,7 +9,6 @@
 
 #include <jansson.h>
 
-#include "quantile.h"
 #include "summary.h"
 
 /* ---- building a run's record ---- */
@@ -87,24 +86,14 @@ static int fs__add_pipeline(fs_metrics *m, const fs_scenario *s, size_t t, const
         return 0;
     const struct fs_pipeline_rep *pl = &tr->pipeline;
     const char *name = s->training[t].name;
-    double mean = NAN, p50 = NAN, p95 = NAN, max = NAN;
-    if (pl->n_cycles) {
-        double *sorted = malloc(pl->n_cycles * sizeof *sorted), sum = 0;
-        if (!sorted)
-            return ENOMEM;
-        for (size_t j = 0; j < pl->n_cycles; j++)
-            sum += sorted[j] = pl->cycle_s[j];
-        fs_quantile_sort(sorted, pl->n_cycles);
-        mean = sum / (double)pl->n_cycles;
-        p50 = fs_quantile_sorted(sorted, pl->n_cycles, 0.50);
-        p95 = fs_quantile_sorted(sorted, pl->n_cycles, 0.95);
-        max = sorted[pl->n_cycles - 1];
-        free(sorted);
-    }
+    fs_cycle_figures fig;
+    if (fs_results_cycle_figures(pl, &fig) != 0)
+        return ENOMEM;
     return fs__add(m, "training", name, "iterations_started", (double)pl->started) ||
            fs__add(m, "training", name, "iterations_completed", (double)pl->completed) ||
-           fs__add(m, "training", name, "cycle_mean_s", mean) || fs__add(m, "training", name, "cycle_p50_s", p50) ||
-           fs__add(m, "training", name, "cycle_p95_s", p95) || fs__add(m, "training", name, "cycle_max_s", max);
+           fs__add(m, "training", name, "cycle_mean_s", fig.mean_s) ||
+           fs__add(m, "training", name, "cycle_p50_s", fig.p50_s) ||
+           fs__add(m, "training", name, "cycle_p95_s", fig.p95_s) || fs__add(m, "training", name, "cycle_max_s", fig.max_s);
 }
 
 /* An LLM service's figures: TTFT/TPOT percentiles (ms, summarized from the

@@ -840,13 +840,28 @@ int fs_results_rollout_summary(const fs_results *r, size_t policy, size_t stream
     return fs__iterations_summary(r, policy, stream, true, out);
 }
 
+/* The figures of n cycle times, sorted here in place (v may be NULL when
+ * n is 0: all NAN).  The sum runs in the given order, as before sorting. */
+static void fs__cycle_figures(double *v, size_t n, fs_cycle_figures *out)
+{
+    *out = (fs_cycle_figures){NAN, NAN, NAN, NAN};
+    if (n == 0)
+        return;
+    double sum = 0;
+    for (size_t j = 0; j < n; j++)
+        sum += v[j];
+    fs_quantile_sort(v, n);
+    *out = (fs_cycle_figures){sum / (double)n, fs_quantile_sorted(v, n, 0.50), fs_quantile_sorted(v, n, 0.95),
+                              v[n - 1]};
+}
+
 static int fs__iterations_summary(const fs_results *r, size_t policy, size_t stream, bool rollouts,
                                   fs_pipeline_summary *out)
 {
     const fs_policy_result *pol = &r->policies[policy];
     uint32_t n = pol->n_reps;
     size_t total = 0;
-    double *x = malloc(4 * (size_t)n * sizeof *x);
+    double *x = calloc(4 * (size_t)n + 1, sizeof *x); /* + 1: never empty (no replication) */
     if (!x)
         return ENOMEM;
     for (uint32_t k = 0; k < n; k++) {
@@ -860,26 +875,38 @@ static int fs__iterations_summary(const fs_results *r, size_t policy, size_t str
     }
     *out = (fs_pipeline_summary){.started = fs_summary_of(x, 4, n), .completed = fs_summary_of(x + 1, 4, n),
                                  .unfinished = fs_summary_of(x + 2, 4, n), .open = fs_summary_of(x + 3, 4, n),
-                                 .cycles = total, .cycle_mean_s = NAN, .cycle_p50_s = NAN, .cycle_p95_s = NAN,
-                                 .cycle_max_s = NAN};
+                                 .cycles = total};
     free(x);
-    if (total == 0)
-        return 0;
-    double *all = malloc(total * sizeof *all), sum = 0;
-    if (!all)
+    double *all = total ? malloc(total * sizeof *all) : NULL;
+    if (total && !all)
         return ENOMEM;
     size_t m = 0;
     for (uint32_t k = 0; k < n; k++) {
         const struct fs_pipeline_rep *pl = fs__iterations(&pol->reps[k].training[stream], rollouts);
         for (size_t j = 0; j < pl->n_cycles; j++)
-            sum += all[m++] = pl->cycle_s[j];
+            all[m++] = pl->cycle_s[j];
     }
-    fs_quantile_sort(all, total);
-    out->cycle_mean_s = sum / (double)total;
-    out->cycle_p50_s = fs_quantile_sorted(all, total, 0.50);
-    out->cycle_p95_s = fs_quantile_sorted(all, total, 0.95);
-    out->cycle_max_s = all[total - 1];
+    fs_cycle_figures fig;
+    fs__cycle_figures(all, total, &fig);
     free(all);
+    out->cycle_mean_s = fig.mean_s;
+    out->cycle_p50_s = fig.p50_s;
+    out->cycle_p95_s = fig.p95_s;
+    out->cycle_max_s = fig.max_s;
+    return 0;
+}
+
+int fs_results_cycle_figures(const struct fs_pipeline_rep *pl, fs_cycle_figures *out)
+{
+    double *copy = pl->n_cycles ? malloc(pl->n_cycles * sizeof *copy) : NULL;
+    if (pl->n_cycles && !copy) {
+        fs__cycle_figures(NULL, 0, out);
+        return ENOMEM;
+    }
+    if (copy)
+        memcpy(copy, pl->cycle_s, pl->n_cycles * sizeof *copy);
+    fs__cycle_figures(copy, pl->n_cycles, out);
+    free(copy);
     return 0;
 }
 

@@ -676,6 +676,14 @@ typedef struct fs_pipeline_summary {
     double cycle_mean_s, cycle_p50_s, cycle_p95_s, cycle_max_s;
 } fs_pipeline_summary;
 int fs_results_pipeline_summary(const fs_results *r, size_t policy, size_t stream, fs_pipeline_summary *out);
+
+/* One replication's completed cycles (a pipeline's iterations or a deploy
+ * step's rollouts): mean, p50, p95 and max in seconds (nearest rank), NAN
+ * without any.  0, or ENOMEM (all NAN). */
+typedef struct fs_cycle_figures {
+    double mean_s, p50_s, p95_s, max_s;
+} fs_cycle_figures;
+int fs_results_cycle_figures(const struct fs_pipeline_rep *pl, fs_cycle_figures *out);
 /* The same over a deploy step's rollouts (fs_training_rep.rollouts): the
  * cycle figures are rollout durations. */
 int fs_results_rollout_summary(const fs_results *r, size_t policy, size_t stream, fs_pipeline_summary *out);

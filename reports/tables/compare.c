@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "quantile.h"
 #include "terminal.h"
 #include "tradeoffs.h"
 #include "unsettled.h"
@@ -163,29 +162,17 @@ static bool fs__deploys(const fs_results *r, size_t p, size_t i)
     return r->policies[p].scenario->training[i].deploy_service != SIZE_MAX;
 }
 static bool fs__runs_jobs(const fs_results *r, size_t p, size_t i) { return !fs__deploys(r, p, i); }
-static double fs__cycles_q(const struct fs_pipeline_rep *pl, double q, double scale)
+/* A figure of one replication's cycles, scaled; no data without one. */
+static double fs__cycles_fig(const struct fs_pipeline_rep *pl, size_t which, double scale)
 {
-    if (!pl->n_cycles)
-        return NAN;
-    double *sorted = malloc(pl->n_cycles * sizeof *sorted), v = NAN;
-    if (!sorted)
-        return NAN;
-    memcpy(sorted, pl->cycle_s, pl->n_cycles * sizeof *sorted);
-    fs_quantile_sort(sorted, pl->n_cycles);
-    if (q < 0) {
-        double sum = 0;
-        for (size_t j = 0; j < pl->n_cycles; j++)
-            sum += sorted[j];
-        v = sum / (double)pl->n_cycles;
-    } else {
-        v = fs_quantile_sorted(sorted, pl->n_cycles, q);
-    }
-    free(sorted);
-    return v * scale;
+    fs_cycle_figures fig;
+    fs_results_cycle_figures(pl, &fig); /* out of memory: NAN, no data */
+    const double v[] = {fig.mean_s, fig.p50_s, fig.p95_s};
+    return v[which] * scale;
 }
-static double m_cycle_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_q(&r->policies[p].reps[k].training[i].pipeline, 0.50, 1.0 / 60) : NAN; }
-static double m_cycle_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_q(&r->policies[p].reps[k].training[i].pipeline, 0.95, 1.0 / 60) : NAN; }
-static double m_rollout_mean(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__deploys(r, p, i) ? fs__cycles_q(&r->policies[p].reps[k].training[i].rollouts, -1, 1) : NAN; }
+static double m_cycle_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].pipeline, 1, 1.0 / 60) : NAN; }
+static double m_cycle_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].pipeline, 2, 1.0 / 60) : NAN; }
+static double m_rollout_mean(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__deploys(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].rollouts, 0, 1) : NAN; }
 static double fs__pooled(const fs_results *r, size_t p, size_t i, bool rollouts, double q)
 {
     fs_pipeline_summary s;
