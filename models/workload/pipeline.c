@@ -13,11 +13,6 @@ void fs_pipelines_fini(fs_pipelines *pl)
     *pl = (fs_pipelines){0};
 }
 
-bool fs_pipeline_is_root(const fs_scenario *s, size_t stream)
-{
-    return fs_training_is_root(s, stream);
-}
-
 int fs_pipelines_begin(fs_pipelines *pl, fs_training_rep *reps, uint32_t root, double now, bool measuring,
                        uint32_t *id)
 {

@@ -53,10 +53,6 @@ typedef struct fs_pipelines {
 
 void fs_pipelines_fini(fs_pipelines *pl);
 
-/* Whether the stream roots a pipeline: no "after" of its own, and named by
- * another's.  O(streams). */
-bool fs_pipeline_is_root(const fs_scenario *s, size_t stream);
-
 /* A new iteration of root stream `root`, starting now, in *id: 0, or
  * ENOMEM (nothing changed). */
 int fs_pipelines_begin(fs_pipelines *pl, fs_training_rep *reps, uint32_t root, double now, bool measuring,

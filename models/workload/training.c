@@ -256,7 +256,7 @@ static int fs__submit_own(fs_training *t, uint32_t stream, uint32_t gang, double
                           uint32_t tenant)
 {
     uint32_t cycle = FS_PIPELINE_NONE;
-    if (fs_pipeline_is_root(t->scenario, stream) &&
+    if (fs_training_is_root(t->scenario, stream) &&
         fs_pipelines_begin(&t->pipelines, t->reps, stream, t->sim->now, t->measuring, &cycle) != 0) {
         fs_sim_fail(t->sim, ENOMEM, "training \"%s\": out of memory for a pipeline iteration",
                     t->scenario->training[stream].name);
