@@ -173,17 +173,28 @@ static double fs__cycles_fig(const struct fs_pipeline_rep *pl, size_t which, dou
 static double m_cycle_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].pipeline, 1, 1.0 / 60) : NAN; }
 static double m_cycle_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].pipeline, 2, 1.0 / 60) : NAN; }
 static double m_rollout_mean(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__deploys(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].rollouts, 0, 1) : NAN; }
-static double fs__pooled(const fs_results *r, size_t p, size_t i, bool rollouts, double q)
+/* Every replication's cycles pooled (results.json's figures): false for a
+ * stream without them. */
+static bool fs__pooled(const fs_results *r, size_t p, size_t i, bool rollouts, fs_pipeline_summary *s)
+{
+    return (rollouts ? fs__deploys(r, p, i) : fs__root(r, p, i)) &&
+           (rollouts ? fs_results_rollout_summary : fs_results_pipeline_summary)(r, p, i, s) == 0;
+}
+static double merged_cycle_p50(const fs_results *r, size_t p, size_t i)
 {
     fs_pipeline_summary s;
-    if ((rollouts ? !fs__deploys(r, p, i) : !fs__root(r, p, i)) ||
-        (rollouts ? fs_results_rollout_summary : fs_results_pipeline_summary)(r, p, i, &s) != 0)
-        return NAN;
-    return q < 0 ? s.cycle_mean_s : q < 0.9 ? s.cycle_p50_s / 60 : s.cycle_p95_s / 60;
+    return fs__pooled(r, p, i, false, &s) ? s.cycle_p50_s / 60 : NAN;
 }
-static double merged_cycle_p50(const fs_results *r, size_t p, size_t i) { return fs__pooled(r, p, i, false, 0.50); }
-static double merged_cycle_p95(const fs_results *r, size_t p, size_t i) { return fs__pooled(r, p, i, false, 0.95); }
-static double merged_rollout_mean(const fs_results *r, size_t p, size_t i) { return fs__pooled(r, p, i, true, -1); }
+static double merged_cycle_p95(const fs_results *r, size_t p, size_t i)
+{
+    fs_pipeline_summary s;
+    return fs__pooled(r, p, i, false, &s) ? s.cycle_p95_s / 60 : NAN;
+}
+static double merged_rollout_mean(const fs_results *r, size_t p, size_t i)
+{
+    fs_pipeline_summary s;
+    return fs__pooled(r, p, i, true, &s) ? s.cycle_mean_s : NAN;
+}
 
 static double m_blocked(const fs_results *r, size_t p, uint32_t k, size_t i) { return r->policies[p].reps[k].blocked_minutes[i]; }
 
