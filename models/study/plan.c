@@ -95,7 +95,7 @@ const char *fs_plan_resolve_name(const fs_metric_row *row, const char *name)
     return NULL;
 }
 
-static int fs__unknown_figure(const fs_metric_row *row, const char *what, const char *name, fs_error *err)
+int fs_plan_unknown_figure(const fs_metric_row *row, const char *what, const char *name, fs_error *err)
 {
     const char *near = fs_jpath_closest(name, (const char *const *)row->names, row->n);
     return fs_error_set(err, FS_ERR_INPUT, "%s \"%s\": no such figure%s%s%s (figures are named like "
@@ -108,7 +108,7 @@ static int fs__resolve(fs_constraint *c, const fs_metric_row *row, fs_error *err
 {
     const char *metric = fs_plan_resolve_name(row, c->name);
     if (!metric)
-        return fs__unknown_figure(row, "constraint", c->name, err);
+        return fs_plan_unknown_figure(row, "constraint", c->name, err);
     c->limit = c->given;
     if (strcmp(c->unit, "s") == 0) {
         /* An LLM service's ttft_pNN and tpot_pNN are in ms too (their names,
@@ -171,13 +171,13 @@ static int fs__resolve_all(fs__search *st, const fs_metric_row *row, fs_error *e
     const char *minimize = plan->minimize ? plan->minimize : "cost";
     const char *name = fs_plan_resolve_name(row, minimize);
     if (!name)
-        return fs__unknown_figure(row, "--minimize", minimize, err);
+        return fs_plan_unknown_figure(row, "--minimize", minimize, err);
     if (!(plan->minimize_metric = strdup(name)))
         return fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
     name = NULL;
     if (plan->frontier) {
         if (!(name = fs_plan_resolve_name(row, plan->frontier)))
-            return fs__unknown_figure(row, "--frontier", plan->frontier, err);
+            return fs_plan_unknown_figure(row, "--frontier", plan->frontier, err);
     } else {
         /* The first p99 a constraint names (an LLM service's TTFT or TPOT
          * p99 too), else the first service's. */

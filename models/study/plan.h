@@ -62,6 +62,10 @@ void fs_constraint_fini(fs_constraint *c);
  * the row's own string. */
 const char *fs_plan_resolve_name(const fs_metric_row *row, const char *name);
 
+/* FS_ERR_INPUT for `name`, given to `what` ("constraint", "--metric"), that
+ * is no figure of row: the nearest figure, and how figures are named. */
+int fs_plan_unknown_figure(const fs_metric_row *row, const char *what, const char *name, fs_error *err);
+
 typedef enum fs_verdict { FS_VERDICT_MEETS, FS_VERDICT_FAILS, FS_VERDICT_UNSURE } fs_verdict;
 
 const char *fs_verdict_name(fs_verdict v);

@@ -94,13 +94,9 @@ static int fs__resolve(const fs_sweep *sw, const char *name, char **resolved, fs
         rc = fs_metric_row_summarize(&m, 1, &row, err);
     if (rc == FS_OK) {
         const char *found = fs_plan_resolve_name(&row, name);
-        if (!found) {
-            const char *near = fs_jpath_closest(name, (const char *const *)row.names, row.n);
-            rc = fs_error_set(err, FS_ERR_INPUT, "--metric \"%s\": no such figure%s%s%s (figures are named like "
-                                                 "service:NAME.p99_ms, pool:NAME.utilization, fleet.cost_usd, "
-                                                 "training:NAME.queue_p95_s)",
-                              name, near ? "; did you mean \"" : "", near ? near : "", near ? "\"?" : "");
-        } else if (!(*resolved = strdup(found))) {
+        if (!found)
+            rc = fs_plan_unknown_figure(&row, "--metric", name, err);
+        else if (!(*resolved = strdup(found))) {
             rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
         }
     }
@@ -225,10 +221,9 @@ static int fs__sensitivity(const fs_cli_parsed *opt, uint32_t reps, unsigned job
     fs_study_unit *units = rc == FS_OK ? calloc(sw->n_points * reps, sizeof *units) : NULL;
     if (rc == FS_OK && !units)
         rc = fs_error_set(err, FS_ERR_RUNTIME, "out of memory");
-    /* Replication-major: every point's first replication comes before any
-     * second one, so an interrupted study has the most points to pair. */
+    /* Point by point, as fs_study_run counts points done. */
     for (size_t k = 0; units && k < sw->n_points * reps; k++)
-        units[k] = (fs_study_unit){.point = k % sw->n_points, .replication = (uint32_t)(k / sw->n_points)};
+        units[k] = (fs_study_unit){.point = k / reps, .replication = (uint32_t)(k % reps)};
     uint64_t ran;
     fs_study_options so = {.jobs = jobs, .quiet = opt->values[SE_QUIET] != NULL, .label = "sensitivity"};
     if (rc == FS_OK)
