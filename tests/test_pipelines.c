@@ -675,6 +675,21 @@ static void test_cli(void **state)
     printf("  table has \"%s\": %s\n", want, strstr(table, want) ? "yes" : "no");
     assert_non_null(strstr(table, want));
     free(table);
+    /* A service name with a terminal escape: the rollouts line names the
+     * service through the terminal's filter, never the raw byte. */
+    test_write(test_path("%s/hostile.json", dir), "{\"schema\": \"fleetsim/1\", \"horizon\": \"2h\", " POOL(8) ", "
+               "\"services\": [{\"name\": \"r\\u001b[31mecs\", \"arrivals\": {\"poisson_rps\": 1},"
+               " \"service_time\": {\"deterministic\": {\"value\": \"10ms\"}}, \"replicas\": 3,"
+               " \"memory_gb\": \"10GB\"}], \"training\": [{\"name\": \"retrain\", \"submit\": {\"at\": [0]},"
+               " \"gang\": 1, \"work_gpu_hours\": 1}, {\"name\": \"deploy-recs\", \"after\": \"retrain\","
+               " \"deploy\": {\"service\": \"r\\u001b[31mecs\"}}], " CALIBRATION "}");
+    assert_int_equal(test_fleetsim(dir, "run %s/hostile.json --no-timing", dir), 0);
+    table = test_slurp("%s/out.txt", dir);
+    printf("  hostile service name: rollouts line %s, raw escape %s\n", strstr(table, "rollouts: training") ? "present" : "absent",
+           strchr(table, '\x1b') ? "PRINTED" : "not printed");
+    assert_non_null(strstr(table, "rollouts: training deploy-recs: service r"));
+    assert_null(strchr(table, '\x1b'));
+    free(table);
     test_write(test_path("%s/root.json", dir), "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", " POOL(8) ", "
                RECS("1") ", \"training\": [{\"name\": \"d\", \"deploy\": {\"service\": \"recs\"}}]}");
     assert_int_equal(test_fleetsim(dir, "run %s/root.json", dir), 2);

@@ -397,8 +397,11 @@ static int fs__pipeline_line(const fs_results *r, size_t p, size_t i, FILE *fp)
     fputs(deploy ? "rollouts: training " : "pipeline: training ", fp);
     fs__name(fp, spec->name, (int)strlen(spec->name));
     if (deploy) {
-        fprintf(fp, ": service %s, %.4g of %.4g rollouts completed (%.4g open)",
-                s->services[spec->deploy_service].name, pl.completed.mean, pl.started.mean, pl.open.mean);
+        const char *svc = s->services[spec->deploy_service].name;
+        fputs(": service ", fp);
+        fs__name(fp, svc, (int)strlen(svc)); /* typed by the user: through the terminal's filter */
+        fprintf(fp, ", %.4g of %.4g rollouts completed (%.4g open)", pl.completed.mean, pl.started.mean,
+                pl.open.mean);
         if (pl.cycles)
             fprintf(fp, "; duration mean %.1f s, p50 %.1f s, p95 %.1f s, max %.1f s", pl.cycle_mean_s,
                     pl.cycle_p50_s, pl.cycle_p95_s, pl.cycle_max_s);
