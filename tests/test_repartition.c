@@ -88,6 +88,32 @@ static double only_wait_s(const fs_training_rep *t)
     return (double)t->wait.max_ns * 1e-9;
 }
 
+/* compare's pools line counts the start layout's units, as results.json
+ * and validate do: 2 GPUs in "day" (one 7g.80gb each) hold 2 units, one
+ * taken by the service's replica; the night layout's 14 do not exist at
+ * t = 0 (before, the line read "15 of 16 units"). */
+static void test_compare_counts_start_units(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(test_tmpdir(dir, sizeof dir, "repartition"), 0);
+    test_write(test_path("%s/plan.json", dir),
+               "{\"schema\": \"fleetsim/1\", \"horizon\": \"1h\", \"seed\": 1,"
+               " \"pools\": [{\"name\": \"mig\", \"gpu\": \"" H100 "\", \"gpus\": 2,"
+               "   \"mig\": {\"layouts\": {\"day\": [\"7g.80gb\"], \"night\": [\"1g.10gb\", \"1g.10gb\","
+               " \"1g.10gb\", \"1g.10gb\", \"1g.10gb\", \"1g.10gb\", \"1g.10gb\"]}, " SCHEDULE("wait") "}}],"
+               " \"services\": [{\"name\": \"chat\", \"arrivals\": {\"poisson_rps\": 1}, \"memory_gb\": 30,"
+               "   \"service_time\": {\"deterministic\": {\"value\": \"10ms\"}}, \"replicas\": 1}], " CALIBRATION "}");
+    assert_int_equal(test_fleetsim(dir, "compare %s/plan.json", dir), 0);
+    char *out = test_slurp("%s/out.txt", dir);
+    const char *line = strstr(out, "default / mig:");
+    printf("  %.*s\n", line ? (int)strcspn(line, "\n") : 0, line ? line : "");
+    assert_non_null(line);
+    assert_non_null(strstr(line, "; 1 of 2 units;"));
+    free(out);
+    assert_int_equal(test_rmdir(dir), 0);
+}
+
 /* ---- 1. the schedule -------------------------------------------------------- */
 
 /* Two GPUs, day ["7g.80gb"], night ["1g.10gb" x 7], "wait"; horizon 2 days.
@@ -554,6 +580,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schedule),
+        cmocka_unit_test(test_compare_counts_start_units),
         cmocka_unit_test(test_evict_moves_replica),
         cmocka_unit_test(test_wait_and_evict_jobs),
         cmocka_unit_test(test_invalid_plans),

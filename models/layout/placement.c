@@ -369,8 +369,11 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
                                       (double)(FS_MIG_MEMORY_SLICES - mem_slices) / FS_MIG_MEMORY_SLICES;
         }
     }
-    for (size_t u = 0; u < pu->n_units; u++)
-        pu->free_units += pu->units[u].service == FS_UNPLACED && fs_unit_at_start(pool, &pu->units[u]);
+    for (size_t u = 0; u < pu->n_units; u++) {
+        bool at_start = fs_unit_at_start(pool, &pu->units[u]);
+        pu->start_units += at_start;
+        pu->free_units += pu->units[u].service == FS_UNPLACED && at_start;
+    }
 out:
     fs__groups_fini(&groups);
     free(refs);

@@ -67,7 +67,8 @@ typedef struct fs_pool_units {
     double stranded_memory_gb;  /* inside occupied units, and in free units too small for any replica */
     double stranded_sm_share;   /* GPUs' worth of SMs in free units too small, and unused MIG compute;
                                  * fractional: SMs left on GPUs no replica size of the pool fits */
-    size_t free_units;
+    size_t start_units;         /* those of the first n_units that exist at t = 0 (fs_unit_at_start) */
+    size_t free_units;          /* of those, the ones no replica was placed on */
 } fs_pool_units;
 
 typedef struct fs_placement {

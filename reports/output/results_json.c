@@ -652,7 +652,7 @@ static json_t *fs__pool_json(const fs_results *r, size_t policy, size_t i)
     fs__set(o, "price_per_gpu_hour", fs_results_pool_price(s, i));
     /* A pool that switches MIG layouts: the start layout's units (its unit
      * numbers cover every layout's). */
-    fs__set(o, "units", (double)(spec->mig_plan ? spec->mig.n * spec->gpus : pu->n_units));
+    fs__set(o, "units", (double)pu->start_units);
     fs__set(o, "free_units", (double)pu->free_units);
     fs__set_cost_figures(o, &sum);
     json_t *frag = json_object();

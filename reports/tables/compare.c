@@ -462,7 +462,7 @@ static void fs__pools(const fs_results *r, FILE *fp)
             fprintf(fp, ": %u x ", pool->gpus);
             fs_terminal_write(fp, pool->gpu);
             fprintf(fp, ", %s; %zu of %zu units; %.3g%% of memory, %.3g GPUs of compute stranded\n", kind,
-                    pu->n_units - pu->free_units, pu->n_units, memory > 0 ? 100 * pu->stranded_memory_gb / memory : 0,
+                    pu->start_units - pu->free_units, pu->start_units, memory > 0 ? 100 * pu->stranded_memory_gb / memory : 0,
                     pu->stranded_sm_share);
         }
     }

@@ -651,8 +651,7 @@ static void print_validated(const fs_scenario *s, fs_placement *const *placement
                        pool->fractional.mode == FS_SHARE_MPS ? "MPS" : "virtual", pool->fractional.seats,
                        pool->fractional.oversubscription);
             }
-            size_t units = pool->mig_plan ? pool->mig.n * pool->gpus : pu->n_units;
-            printf(": %zu of %zu units used, %.4g GiB stranded", units - pu->free_units, units,
+            printf(": %zu of %zu units used, %.4g GiB stranded", pu->start_units - pu->free_units, pu->start_units,
                    pu->stranded_memory_gb);
             if (pool->partitioning == FS_PARTITION_FRACTIONAL)
                 printf(" and %.4g GPUs of compute", pu->stranded_sm_share);
