@@ -641,6 +641,9 @@ typedef struct fs_training_spec {
     size_t *afters;
     size_t n_after;
     size_t after;
+    /* Whether the stream roots a pipeline (no "after", and another stream
+     * follows it): found once at load, read per job submitted. */
+    bool pipeline_root;
     /* "release": {"daily_at": "09:00", "until": "18:00"} (a "polite" tenant,
      * models/workload/training_release.h): every day from daily_at to until
      * (local time of its region, like submit's daily_at; a window may wrap
@@ -831,15 +834,10 @@ typedef struct fs_scenario {
 } fs_scenario;
 
 /* Whether stream `stream` roots a pipeline: no "after" of its own, and
- * followed by another.  O(streams x predecessors). */
+ * followed by another (fs_training_spec.pipeline_root).  O(1). */
 static inline bool fs_training_is_root(const fs_scenario *s, size_t stream)
 {
-    if (s->training[stream].n_after)
-        return false;
-    for (size_t j = 0; j < s->n_training; j++)
-        if (fs_training_follows(&s->training[j], stream))
-            return true;
-    return false;
+    return s->training[stream].pipeline_root;
 }
 
 /* The most surge replicas a deploy step may ask for service `service` at

@@ -219,6 +219,9 @@ int fs__scenario_resolve_after(fs_jpath *p, fs_scenario *s)
     if (rc == FS_OK)
         rc = refuse_two_roots(p, s, names);
     free(names);
+    for (size_t i = 0; rc == FS_OK && i < n; i++)
+        for (size_t j = 0; j < n && !s->training[i].n_after && !s->training[i].pipeline_root; j++)
+            s->training[i].pipeline_root = fs_training_follows(&s->training[j], i);
     return rc;
 }
 
