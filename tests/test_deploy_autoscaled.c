@@ -94,6 +94,7 @@ static void run_rollout(const char *json, double duration_s, double mean_ready, 
     near(pool->gpu_s, pool->busy_gpu_s + pool->idle_gpu_s + pool->switching_gpu_s, 1e-6 * pool->gpu_s,
          "GPU-seconds provisioned vs busy + idle + switching");
     near(pool->switching_gpu_s, switching_s, 1e-6, "switching GPU-seconds");
+    assert_true(pool->idle_gpu_s >= -1e-6); /* idle is the remainder: the sum above cannot fail, this can */
     assert_true(recs->requests > 0);
     assert_int_equal(recs->in_flight_start, 0);
     assert_int_equal(recs->requests, recs->completed + recs->dropped + recs->in_flight_end);

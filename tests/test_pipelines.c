@@ -398,6 +398,9 @@ static void assert_pool_conserved(const fs_results *r, double switching_s)
            pr->busy_gpu_s, pr->idle_gpu_s, pr->switching_gpu_s, switching_s);
     near(pr->gpu_s, sum, 1e-6 * pr->gpu_s, "GPU-seconds provisioned vs busy + idle + switching");
     near(pr->switching_gpu_s, switching_s, 1e-6, "switching GPU-seconds");
+    /* idle is what the others leave (so the sum above holds by
+     * construction): it must not go below zero. */
+    assert_true(pr->idle_gpu_s >= -1e-6);
 }
 
 /* One rollout with max_surge 1, 8 GPUs (5 free at 3603).  retrain 0 ->
