@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "quantile.h"
 
 /* Most a spilled request's round trip may add: a minute is already far
  * beyond any network (the Earth's circumference is 0.2 s at light speed in
@@ -219,12 +220,7 @@ int fs__scenario_training_region(fs_jpath *p, const json_t *job, const fs_scenar
         out->daily_at_s[k] = t < 0 ? t + 86400.0 : t;
     }
     /* Sorted again: a shift wraps the late times round to the morning. */
-    for (size_t k = 1; k < out->n_daily; k++)
-        for (size_t j = k; j > 0 && out->daily_at_s[j - 1] > out->daily_at_s[j]; j--) {
-            double t = out->daily_at_s[j];
-            out->daily_at_s[j] = out->daily_at_s[j - 1];
-            out->daily_at_s[j - 1] = t;
-        }
+    fs_quantile_sort(out->daily_at_s, out->n_daily);
     return FS_OK;
 }
 

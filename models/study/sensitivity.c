@@ -17,12 +17,19 @@ static const char *const fs__level_names[3] = {"low", "base", "high"};
 
 /* ---- the design ---- */
 
-int fs_sensitivity_add(fs_sensitivity *s, const char *path, double low, double base, double high, bool integer,
-                       fs_error *err)
+static bool fs__varied(const fs_sensitivity *s, const char *path)
 {
     for (size_t i = 0; i < s->n_inputs; i++)
         if (strcmp(s->inputs[i].path, path) == 0)
-            return fs_error_set(err, FS_ERR_INPUT, "input \"%s\": varied twice", path);
+            return true;
+    return false;
+}
+
+int fs_sensitivity_add(fs_sensitivity *s, const char *path, double low, double base, double high, bool integer,
+                       fs_error *err)
+{
+    if (fs__varied(s, path))
+        return fs_error_set(err, FS_ERR_INPUT, "input \"%s\": varied twice", path);
     if (!isfinite(low) || !isfinite(base) || !isfinite(high))
         return fs_error_set(err, FS_ERR_INPUT, "input \"%s\": expected finite numbers", path);
     if (low == high)
@@ -46,11 +53,14 @@ int fs_sensitivity_add(fs_sensitivity *s, const char *path, double low, double b
 /* A duration written as text ("80ms", "30m"; not a clock time such as
  * "09:00") in seconds into *seconds: such an input varies like a number and
  * is written back as seconds, which every duration key also takes. */
+static bool fs__duration_text(const char *text, double *seconds)
+{
+    return text && !strchr(text, ':') && fs_duration_parse(text, seconds, NULL, 0) == 0;
+}
+
 static bool fs__duration_leaf(const json_t *v, double *seconds)
 {
-    const char *text = json_string_value(v);
-    char why[128];
-    return text && !strchr(text, ':') && fs_duration_parse(text, seconds, why, sizeof why) == 0;
+    return fs__duration_text(json_string_value(v), seconds);
 }
 
 /* The number (or duration) at path in sw's document into *base (*integer:
@@ -99,8 +109,7 @@ static int fs__as_reals(const fs_sensitivity *s, size_t from, fs_sweep *sw, fs_e
 /* One end of --vary: a number, or a duration ("48ms") in seconds. */
 static bool fs__end(const char *text, double *v)
 {
-    char why[128];
-    return fs_number_parse(text, v) == 0 || (!strchr(text, ':') && fs_duration_parse(text, v, why, sizeof why) == 0);
+    return fs_number_parse(text, v) == 0 || fs__duration_text(text, v);
 }
 
 int fs_sensitivity_add_spec(fs_sensitivity *s, fs_sweep *sw, const char *spec, fs_error *err)
@@ -140,13 +149,6 @@ int fs_sensitivity_add_spec(fs_sensitivity *s, fs_sweep *sw, const char *spec, f
     return rc == FS_OK ? fs__as_reals(s, from, sw, err) : rc;
 }
 
-static bool fs__varied(const fs_sensitivity *s, const char *path)
-{
-    for (size_t i = 0; i < s->n_inputs; i++)
-        if (strcmp(s->inputs[i].path, path) == 0)
-            return true;
-    return false;
-}
 
 /* Adds every numeric leaf under v (at path) varied by frac; see fs_sensitivity_add_all. */
 static int fs__add_leaves(fs_sensitivity *s, const json_t *v, const char *path, double frac, size_t *skipped,
@@ -205,11 +207,9 @@ static int fs__add_leaves(fs_sensitivity *s, const json_t *v, const char *path, 
 int fs_sensitivity_add_all(fs_sensitivity *s, fs_sweep *sw, const char *spec, size_t *skipped, fs_error *err)
 {
     const char *pm = strstr(spec, "\xc2\xb1"), *pct = NULL;
-    size_t pm_len = 2;
-    if (!pm) {
+    size_t pm_len = 2; /* "\xc2\xb1" and "+-" alike */
+    if (!pm)
         pm = strstr(spec, "+-");
-        pm_len = 2;
-    }
     char path[512], num[64];
     double p = NAN;
     bool ok = pm && pm > spec && (size_t)(pm - spec) < sizeof path;
