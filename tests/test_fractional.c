@@ -115,6 +115,7 @@ static void test_best_fit_packing(void **state)
     printf("  units %zu, free %zu, stranded %.4g GB and %.4g GPUs of compute\n", pu->n_units, pu->free_units,
            pu->stranded_memory_gb, pu->stranded_sm_share);
     assert_int_equal(pu->n_units, 24);
+    assert_int_equal(pu->start_units, 24); /* every seat exists at t = 0 (results.json's "units") */
     assert_int_equal(pu->free_units, 20);
     assert_close(pu->used_memory_gb, 40, 1e-12);
     assert_close(pu->stranded_memory_gb, 50, 1e-9);

@@ -96,6 +96,7 @@ static int fs__make_units(const fs_scenario *s, const fs_pool_spec *pool, fs_poo
                                   gpu->memory_gb, gpu->sms, 0, 0, FS_UNPLACED, 0, 0};
                 break;
             }
+            out->start_units += g < pool->gpus && fs_unit_at_start(pool, unit);
         }
     }
     return 0;
@@ -369,11 +370,8 @@ static int fs__place_pool(const fs_scenario *s, size_t p, fs_placement *pl, fs_e
                                       (double)(FS_MIG_MEMORY_SLICES - mem_slices) / FS_MIG_MEMORY_SLICES;
         }
     }
-    for (size_t u = 0; u < pu->n_units; u++) {
-        bool at_start = fs_unit_at_start(pool, &pu->units[u]);
-        pu->start_units += at_start;
-        pu->free_units += pu->units[u].service == FS_UNPLACED && at_start;
-    }
+    for (size_t u = 0; u < pu->n_units; u++)
+        pu->free_units += pu->units[u].service == FS_UNPLACED && fs_unit_at_start(pool, &pu->units[u]);
 out:
     fs__groups_fini(&groups);
     free(refs);
