@@ -7,10 +7,12 @@
  * priorities, so ties are broken by priority, then by sequence) and checks
  * every popped event field by field, every peek, the length, and that the
  * slot scan sees exactly the queued events.  The cases cover the shapes the
- * calendar queue adapts to: a queue growing to 30,000 events and draining
- * (bucket count doubling and halving), densities that change by orders of
- * magnitude (the width re-estimated), pushes before the last pop, equal
- * times only, and far-off, zero, negative and infinite times.
+ * queue takes: a queue growing to 30,000 events and draining (bucket count
+ * doubling and halving), densities that change by orders of magnitude (the
+ * width re-estimated), pushes before the last pop, equal times only, far-off,
+ * zero, negative and infinite times, a small steady queue (the sorted
+ * array), and one that crosses between sorted array and calendar again and
+ * again.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -99,6 +101,9 @@ static void same_contents(const fs_evq *q, const ref *r)
 
 typedef double (*time_fn)(uint64_t *s, double now, size_t step);
 
+/* Switches between sorted array and calendar seen by run_case, summed. */
+static unsigned shape_switches;
+
 typedef struct phase {
     size_t steps;
     double p_push; /* probability that a step pushes (else it pops) */
@@ -115,6 +120,7 @@ static uint32_t run_case(uint64_t seed, time_fn next_time, const phase *phases, 
     double now = 0;
     size_t step = 0;
     uint32_t arg = 0, most_buckets = 0;
+    bool was_calendar = q.calendar;
     for (size_t p = 0; p < n_phases; p++) {
         for (size_t k = 0; k < phases[p].steps; k++, step++) {
             if (r.len == 0 || unif(&s) < phases[p].p_push) {
@@ -145,6 +151,8 @@ static uint32_t run_case(uint64_t seed, time_fn next_time, const phase *phases, 
             }
             assert_int_equal(q.len, r.len);
             most_buckets = q.nbuckets > most_buckets ? q.nbuckets : most_buckets;
+            shape_switches += q.calendar != was_calendar;
+            was_calendar = q.calendar;
             if (step % 997 == 0)
                 same_contents(&q, &r);
         }
@@ -158,7 +166,7 @@ static uint32_t run_case(uint64_t seed, time_fn next_time, const phase *phases, 
     assert_null(fs_evq_peek(&q));
     fs_event none;
     assert_false(fs_evq_pop_until(&q, INFINITY, &none)); /* empty */
-    assert_false(q.calendar); /* drained: a heap again */
+    assert_false(q.calendar); /* drained: a sorted array again */
     fs_evq_fini(&q);
     free(r.ev);
     return most_buckets;
@@ -262,12 +270,28 @@ static void test_small_steady(void **state)
     run_case(6, exp_rounded, phases, 2);
 }
 
+/* Up past FS_EVQ_SORTED_MAX and down below half of it, twenty times: each
+ * crossing moves every event from one shape to the other, ties included. */
+static void test_shape_switches(void **state)
+{
+    (void)state;
+    phase phases[41] = {{FS_EVQ_SORTED_MAX / 2 - 2, 1.0}};
+    for (size_t i = 1; i < 41; i += 2) {
+        phases[i] = (phase){FS_EVQ_SORTED_MAX / 2 + 12, 1.0}; /* to FS_EVQ_SORTED_MAX + 10 */
+        phases[i + 1] = (phase){FS_EVQ_SORTED_MAX / 2 + 12, 0.0}; /* back to half less 2 */
+    }
+    shape_switches = 0;
+    run_case(7, exp_rounded, phases, 41);
+    assert_int_equal(shape_switches, 40);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_departures),    cmocka_unit_test(test_density_shifts),
         cmocka_unit_test(test_anywhere),      cmocka_unit_test(test_all_equal),
         cmocka_unit_test(test_extremes),      cmocka_unit_test(test_small_steady),
+        cmocka_unit_test(test_shape_switches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,18 +15,23 @@
 /* Re-estimate the width when list steps and empty days walked average more
  * than this per push or pop since the last check. */
 #define FS__WORK_PER_OP 2
-/* Below FS__HEAP_AT events a binary heap is cheaper: its few levels cost
- * less than a calendar's day arithmetic and list walks (measured on the
- * shipped scenarios, which hold a few dozen events).  The queue becomes a
- * calendar above FS__CALENDAR_AT and a heap again below FS__HEAP_AT; the
- * gap keeps it from switching back and forth. */
-#define FS__CALENDAR_AT 512
-#define FS__HEAP_AT 128
+/* The queue becomes a calendar above FS_EVQ_SORTED_MAX events (event.h)
+ * and a sorted array again below FS__SORTED_AT; the gap keeps it from
+ * switching back and forth. */
+#define FS__SORTED_AT (FS_EVQ_SORTED_MAX / 2)
+/* A calendar keeps between 4 and 16 buckets per event (8 when made), and a
+ * day one mean gap between events at the head.  Brown's choice, one
+ * bucket per event and a day of 3 gaps, puts a few events on each list and
+ * walks them on every push; with days of one gap and most buckets empty a
+ * push mostly finds its list empty and a pop walks about one empty day.
+ * Measured with bench_evq (the hold model at 700 and 9,000 events): 24-25
+ * ns per pop and push, against 29-32 with 2 to 8 buckets per event and
+ * 32-33 with Brown's; the buckets cost 16 to 64 bytes per event. */
+#define FS__BUCKETS_PER_EVENT_MIN 4
+#define FS__BUCKETS_PER_EVENT_MAX 16
+#define FS__DAY_GAPS 1
 
-static inline bool fs__before(const fs_event *a, const fs_event *b)
-{
-    return a->time < b->time || (a->time == b->time && a->key < b->key);
-}
+#define fs__before fs__evq_before
 
 /* The day of a time: monotone in the time (a product by a positive constant,
  * rounded, then truncated), which is all the order needs.  Times at or
@@ -35,11 +40,12 @@ static inline bool fs__before(const fs_event *a, const fs_event *b)
 static inline uint64_t fs__day(const fs_evq *q, double t)
 {
     double d = t * q->inv_width;
-    if (!(d > 0))
-        return 0;
-    if (d >= 0x1p62)
-        return UINT64_C(1) << 62;
-    return (uint64_t)d;
+    /* Clamped without branches (max and min instructions); then through
+     * int64_t, since d is in [0, 2^62] here, where the signed conversion is
+     * one instruction and the unsigned one a compare and two paths. */
+    d = d > 0 ? d : 0;
+    d = d < 0x1p62 ? d : 0x1p62;
+    return (uint64_t)(int64_t)d;
 }
 
 /* Links slot s into its day's bucket after every event that comes before
@@ -90,7 +96,9 @@ static uint32_t fs__settle(fs_evq *q)
  * near events (arrivals, departures: milliseconds apart) with far ones
  * (window ticks: minutes), and there a couple of long gaps set the mean and
  * every near event ends up on one day, one sorted list.  So this takes the
- * dense part: 3 x the mean of the gaps at most twice the median gap.  Equal
+ * dense part: FS__DAY_GAPS x the mean of the gaps at most twice the median
+ * gap (Brown's 3 x with his one bucket per event; 1 x with the buckets
+ * above).  Equal
  * times (zero gaps) land on one day whatever the width, so they say nothing
  * and are left out.  Keeps the old width when the gaps say nothing (fewer
  * than two distinct finite times). */
@@ -114,7 +122,7 @@ static double fs__inv_width(double old_inv, const double *t, size_t n)
     size_t kept = 0;
     for (; kept < m && gaps[kept] <= limit; kept++)
         sum += gaps[kept];
-    double inv = 1 / (3 * sum / (double)kept);
+    double inv = 1 / (FS__DAY_GAPS * sum / (double)kept);
     return isfinite(inv) && inv > 0 ? inv : old_inv;
 }
 
@@ -171,21 +179,20 @@ static void fs__free_slots(fs_evq *q, size_t from, size_t to)
     }
 }
 
-/* Sorted order is a valid heap: the calendar hands its events back in pop
- * order (fewer than FS__HEAP_AT of them) and the heap takes them as they
- * are. */
-static void fs__to_heap(fs_evq *q)
+/* Calendar to sorted array: the calendar hands its events back in pop
+ * order (fewer than FS__SORTED_AT of them), stored latest first. */
+static void fs__to_sorted(fs_evq *q)
 {
-    fs_event sorted[FS__HEAP_AT];
+    fs_event sorted[FS__SORTED_AT];
     size_t n = 0;
-    assert(q->len <= FS__HEAP_AT);
+    assert(q->len <= FS__SORTED_AT);
     while (n < q->len) {
         uint32_t s = fs__settle(q);
         q->bucket[q->day & (q->nbuckets - 1)] = q->next[s];
         sorted[n++] = q->pool[s];
     }
     for (size_t i = 0; i < n; i++)
-        q->pool[i] = sorted[i];
+        q->pool[i] = sorted[n - 1 - i];
     free(q->bucket);
     q->bucket = NULL;
     q->nbuckets = 0;
@@ -193,63 +200,21 @@ static void fs__to_heap(fs_evq *q)
     q->work = q->ops = 0;
 }
 
-/* The binary heap of small queues, in pool[0, len): sift up by moving
- * parents down into the hole, one copy per level. */
-static void fs__heap_push(fs_evq *q, const fs_event *ev)
-{
-    size_t i = q->len++;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!fs__before(ev, &q->pool[parent]))
-            break;
-        q->pool[i] = q->pool[parent];
-        i = parent;
-    }
-    q->pool[i] = *ev;
-}
-
-static void fs__heap_pop(fs_evq *q, fs_event *out)
-{
-    *out = q->pool[0];
-    fs_event last = q->pool[--q->len];
-    size_t n = q->len, i = 0;
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= n)
-            break;
-        if (child + 1 < n && fs__before(&q->pool[child + 1], &q->pool[child]))
-            child++;
-        if (!fs__before(&q->pool[child], &last))
-            break;
-        q->pool[i] = q->pool[child];
-        i = child;
-    }
-    if (n > 0)
-        q->pool[i] = last;
-}
-
-/* Heap to calendar: the width from the heap's first events (popped in
- * order and put back at the end of the pool), then every event linked into
- * its bucket.  Out of memory, the queue stays a heap. */
+/* Sorted array to calendar: the width from the earliest events' gaps (the
+ * array's end), then every event linked into its bucket.  Out of memory,
+ * the queue stays a sorted array. */
 static void fs__to_calendar(fs_evq *q)
 {
     uint32_t nbuckets = FS__MIN_BUCKETS;
-    while (nbuckets < q->len / 2)
+    while (nbuckets < 2 * FS__BUCKETS_PER_EVENT_MIN * q->len)
         nbuckets *= 2;
     uint32_t *fresh = malloc((size_t)nbuckets * sizeof *fresh);
     if (!fresh)
         return;
-    fs_event head[FS__SAMPLE];
     double times[FS__SAMPLE];
     size_t n = 0, len = q->len;
-    while (n < FS__SAMPLE && q->len > 0) {
-        fs__heap_pop(q, &head[n]);
-        times[n] = head[n].time;
-        n++;
-    }
-    for (size_t i = 0; i < n; i++)
-        q->pool[q->len + i] = head[i];
-    q->len = len;
+    for (; n < FS__SAMPLE && n < len; n++)
+        times[n] = q->pool[len - 1 - n].time;
     q->inv_width = fs__inv_width(q->inv_width, times, n);
     for (uint32_t b = 0; b < nbuckets; b++)
         fresh[b] = FS__EVQ_NIL;
@@ -265,17 +230,18 @@ static void fs__to_calendar(fs_evq *q)
 }
 
 /* Called after each calendar push and pop: a queue that has shrunk goes
- * back to the heap, the bucket count follows the event count (doubling
- * above 2 per bucket, halving below 1 per 2 buckets), and long walks
+ * back to a sorted array, the bucket count follows the event count
+ * (doubling below FS__BUCKETS_PER_EVENT_MIN per event, halving above
+ * FS__BUCKETS_PER_EVENT_MAX), and long walks
  * re-estimate the width.  A check costs O(events + buckets) and comes at
  * most once per max(1024, events) operations, so it is O(1) amortised. */
 static inline void fs__adapt(fs_evq *q)
 {
-    if (q->len < FS__HEAP_AT)
-        fs__to_heap(q);
-    else if (q->len > 2 * (size_t)q->nbuckets && q->nbuckets < FS__MAX_BUCKETS)
+    if (q->len < FS__SORTED_AT)
+        fs__to_sorted(q);
+    else if (q->nbuckets < FS__BUCKETS_PER_EVENT_MIN * q->len && q->nbuckets < FS__MAX_BUCKETS)
         fs__rebuild(q, 2 * q->nbuckets);
-    else if (q->nbuckets > FS__MIN_BUCKETS && q->len < q->nbuckets / 2)
+    else if (q->nbuckets > FS__MIN_BUCKETS && q->nbuckets > FS__BUCKETS_PER_EVENT_MAX * q->len)
         fs__rebuild(q, q->nbuckets / 2);
     else if (q->ops >= 1024 && q->ops >= q->len) {
         if (q->work > FS__WORK_PER_OP * q->ops)
@@ -330,22 +296,17 @@ static int fs__grow_pool(fs_evq *q)
     return 0;
 }
 
-int fs_evq_push(fs_evq *q, double time, uint8_t priority, uint32_t kind, uint32_t arg, double data)
+int fs__evq_push_slow(fs_evq *q, const fs_event *ev)
 {
-    assert(kind != FS__EVQ_FREE);
-    fs_event ev = {
-        .time = time,
-        .key = ((uint64_t)priority << FS_EVENT_PRIORITY_SHIFT) | (q->next_seq & FS_EVENT_SEQ_MASK),
-        .kind = kind,
-        .arg = arg,
-        .data = data,
-    };
+    assert(ev->kind != FS__EVQ_FREE);
     if (!q->calendar) {
+        /* The array is full (grow it) or at FS_EVQ_SORTED_MAX (then a
+         * calendar): the inline push's two exceptions. */
         if (q->len == q->cap && fs__grow_pool(q) != 0)
             return ENOMEM;
         q->next_seq++;
-        fs__heap_push(q, &ev);
-        if (q->len > FS__CALENDAR_AT)
+        fs__evq_sorted_insert(q, ev);
+        if (q->len > FS_EVQ_SORTED_MAX)
             fs__to_calendar(q);
         return 0;
     }
@@ -354,8 +315,8 @@ int fs_evq_push(fs_evq *q, double time, uint8_t priority, uint32_t kind, uint32_
     q->next_seq++;
     uint32_t s = q->free_head;
     q->free_head = q->next[s];
-    q->pool[s] = ev;
-    uint64_t day = fs__day(q, time);
+    q->pool[s] = *ev;
+    uint64_t day = fs__day(q, ev->time);
     /* Keep the invariant: no event before the current day. */
     if (day < q->day)
         q->day = day;
@@ -381,26 +342,16 @@ static void fs__calendar_take(fs_evq *q, uint32_t s, fs_event *out)
     fs__adapt(q);
 }
 
-void fs_evq_pop(fs_evq *q, fs_event *out)
+void fs__evq_pop_calendar(fs_evq *q, fs_event *out)
 {
-    assert(q->len > 0);
-    if (!q->calendar) {
-        fs__heap_pop(q, out);
-        return;
-    }
+    assert(q->len > 0 && q->calendar);
     fs__calendar_take(q, fs__settle(q), out);
 }
 
-bool fs_evq_pop_until(fs_evq *q, double until, fs_event *out)
+bool fs__evq_pop_until_calendar(fs_evq *q, double until, fs_event *out)
 {
     if (!q->len)
         return false;
-    if (!q->calendar) {
-        if (q->pool[0].time > until)
-            return false;
-        fs__heap_pop(q, out);
-        return true;
-    }
     /* One settle for the look and the take: the run loop's every event. */
     uint32_t s = fs__settle(q);
     if (q->pool[s].time > until)

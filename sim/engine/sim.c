@@ -35,14 +35,10 @@ int64_t fs_sim_register(fs_sim *sim, fs_handler_fn fn, void *ctx)
     return sim->n_handlers++;
 }
 
-void fs_sim_schedule(fs_sim *sim, double time, uint8_t priority, uint32_t kind, uint32_t arg,
-                     double data)
+/* Out of line: the inline schedule's rare failure (sim.h). */
+void fs__sim_no_memory(fs_sim *sim)
 {
-    assert(kind < sim->n_handlers);
-    assert(time >= sim->now);
-    if (fs_evq_push(&sim->queue, time, priority, kind, arg, data) != 0)
-        fs_sim_fail(sim, ENOMEM, "out of memory growing the event list to %zu events",
-                    sim->queue.len + 1);
+    fs_sim_fail(sim, ENOMEM, "out of memory growing the event list to %zu events", sim->queue.len + 1);
 }
 
 int fs_sim_run(fs_sim *sim, double until)

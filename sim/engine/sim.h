@@ -18,6 +18,7 @@
 #ifndef FS_SIM_H
 #define FS_SIM_H
 
+#include <assert.h>
 #include <stdint.h>
 
 #include "event.h"
@@ -61,8 +62,15 @@ int64_t fs_sim_register(fs_sim *sim, fs_handler_fn fn, void *ctx);
 
 /* Schedules an event of `kind` at `time` (>= now).  On ENOMEM the run is
  * marked failed and stops at the next step. */
-void fs_sim_schedule(fs_sim *sim, double time, uint8_t priority, uint32_t kind, uint32_t arg,
-                     double data);
+void fs__sim_no_memory(fs_sim *sim);
+static inline void fs_sim_schedule(fs_sim *sim, double time, uint8_t priority, uint32_t kind, uint32_t arg,
+                                   double data)
+{
+    assert(kind < sim->n_handlers);
+    assert(time >= sim->now);
+    if (__builtin_expect(fs_evq_push(&sim->queue, time, priority, kind, arg, data) != 0, 0))
+        fs__sim_no_memory(sim);
+}
 
 /* Handles events in order while the earliest is at or before `until` and the
  * run has not failed; then, if the run has not failed and `until` is finite
