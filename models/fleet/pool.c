@@ -8,7 +8,7 @@
 
 int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *units)
 {
-    *p = (fs_pool){.spec = spec, .units = units, .slice_stretch = 1.0};
+    *p = (fs_pool){.spec = spec, .units = units, .shared = fs_pool_shared(spec), .slice_stretch = 1.0};
     uint32_t max_gpus = spec->max_gpus > spec->gpus ? spec->max_gpus : spec->gpus;
     p->gpu_busy_units = calloc(max_gpus, sizeof *p->gpu_busy_units);
     p->load = malloc((units->n_units_max ? units->n_units_max : 1) * sizeof *p->load);
@@ -89,7 +89,7 @@ double fs_pool__stretch(const fs_pool *p, uint32_t k)
     return pow((double)k, p->spec->time_slicing.contention_exponent) * p->slice_stretch;
 }
 
-void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta)
+void fs__pool_shared_unit_busy(fs_pool *p, double now, size_t u, int delta)
 {
     const fs_pool_unit_load *unit = &p->load[u];
     uint32_t before = p->gpu_busy_units[unit->gpu];
@@ -97,17 +97,12 @@ void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta)
     double change;
     if (p->spec->partitioning == FS_PARTITION_TIME_SLICED) {
         change = (before == 0) - (before + delta == 0); /* the GPU is busy while any seat is */
-    } else if (p->spec->partitioning == FS_PARTITION_FRACTIONAL) {
+    } else {
         double was = fs__busy_compute(p, unit->gpu, before);
         p->unit_busy[u] += delta;
         change = fs__busy_compute(p, unit->gpu, before + delta) - was;
-    } else {
-        change = delta * unit->compute_share;
     }
-    if (change != 0) {
-        fs_level_add(&p->busy, now, change);
-        fs_level_add(&p->idle, now, -change);
-    }
+    fs__pool_busy_change(p, now, change);
 }
 
 /* A seat of a time-sliced GPU switches a tenant's share of it, a fractional

@@ -44,6 +44,7 @@
 #ifndef FS_POOL_H
 #define FS_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,7 +67,8 @@ typedef struct fs_pool {
     const fs_pool_spec *spec;
     const fs_pool_units *units;
     fs_pool_unit_load *load;  /* per unit (n_units_max), from units */
-    uint32_t *gpu_busy_units; /* per GPU (up to max_gpus): units busy */
+    bool shared;              /* fs_pool_shared(spec): time-sliced or fractional */
+    uint32_t *gpu_busy_units; /* per GPU (up to max_gpus): units busy; kept on shared pools only (contention) */
     uint32_t *unit_busy;      /* fractional pools: per unit, its busy turns (0 or 1); else NULL */
     double slice_stretch;     /* 1 + switch_overhead / slice, time-sliced pools */
     fs_level present;         /* GPUs provisioned */
@@ -86,8 +88,30 @@ typedef struct fs_pool {
 int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *units);
 void fs_pool_fini(fs_pool *p);
 
-/* Unit u turned busy (+1) or idle (-1) at now. */
-void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta);
+static inline void fs__pool_busy_change(fs_pool *p, double now, double change)
+{
+    if (change != 0) {
+        fs_level_add(&p->busy, now, change);
+        fs_level_add(&p->idle, now, -change);
+    }
+}
+
+/* A shared pool's turn (pool.c): its GPU's busy seats counted, the change
+ * in busy compute from them. */
+void fs__pool_shared_unit_busy(fs_pool *p, double now, size_t u, int delta);
+
+/* Unit u turned busy (+1) or idle (-1) at now.  Inline: every request's
+ * start and end on an idle or emptied unit.  A whole GPU or MIG instance
+ * turns its compute, and keeps no per-GPU count (only contention reads it,
+ * on shared pools): with 10,000 units that count was a second cache miss
+ * on every turn. */
+static inline void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta)
+{
+    if (p->shared)
+        fs__pool_shared_unit_busy(p, now, u, delta);
+    else
+        fs__pool_busy_change(p, now, delta * p->load[u].compute_share);
+}
 
 /* Unit u started (+1) or stopped (-1) switching tenant at now. */
 void fs_pool_unit_switching(fs_pool *p, double now, size_t u, int delta);
