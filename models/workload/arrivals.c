@@ -195,18 +195,13 @@ int fs_arrival_stream_init(fs_arrival_stream *s, const fs_arrivals *spec, int st
     return 0;
 }
 
-double fs_arrival_stream_next(fs_arrival_stream *s, double now, double limit, uint32_t *group)
+uint32_t fs__arrival_stream_group(fs_arrival_stream *s)
 {
-    double t = fs_nhpp_next(&s->points, now, limit, s->rng);
-    *group = 1;
-    if (s->group_rng && t <= limit) {
-        const fs_arrival_groups *g = &s->profile.spec->groups;
-        /* Shifted geometric on {1, 2, ...}: P(G = k) = q (1 - q)^(k - 1),
-         * mean 1 / q. */
-        *group = s->group_table ? g->sizes[gsl_ran_discrete(s->group_rng, s->group_table)]
-                                : gsl_ran_geometric(s->group_rng, 1 / g->mean);
-    }
-    return t;
+    const fs_arrival_groups *g = &s->profile.spec->groups;
+    /* Shifted geometric on {1, 2, ...}: P(G = k) = q (1 - q)^(k - 1),
+     * mean 1 / q. */
+    return s->group_table ? g->sizes[gsl_ran_discrete(s->group_rng, s->group_table)]
+                          : gsl_ran_geometric(s->group_rng, 1 / g->mean);
 }
 
 void fs_arrival_stream_fini(fs_arrival_stream *s)

@@ -75,7 +75,13 @@ int fs_arrival_stream_init(fs_arrival_stream *s, const fs_arrivals *spec, int st
 /* The next point strictly after now (calls come with non-decreasing now),
  * or INFINITY when there is none up to limit; *group: the requests it
  * brings (1 without groups, and when there is no point). */
-double fs_arrival_stream_next(fs_arrival_stream *s, double now, double limit, uint32_t *group);
+uint32_t fs__arrival_stream_group(fs_arrival_stream *s); /* a point's group size (arrivals.c) */
+static inline double fs_arrival_stream_next(fs_arrival_stream *s, double now, double limit, uint32_t *group)
+{
+    double t = fs_nhpp_next(&s->points, now, limit, s->rng);
+    *group = s->group_rng && t <= limit ? fs__arrival_stream_group(s) : 1;
+    return t;
+}
 
 void fs_arrival_stream_fini(fs_arrival_stream *s);
 

@@ -12,45 +12,13 @@
 #include "service_parts.h"
 #include "settle.h"
 
-#define FS__NONE UINT32_MAX
-
-/* ---- replica load buckets ---------------------------------------------- */
-
-static inline void fs__bucket_remove(fs_service *svc, uint32_t r)
-{
-    uint32_t l = svc->load[r];
-    if (svc->prev[r] == FS__NONE)
-        svc->bucket_head[l] = svc->next[r];
-    else
-        svc->next[svc->prev[r]] = svc->next[r];
-    if (svc->next[r] != FS__NONE)
-        svc->prev[svc->next[r]] = svc->prev[r];
-}
-
-static inline void fs__bucket_insert(fs_service *svc, uint32_t r)
-{
-    uint32_t l = svc->load[r];
-    svc->prev[r] = FS__NONE;
-    svc->next[r] = svc->bucket_head[l];
-    if (svc->bucket_head[l] != FS__NONE)
-        svc->prev[svc->bucket_head[l]] = r;
-    svc->bucket_head[l] = r;
-}
-
-/* The least-loaded replica with a free slot; requires free_slots > 0. */
-static inline uint32_t fs__pick_replica(const fs_service *svc)
-{
-    for (uint32_t l = 0;; l++)
-        if (svc->bucket_head[l] != FS__NONE)
-            return svc->bucket_head[l];
-}
 
 static inline void fs__occupy(fs_service *svc, uint32_t r, double now)
 {
-    fs__bucket_remove(svc, r);
+    fs__service_bucket_remove(svc, r);
     if (svc->load[r]++ == 0)
         fs_pool_unit_busy(svc->pool, now, svc->unit[r], +1);
-    fs__bucket_insert(svc, r);
+    fs__service_bucket_insert(svc, r);
     svc->free_slots--;
     svc->in_service++;
 }
@@ -83,10 +51,10 @@ static inline void fs__release(fs_service *svc, uint32_t r, double now)
         fs__release_leaving(svc, r, now);
         return;
     }
-    fs__bucket_remove(svc, r);
+    fs__service_bucket_remove(svc, r);
     if (--svc->load[r] == 0)
         fs_pool_unit_busy(svc->pool, now, svc->unit[r], -1);
-    fs__bucket_insert(svc, r);
+    fs__service_bucket_insert(svc, r);
     svc->free_slots++;
     svc->in_service--;
 }
@@ -237,6 +205,8 @@ static void fs__schedule_arrival(fs_service *svc, double now)
 
 static void fs__batch_dispatch(fs_service *svc, double now);
 
+static int fs__admit_saturated(fs_service *svc, double now, double demand);
+
 /* One request arriving at now: counted, then served at once (0), queued
  * (1) or dropped (0); -1 when the run was stopped. */
 static int fs__admit(fs_service *svc, double now)
@@ -253,12 +223,20 @@ static int fs__admit(fs_service *svc, double now)
     if (svc->llm)
         return fs__llm_arrival(svc, now);
     if (svc->free_slots && !svc->batched) {
-        uint32_t r = fs__pick_replica(svc);
+        uint32_t r = fs__service_pick_replica(svc);
         fs__occupy(svc, r, now);
         fs_level_add(&svc->in_system, now, +1);
         fs__start(svc, now, now, demand, r);
         return 0;
     }
+    return fs__admit_saturated(svc, now, demand);
+}
+
+/* fs__admit's request that finds no free slot (or a batcher): spilled,
+ * dropped or queued.  Out of line, so that the common admission keeps few
+ * registers to save. */
+static __attribute__((noinline)) int fs__admit_saturated(fs_service *svc, double now, double demand)
+{
     /* Saturated: perhaps to another region (service_spill.c). */
     if (svc->spill && svc->waiting >= svc->spill->when_queue && fs__spill_out(svc, now, demand))
         return 0;
@@ -396,7 +374,6 @@ static inline void fs__complete(fs_service *svc, double now, double arrival)
 void fs__service_complete(fs_service *svc, double now, double arrival) { fs__complete(svc, now, arrival); }
 void fs__service_occupy(fs_service *svc, uint32_t r, double now) { fs__occupy(svc, r, now); }
 void fs__service_release(fs_service *svc, uint32_t r, double now) { fs__release(svc, r, now); }
-uint32_t fs__service_pick_replica(const fs_service *svc) { return fs__pick_replica(svc); }
 
 /* Replica r's slot is free: it goes straight to the oldest waiting request
  * (the replica's load is unchanged), else it is released. */
@@ -439,7 +416,7 @@ static void fs__batch_dispatch(fs_service *svc, double now)
             }
             return;
         }
-        uint32_t r = fs__pick_replica(svc);
+        uint32_t r = fs__service_pick_replica(svc);
         /* A slot's row on its first batch: slots that never run cost nothing. */
         double *arrival = svc->batch_arrival[r];
         if (!arrival && !(arrival = svc->batch_arrival[r] = malloc(b->max_batch_size * sizeof *arrival))) {
@@ -500,7 +477,7 @@ void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double n
     svc->scale[r] = fs_placement_unit_scale(svc->placement, svc->index, u);
     svc->state[r] = FS__READY;
     svc->load[r] = 0;
-    fs__bucket_insert(svc, r);
+    fs__service_bucket_insert(svc, r);
     svc->free_slots += svc->concurrency;
     fs__set_ready_count(svc, now, +1);
     svc->rep->replicas_added++;
@@ -542,7 +519,7 @@ void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now)
     if (state != FS__READY && state != FS__DRAINING)
         return;
     if (state == FS__READY) {
-        fs__bucket_remove(svc, r);
+        fs__service_bucket_remove(svc, r);
         svc->free_slots -= svc->concurrency - svc->load[r];
         fs__set_ready_count(svc, now, -1);
         svc->n_wanted--;
@@ -579,8 +556,8 @@ static void fs__scale_down(fs_service *svc, double now)
     if (svc->n_ready == 0 || (svc->n_ready == 1 && svc->spec->min_replicas > 0) || fs__deploy_retire_old(svc, now))
         return; /* a rollout's old replica first (service_deploy.c) */
     for (uint64_t l = 0; l <= svc->concurrency; l++) {
-        if (svc->bucket_head[l] != FS__NONE) {
-            fs__service_drain(svc, svc->bucket_head[l], now);
+        if (fs__service_bucket_first(svc, l) != svc->list_nil) {
+            fs__service_drain(svc, fs__service_bucket_first(svc, l), now);
             return;
         }
     }
@@ -588,7 +565,7 @@ static void fs__scale_down(fs_service *svc, double now)
 
 void fs__service_drain(fs_service *svc, uint32_t r, double now)
 {
-    fs__bucket_remove(svc, r);
+    fs__service_bucket_remove(svc, r);
     svc->free_slots -= svc->concurrency - svc->load[r];
     fs__set_ready_count(svc, now, -1);
     svc->n_wanted--;
@@ -779,18 +756,22 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     snprintf(stream, sizeof stream, "service/%s", spec->name);
     svc->service_rng = fs_rng_create(s->seed, replication, stream);
     /* The per-replica tables in one block, widest first: a request reads
-     * several, and apart they were as many cache lines.  concurrency + 1
-     * load lists in size_t: a uint32_t sum would wrap at UINT32_MAX. */
-    size_t n_lists = (size_t)svc->concurrency + 1;
-    svc->scale = calloc(1, n_all * (sizeof *svc->scale + sizeof *svc->unit + 3 * sizeof *svc->load +
-                                    sizeof *svc->state) + n_lists * sizeof *svc->bucket_head);
+     * several, and apart they were as many cache lines.  The list nodes:
+     * the replicas, concurrency + 1 heads and the nil node (above), counted
+     * in size_t: a uint32_t sum could wrap. */
+    size_t n_nodes = (size_t)n_all + (size_t)svc->concurrency + 2;
+    if (n_nodes > UINT32_MAX)
+        goto nomem;
+    svc->list_head = n_all;
+    svc->list_nil = (uint32_t)(n_nodes - 1);
+    svc->scale = calloc(1, n_all * (sizeof *svc->scale + sizeof *svc->unit + sizeof *svc->load + sizeof *svc->state) +
+                               2 * n_nodes * sizeof *svc->next);
     if (svc->scale) {
         svc->unit = (size_t *)(svc->scale + n_all);
         svc->load = (uint32_t *)(svc->unit + n_all);
         svc->next = svc->load + n_all;
-        svc->prev = svc->next + n_all;
-        svc->bucket_head = svc->prev + n_all;
-        svc->state = (uint8_t *)(svc->bucket_head + n_lists);
+        svc->prev = svc->next + n_nodes;
+        svc->state = (uint8_t *)(svc->prev + n_nodes);
     }
     svc->batched = spec->batching.kind == FS_BATCHING_DYNAMIC;
     svc->llm = spec->batching.kind == FS_BATCHING_CONTINUOUS;
@@ -818,9 +799,9 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
         svc->state[slot] = FS__READY;
     }
     for (uint64_t l = 0; l <= svc->concurrency; l++)
-        svc->bucket_head[l] = FS__NONE;
+        svc->next[svc->list_head + l] = svc->list_nil;
     for (uint32_t r = spec->replicas; r-- > 0;)
-        fs__bucket_insert(svc, r); /* replica 0 ends up first */
+        fs__service_bucket_insert(svc, r); /* replica 0 ends up first */
     fs_level_init(&svc->ready_level, 0, spec->replicas);
     for (size_t j = 0; j < spec->slo.n_targets; j++)
         svc->slo_threshold_ns[j] = (uint64_t)(spec->slo.targets[j].threshold_s * 1e9 + 0.5);

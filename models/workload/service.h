@@ -113,10 +113,12 @@ typedef struct fs_service {
     fs_service_rep *rep;      /* where the measured figures go (owned by the result) */
     /* Replicas, bucketed by load (requests in service) so the least-loaded one
      * with a free slot is found in O(concurrency) worst case, O(1) typically:
-     * bucket_head[l] starts a doubly linked list of replicas with load l.
-     * These per-replica tables share one allocation (scale's). */
+     * node list_head + l heads a doubly linked list (next, prev) of the
+     * replicas with load l, ended by node list_nil (service.c).  These
+     * per-replica tables share one allocation (scale's). */
     uint32_t n_slots, concurrency;  /* n_slots = the most replicas it may have */
-    uint32_t *load, *next, *prev, *bucket_head;
+    uint32_t *load, *next, *prev;
+    uint32_t list_head, list_nil;
     uint8_t *state;           /* per slot: fs_replica_state */
     uint64_t free_slots;      /* free request slots on ready replicas */
     uint64_t in_service;      /* requests being served, on any replica */

@@ -18,6 +18,42 @@ typedef enum fs_replica_state {
 
 #define FS__PRIORITY_REQUEST 1 /* window and warm-up ticks (priority 0) run first at equal times */
 
+/* Replica load buckets (service.h).  The lists are doubly linked through
+ * next and prev over nodes: the replicas, then one head node per load
+ * (list_head + l), then a nil node (list_nil) that ends every list.  Heads and nil being nodes,
+ * linking and unlinking write through them without a branch: with a
+ * replica's neighbours unknown, the branches of a plain list were
+ * mispredicted on every request. */
+static inline void fs__service_bucket_remove(fs_service *svc, uint32_t r)
+{
+    uint32_t p = svc->prev[r], n = svc->next[r];
+    svc->next[p] = n;
+    svc->prev[n] = p; /* the nil node's prev is scratch */
+}
+
+static inline void fs__service_bucket_insert(fs_service *svc, uint32_t r)
+{
+    uint32_t head = svc->list_head + svc->load[r], first = svc->next[head];
+    svc->next[r] = first;
+    svc->prev[r] = head;
+    svc->prev[first] = r;
+    svc->next[head] = r;
+}
+
+/* The first replica of load l's list, or list_nil. */
+static inline uint32_t fs__service_bucket_first(const fs_service *svc, uint64_t l)
+{
+    return svc->next[svc->list_head + l];
+}
+
+/* The least-loaded replica with a free slot; requires free_slots > 0. */
+static inline uint32_t fs__service_pick_replica(const fs_service *svc)
+{
+    for (uint32_t l = 0;; l++)
+        if (fs__service_bucket_first(svc, l) != svc->list_nil)
+            return fs__service_bucket_first(svc, l);
+}
+
 /* A request's token counts, packed: prompt << 32 | output. */
 static inline uint64_t fs__tokens_pack(uint64_t prompt, uint64_t output) { return prompt << 32 | output; }
 static inline uint32_t fs__tokens_prompt(uint64_t t) { return (uint32_t)(t >> 32); }
@@ -98,7 +134,6 @@ int fs__service_ring_unpop(fs_service *svc, double arrival, double demand, uint6
 void fs__service_complete(fs_service *svc, double now, double arrival);
 void fs__service_occupy(fs_service *svc, uint32_t r, double now);
 void fs__service_release(fs_service *svc, uint32_t r, double now);
-uint32_t fs__service_pick_replica(const fs_service *svc);
 void fs__service_drop(fs_service *svc);
 /* A histogram could not grow: fails the run (its figures would be short). */
 void fs__service_no_memory(fs_service *svc);
