@@ -20,6 +20,12 @@ int fs_pool_init(fs_pool *p, const fs_pool_spec *spec, const fs_pool_units *unit
     }
     for (size_t u = 0; u < units->n_units_max; u++)
         p->load[u] = (fs_pool_unit_load){units->units[u].gpu, FS_SHARE_COMPUTE, units->units[u].compute_share};
+    /* Units are laid out once (a layout change moves replicas between
+     * them), and only a fractional pool's change tenant and share. */
+    p->uniform_share = !p->shared && units->n_units_max ? units->units[0].compute_share : 0;
+    for (size_t u = 1; u < units->n_units_max && p->uniform_share != 0; u++)
+        if (units->units[u].compute_share != p->uniform_share)
+            p->uniform_share = 0;
     if (spec->partitioning == FS_PARTITION_TIME_SLICED)
         p->slice_stretch = 1.0 + spec->time_slicing.switch_overhead_s / spec->time_slicing.slice_s;
     fs_level_init(&p->present, 0, spec->gpus);

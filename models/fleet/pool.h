@@ -68,6 +68,7 @@ typedef struct fs_pool {
     const fs_pool_units *units;
     fs_pool_unit_load *load;  /* per unit (n_units_max), from units */
     bool shared;              /* fs_pool_shared(spec): time-sliced or fractional */
+    double uniform_share;     /* not shared, and every unit of this compute share (whole GPUs: 1); else 0 */
     uint32_t *gpu_busy_units; /* per GPU (up to max_gpus): units busy; kept on shared pools only (contention) */
     uint32_t *unit_busy;      /* fractional pools: per unit, its busy turns (0 or 1); else NULL */
     double slice_stretch;     /* 1 + switch_overhead / slice, time-sliced pools */
@@ -104,13 +105,13 @@ void fs__pool_shared_unit_busy(fs_pool *p, double now, size_t u, int delta);
  * start and end on an idle or emptied unit.  A whole GPU or MIG instance
  * turns its compute, and keeps no per-GPU count (only contention reads it,
  * on shared pools): with 10,000 units that count was a second cache miss
- * on every turn. */
+ * on every turn, and the unit's entry a first. */
 static inline void fs_pool_unit_busy(fs_pool *p, double now, size_t u, int delta)
 {
     if (p->shared)
         fs__pool_shared_unit_busy(p, now, u, delta);
-    else
-        fs__pool_busy_change(p, now, delta * p->load[u].compute_share);
+    else /* a pool of one unit kind reads no unit's entry: another miss saved */
+        fs__pool_busy_change(p, now, delta * (p->uniform_share != 0 ? p->uniform_share : p->load[u].compute_share));
 }
 
 /* Unit u started (+1) or stopped (-1) switching tenant at now. */

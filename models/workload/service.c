@@ -16,8 +16,8 @@
 static inline void fs__occupy(fs_service *svc, uint32_t r, double now)
 {
     fs__service_bucket_remove(svc, r);
-    if (svc->load[r]++ == 0)
-        fs_pool_unit_busy(svc->pool, now, svc->unit[r], +1);
+    if (svc->replica[r].load++ == 0)
+        fs_pool_unit_busy(svc->pool, now, svc->replica[r].unit, +1);
     fs__service_bucket_insert(svc, r);
     svc->free_slots--;
     svc->in_service++;
@@ -34,26 +34,26 @@ static void fs__set_ready_count(fs_service *svc, double now, int delta)
 static void fs__release_leaving(fs_service *svc, uint32_t r, double now)
 {
     svc->in_service--;
-    if (--svc->load[r] > 0)
+    if (--svc->replica[r].load > 0)
         return;
-    if (svc->state[r] == FS__DRAINING) {
-        fs_pool_unit_busy(svc->pool, now, svc->unit[r], -1);
-        fs_fleet_release(svc->fleet, svc->spec->pool, svc->unit[r], 0, now);
+    if (svc->replica[r].state == FS__DRAINING) {
+        fs_pool_unit_busy(svc->pool, now, svc->replica[r].unit, -1);
+        fs_fleet_release(svc->fleet, svc->spec->pool, svc->replica[r].unit, 0, now);
     }
-    svc->state[r] = FS__OFF;
+    svc->replica[r].state = FS__OFF;
     if (svc->owed > 0 || svc->deploy)
         fs__service_repay(svc, now);
 }
 
 static inline void fs__release(fs_service *svc, uint32_t r, double now)
 {
-    if (svc->state[r] != FS__READY) {
+    if (svc->replica[r].state != FS__READY) {
         fs__release_leaving(svc, r, now);
         return;
     }
     fs__service_bucket_remove(svc, r);
-    if (--svc->load[r] == 0)
-        fs_pool_unit_busy(svc->pool, now, svc->unit[r], -1);
+    if (--svc->replica[r].load == 0)
+        fs_pool_unit_busy(svc->pool, now, svc->replica[r].unit, -1);
     fs__service_bucket_insert(svc, r);
     svc->free_slots++;
     svc->in_service--;
@@ -159,8 +159,8 @@ double fs__service_ring_pop(fs_service *svc, double *demand, uint64_t *tokens, u
 static inline double fs__service_s(fs_service *svc, double demand, uint32_t replica)
 {
     double service = (demand >= 0 ? demand : fs_dist_sample(&svc->service_time, svc->service_rng)) *
-                     svc->scale[replica];
-    return svc->time_sliced ? service * fs_pool_contention(svc->pool, svc->unit[replica]) : service;
+                     svc->replica[replica].scale;
+    return svc->time_sliced ? service * fs_pool_contention(svc->pool, svc->replica[replica].unit) : service;
 }
 double fs__service_time(fs_service *svc, double demand, uint32_t r) { return fs__service_s(svc, demand, r); }
 
@@ -379,7 +379,7 @@ void fs__service_release(fs_service *svc, uint32_t r, double now) { fs__release(
  * (the replica's load is unchanged), else it is released. */
 static inline void fs__slot_freed(fs_service *svc, uint32_t r, double now)
 {
-    if (svc->waiting && svc->state[r] == FS__READY) {
+    if (svc->waiting && svc->replica[r].state == FS__READY) {
         svc->rep->waited++;
         double demand, arrival = fs__ring_pop(svc, &demand);
         fs__start(svc, now, arrival, demand, r);
@@ -434,9 +434,9 @@ static void fs__batch_dispatch(fs_service *svc, double now)
         }
         svc->batch_n[r] = n;
         rep->batch_size_counts[n]++;
-        double t = fs_scenario_batch_time(b, n) * svc->scale[r];
+        double t = fs_scenario_batch_time(b, n) * svc->replica[r].scale;
         if (svc->time_sliced)
-            t *= fs_pool_contention(svc->pool, svc->unit[r]);
+            t *= fs_pool_contention(svc->pool, svc->replica[r].unit);
         fs_sim_schedule(svc->sim, now + t, FS__PRIORITY_REQUEST, svc->kind_batch_done, r, now);
     }
 }
@@ -468,15 +468,15 @@ static void fs__on_batch_timer(fs_sim *sim, const fs_event *ev, void *ctx)
 
 void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double now)
 {
-    if (svc->state[r] != FS__WARMING) { /* no longer wanted: give the unit back */
+    if (svc->replica[r].state != FS__WARMING) { /* no longer wanted: give the unit back */
         fs_fleet_release(svc->fleet, fs_service_replica_pool(svc->spec, r), unit, 0, now);
         return;
     }
     const fs_unit *u = &svc->placement->pools[svc->spec->pool].units[unit];
-    svc->unit[r] = unit;
-    svc->scale[r] = fs_placement_unit_scale(svc->placement, svc->index, u);
-    svc->state[r] = FS__READY;
-    svc->load[r] = 0;
+    svc->replica[r].unit = unit;
+    svc->replica[r].scale = fs_placement_unit_scale(svc->placement, svc->index, u);
+    svc->replica[r].state = FS__READY;
+    svc->replica[r].load = 0;
     fs__service_bucket_insert(svc, r);
     svc->free_slots += svc->concurrency;
     fs__set_ready_count(svc, now, +1);
@@ -493,7 +493,7 @@ void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double n
         return;
     }
     /* Waiting requests go to the new replica at once. */
-    while (svc->waiting && svc->load[r] < svc->concurrency) {
+    while (svc->waiting && svc->replica[r].load < svc->concurrency) {
         fs__occupy(svc, r, now);
         svc->rep->waited++;
         double demand, arrival = fs__ring_pop(svc, &demand);
@@ -503,7 +503,7 @@ void fs_service_replica_ready(fs_service *svc, uint32_t r, size_t unit, double n
 
 void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now)
 {
-    uint8_t state = svc->state[r];
+    uint8_t state = svc->replica[r].state;
     if (svc->deploy)
         fs__deploy_lost(svc, r, now);
     if (r >= svc->n_slots) { /* a disaggregated service's decode replica */
@@ -512,7 +512,7 @@ void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now)
         return;
     }
     if (state == FS__WARMING) {
-        svc->state[r] = FS__OFF;
+        svc->replica[r].state = FS__OFF;
         svc->n_wanted--;
         return;
     }
@@ -520,13 +520,13 @@ void fs_service_replica_evicted(fs_service *svc, uint32_t r, double now)
         return;
     if (state == FS__READY) {
         fs__service_bucket_remove(svc, r);
-        svc->free_slots -= svc->concurrency - svc->load[r];
+        svc->free_slots -= svc->concurrency - svc->replica[r].load;
         fs__set_ready_count(svc, now, -1);
         svc->n_wanted--;
     }
-    if (svc->load[r] > 0)
-        fs_pool_unit_busy(svc->pool, now, svc->unit[r], -1);
-    svc->state[r] = svc->load[r] > 0 ? FS__LOST : FS__OFF;
+    if (svc->replica[r].load > 0)
+        fs_pool_unit_busy(svc->pool, now, svc->replica[r].unit, -1);
+    svc->replica[r].state = svc->replica[r].load > 0 ? FS__LOST : FS__OFF;
     if (svc->llm)
         fs__llm_replica_lost(svc, r, now);
 }
@@ -544,10 +544,10 @@ static int fs__scale_up(fs_service *svc, double now)
 static void fs__scale_down(fs_service *svc, double now)
 {
     for (uint32_t r = 0; r < svc->n_slots; r++) {
-        if (svc->state[r] == FS__WARMING && !fs__deploy_is_surge(svc, r)) { /* a surge: the rollout's */
+        if (svc->replica[r].state == FS__WARMING && !fs__deploy_is_surge(svc, r)) { /* a surge: the rollout's */
             /* Not granted yet, or granted and warming: either way it is no
              * longer wanted; a grant in flight is given back on arrival. */
-            svc->state[r] = FS__OFF;
+            svc->replica[r].state = FS__OFF;
             svc->n_wanted--;
             fs_fleet_withdraw_slot(svc->fleet, FS_HOLDER_SERVICE, (uint32_t)svc->index, r);
             return;
@@ -566,17 +566,17 @@ static void fs__scale_down(fs_service *svc, double now)
 void fs__service_drain(fs_service *svc, uint32_t r, double now)
 {
     fs__service_bucket_remove(svc, r);
-    svc->free_slots -= svc->concurrency - svc->load[r];
+    svc->free_slots -= svc->concurrency - svc->replica[r].load;
     fs__set_ready_count(svc, now, -1);
     svc->n_wanted--;
-    svc->state[r] = FS__DRAINING;
+    svc->replica[r].state = FS__DRAINING;
     if (svc->llm)
         fs__llm_replica_draining(svc, r, now);
-    if (svc->load[r] == 0) {
+    if (svc->replica[r].load == 0) {
         if (svc->llm)
             fs__llm_replica_lost(svc, r, now);
-        svc->state[r] = FS__OFF;
-        fs_fleet_release(svc->fleet, svc->spec->pool, svc->unit[r], 0, now);
+        svc->replica[r].state = FS__OFF;
+        fs_fleet_release(svc->fleet, svc->spec->pool, svc->replica[r].unit, 0, now);
     }
 }
 
@@ -755,24 +755,16 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     char stream[512];
     snprintf(stream, sizeof stream, "service/%s", spec->name);
     svc->service_rng = fs_rng_create(s->seed, replication, stream);
-    /* The per-replica tables in one block, widest first: a request reads
-     * several, and apart they were as many cache lines.  The list nodes:
-     * the replicas, concurrency + 1 heads and the nil node (above), counted
-     * in size_t: a uint32_t sum could wrap. */
+    /* The replicas' state in one table of 32-byte entries, and the load
+     * lists' nodes after them: the replicas, concurrency + 1 heads and the
+     * nil node (service_parts.h), counted in size_t: a uint32_t sum could
+     * wrap. */
     size_t n_nodes = (size_t)n_all + (size_t)svc->concurrency + 2;
     if (n_nodes > UINT32_MAX)
         goto nomem;
     svc->list_head = n_all;
     svc->list_nil = (uint32_t)(n_nodes - 1);
-    svc->scale = calloc(1, n_all * (sizeof *svc->scale + sizeof *svc->unit + sizeof *svc->load + sizeof *svc->state) +
-                               2 * n_nodes * sizeof *svc->next);
-    if (svc->scale) {
-        svc->unit = (size_t *)(svc->scale + n_all);
-        svc->load = (uint32_t *)(svc->unit + n_all);
-        svc->next = svc->load + n_all;
-        svc->prev = svc->next + n_nodes;
-        svc->state = (uint8_t *)(svc->prev + n_nodes);
-    }
+    svc->replica = calloc(n_nodes, sizeof *svc->replica);
     svc->batched = spec->batching.kind == FS_BATCHING_DYNAMIC;
     svc->llm = spec->batching.kind == FS_BATCHING_CONTINUOUS;
     if (svc->batched) {
@@ -788,18 +780,18 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     svc->ring = malloc((svc->ring_mask + 1) * sizeof *svc->ring);
     if (fs_arrival_stream_init(&svc->arrivals, &spec->arrivals, s->start_weekday, s->seed, replication,
                                spec->name) != 0 ||
-        !svc->service_rng || !svc->scale || !svc->ring ||
+        !svc->service_rng || !svc->replica || !svc->ring ||
         fs_tally_init(&svc->window_latency) != 0 || fs_hist_init(&svc->scale_latency) != 0 ||
         fs_tally_init(&svc->batch_latency) != 0)
         goto nomem;
     for (uint32_t r = 0; r < fs_service_placed(spec); r++) {
         uint32_t slot = r < spec->replicas ? r : svc->n_slots + (r - spec->replicas);
-        svc->unit[slot] = placement->replica_unit[index][r];
-        svc->scale[slot] = fs_placement_scale(placement, index, r);
-        svc->state[slot] = FS__READY;
+        svc->replica[slot].unit = placement->replica_unit[index][r];
+        svc->replica[slot].scale = fs_placement_scale(placement, index, r);
+        svc->replica[slot].state = FS__READY;
     }
     for (uint64_t l = 0; l <= svc->concurrency; l++)
-        svc->next[svc->list_head + l] = svc->list_nil;
+        svc->replica[svc->list_head + l].next = svc->list_nil;
     for (uint32_t r = spec->replicas; r-- > 0;)
         fs__service_bucket_insert(svc, r); /* replica 0 ends up first */
     fs_level_init(&svc->ready_level, 0, spec->replicas);
@@ -841,7 +833,7 @@ int fs_service_init(fs_service *svc, size_t index, const fs_scenario *s,
     }
     /* The starting replicas' engines, sized for their units. */
     for (uint32_t r = 0; svc->llm && r < n_all && !sim->failed; r++)
-        if ((r < spec->replicas || r >= svc->n_slots) && fs__llm_replica_ready(svc, r, svc->unit[r], 0) != 0)
+        if ((r < spec->replicas || r >= svc->n_slots) && fs__llm_replica_ready(svc, r, svc->replica[r].unit, 0) != 0)
             break;
     if (!sim->failed)
         fs__schedule_arrival(svc, 0);
@@ -862,7 +854,7 @@ void fs_service_fini(fs_service *svc)
 {
     fs_arrival_stream_fini(&svc->arrivals);
     fs_rng_destroy(svc->service_rng);
-    free(svc->scale); /* and the other per-replica tables in its block */
+    free(svc->replica);
     for (uint32_t r = 0; svc->batch_arrival && r < svc->n_slots; r++)
         free(svc->batch_arrival[r]);
     free(svc->batch_arrival);

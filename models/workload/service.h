@@ -98,6 +98,17 @@
 /* Completed latencies held before they are recorded (see latency_buffer). */
 #define FS_SERVICE_LATENCY_BUFFER 32
 
+/* One replica slot (fs_service.replica).  The list heads and the nil node
+ * use next and prev only. */
+typedef struct fs_service_replica {
+    double scale;         /* service-time multiplier from its unit's SMs */
+    size_t unit;          /* its unit in the pool */
+    uint32_t load;        /* requests in service on it */
+    uint32_t next, prev;  /* its load list's neighbours (nodes) */
+    uint8_t state;        /* fs_replica_state */
+} fs_service_replica;
+_Static_assert(sizeof(fs_service_replica) <= 32, "a replica's entry: two to a cache line");
+
 typedef struct fs_service {
     const fs_service_spec *spec;
     fs_sim *sim;
@@ -114,16 +125,15 @@ typedef struct fs_service {
     /* Replicas, bucketed by load (requests in service) so the least-loaded one
      * with a free slot is found in O(concurrency) worst case, O(1) typically:
      * node list_head + l heads a doubly linked list (next, prev) of the
-     * replicas with load l, ended by node list_nil (service.c).  These
-     * per-replica tables share one allocation (scale's). */
+     * replicas with load l, ended by node list_nil (service_parts.h).  A
+     * replica's fields share one 32-byte entry: a request reads and writes
+     * most of them, and as one table each they were as many cache lines
+     * (with 10,000 replicas, as many misses). */
     uint32_t n_slots, concurrency;  /* n_slots = the most replicas it may have */
-    uint32_t *load, *next, *prev;
+    fs_service_replica *replica;    /* n_slots (+ decode replicas), then the list heads and nil */
     uint32_t list_head, list_nil;
-    uint8_t *state;           /* per slot: fs_replica_state */
     uint64_t free_slots;      /* free request slots on ready replicas */
     uint64_t in_service;      /* requests being served, on any replica */
-    size_t *unit;             /* per replica: its unit in the pool */
-    double *scale;            /* per replica: service-time multiplier from its unit's SMs */
     bool time_sliced;         /* a shared pool (time-sliced or fractional): ask it for contention at each start */
     bool batched;             /* dynamic batching (below) */
     bool llm;                 /* continuous batching (below) */

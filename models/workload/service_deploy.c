@@ -103,7 +103,7 @@ static uint32_t fs__old_ready(const fs_service *svc)
 {
     uint32_t n = 0;
     for (uint32_t r = 0; r < svc->n_slots; r++)
-        n += svc->deploy->mark[r] == FS__MARK_OLD && svc->state[r] == FS__READY;
+        n += svc->deploy->mark[r] == FS__MARK_OLD && svc->replica[r].state == FS__READY;
     return n;
 }
 
@@ -112,8 +112,8 @@ static uint32_t fs__least_loaded_old(const fs_service *svc)
 {
     uint32_t old = UINT32_MAX;
     for (uint32_t o = 0; o < svc->n_slots; o++)
-        if (svc->deploy->mark[o] == FS__MARK_OLD && svc->state[o] == FS__READY &&
-            (old == UINT32_MAX || svc->load[o] < svc->load[old]))
+        if (svc->deploy->mark[o] == FS__MARK_OLD && svc->replica[o].state == FS__READY &&
+            (old == UINT32_MAX || svc->replica[o].load < svc->replica[old].load))
             old = o;
     return old;
 }
@@ -124,10 +124,10 @@ static void fs__withdraw_surplus(fs_service *svc, uint32_t left)
 {
     struct fs__deploy *d = svc->deploy;
     for (uint32_t r = svc->n_slots; r-- > 0 && d->surging > left;)
-        if (d->mark[r] == FS__MARK_SURGE && svc->state[r] == FS__WARMING) {
+        if (d->mark[r] == FS__MARK_SURGE && svc->replica[r].state == FS__WARMING) {
             d->mark[r] = FS__MARK_NONE;
             d->surging--;
-            svc->state[r] = FS__OFF; /* a grant in flight is given back on arrival */
+            svc->replica[r].state = FS__OFF; /* a grant in flight is given back on arrival */
             fs_fleet_withdraw_slot(svc->fleet, FS_HOLDER_SERVICE, (uint32_t)svc->index, r);
         }
 }
@@ -144,7 +144,7 @@ static void fs__advance(fs_service *svc, double now)
     fs__withdraw_surplus(svc, left);
     while (d->surging < max_surge && d->surging < left) {
         uint32_t r = 0;
-        while (r < svc->n_slots && svc->state[r] != FS__OFF)
+        while (r < svc->n_slots && svc->replica[r].state != FS__OFF)
             r++;
         if (r == svc->n_slots)
             break; /* every slot taken (old replicas still draining): asked when one turns off */
@@ -171,7 +171,7 @@ static void fs__start_next(fs_service *svc, double now)
         return;
     d->active = true;
     for (uint32_t r = 0; r < svc->n_slots; r++)
-        if (svc->state[r] == FS__READY)
+        if (svc->replica[r].state == FS__READY)
             d->mark[r] = FS__MARK_OLD;
     fs__advance(svc, now);
 }

@@ -340,7 +340,7 @@ static uint32_t route(fs_service *svc, uint64_t prefix)
     if (llm->routing == FS_LLM_ROUTE_ROUND_ROBIN) {
         for (uint32_t k = 0;; k++) {
             uint32_t r = (svc->llm_rr + k) % svc->n_slots;
-            if (svc->state[r] == FS__READY) {
+            if (svc->replica[r].state == FS__READY) {
                 svc->llm_rr = (r + 1) % svc->n_slots;
                 return r;
             }
@@ -350,7 +350,7 @@ static uint32_t route(fs_service *svc, uint64_t prefix)
     uint64_t best_load = UINT64_MAX, hit_load = UINT64_MAX;
     bool affinity = llm->routing == FS_LLM_ROUTE_PREFIX_AFFINITY && prefix >> 32;
     for (uint32_t r = 0; r < svc->n_slots; r++) {
-        if (svc->state[r] != FS__READY)
+        if (svc->replica[r].state != FS__READY)
             continue;
         uint64_t load = load_of(svc, r);
         if (load < best_load)
@@ -385,7 +385,7 @@ void fs__llm_start_step(fs_service *svc, uint32_t r, double now)
     if (slot->out.idle) {
         set_levels(svc, slot, now, 0, 0);
         fs_level_add(&svc->llm_busy, now, -1);
-        if (svc->state[r] != FS__READY)
+        if (svc->replica[r].state != FS__READY)
             fs_level_add(&svc->llm_kv_total, now, -(double)slot->kv_blocks);
         svc->in_service++; /* fs__service_release counts the replica's one */
         fs__service_release(svc, r, now);
@@ -393,7 +393,7 @@ void fs__llm_start_step(fs_service *svc, uint32_t r, double now)
     }
     double t = slot->out.duration;
     if (decode ? svc->pd->time_sliced : svc->time_sliced)
-        t *= fs_pool_contention(decode ? svc->pd->pool : svc->pool, svc->unit[r]);
+        t *= fs_pool_contention(decode ? svc->pd->pool : svc->pool, svc->replica[r].unit);
     slot->stepping = true;
     slot->step_start = now;
     set_levels(svc, slot, now, slot->out.running_in_step, slot->out.blocks_in_step);
@@ -421,7 +421,7 @@ void fs__llm_dispatch(fs_service *svc, double now)
                 fs_sim_fail(svc->sim, ENOMEM, "service \"%s\": out of memory", svc->spec->name);
                 return;
             }
-            if (svc->load[r] == 0)
+            if (svc->replica[r].load == 0)
                 wake(svc, r, now);
         }
         return;
@@ -532,7 +532,7 @@ void fs__llm_on_step(fs_sim *sim, const fs_event *ev, void *ctx)
     rep->prefill_queried += slot->out.prefill_queried;
     rep->prefill_cached += slot->out.prefill_cached;
     svc->w_tokens += slot->out.tokens_out;
-    if (svc->state[r] == FS__READY) {
+    if (svc->replica[r].state == FS__READY) {
         if (fs__llm_is_decode(svc, r))
             fs__pd_pull(svc, r, now);
         else
@@ -614,8 +614,8 @@ void fs__llm_replica_lost(fs_service *svc, uint32_t r, double now)
     slot->generation++;
     slot->stepping = false;
     e->n_running = e->n_waiting = 0;
-    svc->load[r] = 0;
-    svc->state[r] = FS__OFF;
+    svc->replica[r].load = 0;
+    svc->replica[r].state = FS__OFF;
     if (n > 0)
         fs__llm_dispatch(svc, now);
 }

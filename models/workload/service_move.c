@@ -18,9 +18,9 @@
 int fs__service_ask(fs_service *svc)
 {
     for (uint32_t r = 0; r < svc->n_slots; r++) {
-        if (svc->state[r] != FS__OFF)
+        if (svc->replica[r].state != FS__OFF)
             continue;
-        svc->state[r] = FS__WARMING;
+        svc->replica[r].state = FS__WARMING;
         svc->n_wanted++;
         fs_request req = {
             .kind = FS_HOLDER_SERVICE, .owner = (uint32_t)svc->index, .units = 1,
@@ -38,7 +38,7 @@ int fs__service_ask(fs_service *svc)
 static bool fs__slot_off(const fs_service *svc)
 {
     for (uint32_t r = 0; r < svc->n_slots; r++)
-        if (svc->state[r] == FS__OFF)
+        if (svc->replica[r].state == FS__OFF)
             return true;
     return false;
 }

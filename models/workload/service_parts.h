@@ -26,24 +26,24 @@ typedef enum fs_replica_state {
  * mispredicted on every request. */
 static inline void fs__service_bucket_remove(fs_service *svc, uint32_t r)
 {
-    uint32_t p = svc->prev[r], n = svc->next[r];
-    svc->next[p] = n;
-    svc->prev[n] = p; /* the nil node's prev is scratch */
+    uint32_t p = svc->replica[r].prev, n = svc->replica[r].next;
+    svc->replica[p].next = n;
+    svc->replica[n].prev = p; /* the nil node's prev is scratch */
 }
 
 static inline void fs__service_bucket_insert(fs_service *svc, uint32_t r)
 {
-    uint32_t head = svc->list_head + svc->load[r], first = svc->next[head];
-    svc->next[r] = first;
-    svc->prev[r] = head;
-    svc->prev[first] = r;
-    svc->next[head] = r;
+    uint32_t head = svc->list_head + svc->replica[r].load, first = svc->replica[head].next;
+    svc->replica[r].next = first;
+    svc->replica[r].prev = head;
+    svc->replica[first].prev = r;
+    svc->replica[head].next = r;
 }
 
 /* The first replica of load l's list, or list_nil. */
 static inline uint32_t fs__service_bucket_first(const fs_service *svc, uint64_t l)
 {
-    return svc->next[svc->list_head + l];
+    return svc->replica[svc->list_head + l].next;
 }
 
 /* The least-loaded replica with a free slot; requires free_slots > 0. */

@@ -75,7 +75,7 @@ static void wake(fs_service *svc, uint32_t r, double now)
 {
     struct fs__llm_pd *pd = svc->pd;
     pd->idle--;
-    fs_pool_unit_busy(pd->pool, now, svc->unit[r], +1);
+    fs_pool_unit_busy(pd->pool, now, svc->replica[r].unit, +1);
     fs_level_add(&svc->llm_busy, now, +1);
     fs__pd_pull(svc, r, now);
     fs__llm_start_step(svc, r, now);
@@ -86,7 +86,7 @@ static void dispatch(fs_service *svc, double now)
 {
     struct fs__llm_pd *pd = svc->pd;
     for (uint32_t r = svc->n_slots; pd->queue.n && pd->idle && r < svc->n_llm_slots; r++)
-        if (svc->state[r] == FS__READY && !svc->llm_slots[r].stepping)
+        if (svc->replica[r].state == FS__READY && !svc->llm_slots[r].stepping)
             wake(svc, r, now);
 }
 
@@ -129,7 +129,7 @@ void fs__pd_idle(fs_service *svc, uint32_t r, double now)
 {
     struct fs__llm_pd *pd = svc->pd;
     fs_level_add(&svc->llm_busy, now, -1);
-    fs_pool_unit_busy(pd->pool, now, svc->unit[r], -1);
+    fs_pool_unit_busy(pd->pool, now, svc->replica[r].unit, -1);
     pd->idle++;
 }
 
@@ -137,7 +137,7 @@ void fs__pd_lost(fs_service *svc, uint32_t r, bool busy, double now)
 {
     struct fs__llm_pd *pd = svc->pd;
     if (busy)
-        fs_pool_unit_busy(pd->pool, now, svc->unit[r], -1);
+        fs_pool_unit_busy(pd->pool, now, svc->replica[r].unit, -1);
     else
         pd->idle--;
     fs_level_add(&pd->ready, now, -1);
