@@ -24,9 +24,9 @@
  * bucket per event and a day of 3 gaps, puts a few events on each list and
  * walks them on every push; with days of one gap and most buckets empty a
  * push mostly finds its list empty and a pop walks about one empty day.
- * Measured with bench_evq (the hold model at 700 and 9,000 events): 24-25
- * ns per pop and push, against 29-32 with 2 to 8 buckets per event and
- * 32-33 with Brown's; the buckets cost 16 to 64 bytes per event. */
+ * Measured with bench_evq (the hold model at 700 and 9,000 events): 23.5-
+ * 24.6 ns per pop and push, against 28-32 with 2 to 8 buckets per event
+ * and 33-34 with Brown's; the buckets cost 16 to 64 bytes per event. */
 #define FS__BUCKETS_PER_EVENT_MIN 4
 #define FS__BUCKETS_PER_EVENT_MAX 16
 #define FS__DAY_GAPS 1
@@ -276,7 +276,7 @@ void fs_evq_fini(fs_evq *q)
 
 /* Doubles the pool; on failure the queue is as it was (a grown pool array
  * beside an old next array only has unused room).  New slots go on the
- * calendar's free list; the heap uses [0, len) and needs none. */
+ * calendar's free list; the sorted array uses [0, len) and needs none. */
 static int fs__grow_pool(fs_evq *q)
 {
     if (q->cap >= FS__EVQ_NIL / 2)
