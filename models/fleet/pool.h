@@ -141,8 +141,10 @@ double fs_pool__share_stretch(const fs_pool *p, size_t u);
  * and other seats are busy. */
 static inline double fs_pool_contention(const fs_pool *p, size_t u)
 {
+    if (!p->shared) /* and its per-GPU counts are not kept */
+        return 1.0;
     uint32_t k = p->gpu_busy_units[p->units->units[u].gpu];
-    if (!fs_pool_shared(p->spec) || k < 2)
+    if (k < 2)
         return 1.0;
     return p->spec->partitioning == FS_PARTITION_TIME_SLICED ? fs_pool__stretch(p, k)
                                                              : fs_pool__share_stretch(p, u);
