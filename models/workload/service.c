@@ -12,7 +12,6 @@
 #include "service_parts.h"
 #include "settle.h"
 
-
 static inline void fs__occupy(fs_service *svc, uint32_t r, double now)
 {
     fs__service_bucket_remove(svc, r);

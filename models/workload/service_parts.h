@@ -20,10 +20,10 @@ typedef enum fs_replica_state {
 
 /* Replica load buckets (service.h).  The lists are doubly linked through
  * next and prev over nodes: the replicas, then one head node per load
- * (list_head + l), then a nil node (list_nil) that ends every list.  Heads and nil being nodes,
- * linking and unlinking write through them without a branch: with a
- * replica's neighbours unknown, the branches of a plain list were
- * mispredicted on every request. */
+ * (list_head + l), then a nil node (list_nil) that ends every list.  Heads
+ * and nil being nodes, linking and unlinking write through them without a
+ * branch: with a replica's neighbours unknown, the branches of a plain list
+ * were mispredicted on every request. */
 static inline void fs__service_bucket_remove(fs_service *svc, uint32_t r)
 {
     uint32_t p = svc->replica[r].prev, n = svc->replica[r].next;

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,17 +163,19 @@ static bool fs__deploys(const fs_results *r, size_t p, size_t i)
     return r->policies[p].scenario->training[i].deploy_service != SIZE_MAX;
 }
 static bool fs__runs_jobs(const fs_results *r, size_t p, size_t i) { return !fs__deploys(r, p, i); }
-/* A figure of one replication's cycles, scaled; no data without one. */
-static double fs__cycles_fig(const struct fs_pipeline_rep *pl, size_t which, double scale)
+/* The figure at `field` (offsetof in fs_cycle_figures) of one
+ * replication's cycles, scaled; no data without one. */
+static double fs__cycles_fig(const struct fs_pipeline_rep *pl, size_t field, double scale)
 {
     fs_cycle_figures fig;
     fs_results_cycle_figures(pl, &fig); /* out of memory: NAN, no data */
-    const double v[] = {fig.mean_s, fig.p50_s, fig.p95_s};
-    return v[which] * scale;
+    double v;
+    memcpy(&v, (const char *)&fig + field, sizeof v);
+    return v * scale;
 }
-static double m_cycle_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].pipeline, 1, 1.0 / 60) : NAN; }
-static double m_cycle_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].pipeline, 2, 1.0 / 60) : NAN; }
-static double m_rollout_mean(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__deploys(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].rollouts, 0, 1) : NAN; }
+static double m_cycle_p50(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].pipeline, offsetof(fs_cycle_figures, p50_s), 1.0 / 60) : NAN; }
+static double m_cycle_p95(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__root(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].pipeline, offsetof(fs_cycle_figures, p95_s), 1.0 / 60) : NAN; }
+static double m_rollout_mean(const fs_results *r, size_t p, uint32_t k, size_t i) { return fs__deploys(r, p, i) ? fs__cycles_fig(&r->policies[p].reps[k].training[i].rollouts, offsetof(fs_cycle_figures, mean_s), 1) : NAN; }
 /* Every replication's cycles pooled (results.json's figures): false for a
  * stream without them. */
 static bool fs__pooled(const fs_results *r, size_t p, size_t i, bool rollouts, fs_pipeline_summary *s)

@@ -24,14 +24,13 @@
  * bucket per event and a day of 3 gaps, puts a few events on each list and
  * walks them on every push; with days of one gap and most buckets empty a
  * push mostly finds its list empty and a pop walks about one empty day.
- * Measured with bench_evq (the hold model at 700 and 9,000 events): 23.5-
- * 24.6 ns per pop and push, against 28-32 with 2 to 8 buckets per event
- * and 33-34 with Brown's; the buckets cost 16 to 64 bytes per event. */
+ * Measured with bench_evq (the hold model at 700 and 9,000 events): 24-26
+ * ns per pop and push against 32-33 with Brown's below the old heap's 512
+ * (sim/engine/README.md), and 28-32 with 2 to 8 buckets per event while
+ * choosing; the buckets cost 16 to 64 bytes per event. */
 #define FS__BUCKETS_PER_EVENT_MIN 4
 #define FS__BUCKETS_PER_EVENT_MAX 16
 #define FS__DAY_GAPS 1
-
-#define fs__before fs__evq_before
 
 /* The day of a time: monotone in the time (a product by a positive constant,
  * rounded, then truncated), which is all the order needs.  Times at or
@@ -40,11 +39,12 @@
 static inline uint64_t fs__day(const fs_evq *q, double t)
 {
     double d = t * q->inv_width;
-    /* Clamped without branches (max and min instructions); then through
-     * int64_t, since d is in [0, 2^62] here, where the signed conversion is
-     * one instruction and the unsigned one a compare and two paths. */
-    d = d > 0 ? d : 0;
-    d = d < 0x1p62 ? d : 0x1p62;
+    if (!(d > 0))
+        return 0;
+    if (d >= 0x1p62)
+        return UINT64_C(1) << 62;
+    /* Through int64_t: d is in (0, 2^62) here, where the signed conversion
+     * is one instruction and the unsigned one a compare and two paths. */
     return (uint64_t)(int64_t)d;
 }
 
@@ -54,7 +54,7 @@ static inline uint64_t fs__link(fs_evq *q, uint32_t s, uint64_t day)
 {
     uint32_t *at = &q->bucket[day & (q->nbuckets - 1)];
     uint64_t steps = 0;
-    while (*at != FS__EVQ_NIL && !fs__before(&q->pool[s], &q->pool[*at])) {
+    while (*at != FS__EVQ_NIL && !fs__evq_before(&q->pool[s], &q->pool[*at])) {
         at = &q->next[*at];
         steps++;
     }
@@ -82,7 +82,7 @@ static uint32_t fs__settle(fs_evq *q)
     uint32_t best = FS__EVQ_NIL;
     for (uint32_t b = 0; b < q->nbuckets; b++) {
         uint32_t h = q->bucket[b];
-        if (h != FS__EVQ_NIL && (best == FS__EVQ_NIL || fs__before(&q->pool[h], &q->pool[best])))
+        if (h != FS__EVQ_NIL && (best == FS__EVQ_NIL || fs__evq_before(&q->pool[h], &q->pool[best])))
             best = h;
     }
     assert(best != FS__EVQ_NIL);

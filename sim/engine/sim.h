@@ -60,9 +60,11 @@ void fs_sim_fini(fs_sim *sim);
 /* Registers a handler; returns its kind (>= 0) or -1 when out of memory. */
 int64_t fs_sim_register(fs_sim *sim, fs_handler_fn fn, void *ctx);
 
-/* Schedules an event of `kind` at `time` (>= now).  On ENOMEM the run is
- * marked failed and stops at the next step. */
+/* fs_sim_schedule's rare failure, out of line (sim.c). */
 void fs__sim_no_memory(fs_sim *sim);
+
+/* Schedules an event of `kind` at `time` (>= now).  On ENOMEM the run is
+ * marked failed and stops at the next step.  Inline: every event. */
 static inline void fs_sim_schedule(fs_sim *sim, double time, uint8_t priority, uint32_t kind, uint32_t arg,
                                    double data)
 {
