@@ -6,7 +6,8 @@
  * pops the earliest and pushes it back at its time plus an exponential
  * distance of mean 10 ms, so the queue stays at n events and its density at
  * n / 10 ms.  The distances are drawn before the clock starts (a table of
- * 2^20, reused in turn), so the figure is the queue's, not a sampler's.
+ * 2^20 from one of the engine's streams, reused in turn), so the figure is
+ * the queue's, not a sampler's.
  * Prints ns per hold (one pop and one push) and the shape the queue took
  * (sorted array, or calendar with its bucket count): the sizes straddle
  * FS_EVQ_SORTED_MAX, where the queue turns from one into the other.  A
@@ -15,24 +16,16 @@
  *   bench_evq              every size, 20 million holds each
  *   bench_evq N HOLDS      one size
  */
-#include <math.h>
+#include <gsl/gsl_randist.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "bench.h"
 #include "event.h"
+#include "rng.h"
 
 #define TABLE (1u << 20)
 #define MEAN_S 0.010
-
-/* splitmix64: the bench's own stream (it measures the queue, not GSL). */
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
 
 static int hold(size_t n, long holds, const double *distance)
 {
@@ -69,11 +62,15 @@ static int hold(size_t n, long holds, const double *distance)
 int main(int argc, char **argv)
 {
     double *distance = malloc(TABLE * sizeof *distance);
-    if (!distance)
+    gsl_rng *rng = fs_rng_create(18, 0, "bench/evq");
+    if (!distance || !rng) {
+        free(distance);
+        fs_rng_destroy(rng);
         return 1;
-    uint64_t s = 18;
+    }
     for (size_t i = 0; i < TABLE; i++)
-        distance[i] = -MEAN_S * log1p(-(double)(next_u64(&s) >> 11) * 0x1p-53);
+        distance[i] = gsl_ran_exponential(rng, MEAN_S);
+    fs_rng_destroy(rng);
     int rc = 0;
     if (argc == 3) {
         rc = hold(strtoul(argv[1], NULL, 10), strtol(argv[2], NULL, 10), distance);
